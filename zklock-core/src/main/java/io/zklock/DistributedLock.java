@@ -1,0 +1,77 @@
+package io.zklock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A lock shared by every process that names it, through ZooKeeper. Each successful acquisition
+ * returns a {@link LockHandle}; the handle, not the thread, owns the grant.
+ *
+ * <p>Instances are cheap, thread-safe and may be shared. Every call to an acquire method is a new,
+ * independent request: a {@code DistributedLock} is not reentrant (two acquisitions through the
+ * same instance wait for each other). For thread reentrancy use {@link #asLock()}.
+ *
+ * <p>If the session expires while a request is waiting, the request queues again on the new
+ * session; its deadline still applies. If the {@link ZkLocks} is closed, waiting requests fail with
+ * {@link ZkLockException}.
+ */
+public interface DistributedLock {
+
+  /** The lock's name, relative to the namespace. */
+  String name();
+
+  /**
+   * Acquires the lock, waiting as long as it takes.
+   *
+   * @return the handle of the grant
+   * @throws InterruptedException if the calling thread is interrupted while waiting; the request is
+   *     then withdrawn (its node deleted, also across a connection loss) and the lock is not held
+   * @throws ZkLockException if the lock cannot be requested (for example the {@link ZkLocks} is
+   *     closed)
+   */
+  LockHandle acquire() throws InterruptedException;
+
+  /**
+   * Acquires the lock only if it is free now. This makes one request to ZooKeeper but never waits
+   * for another holder; when the lock is busy the request is withdrawn and nothing is left behind.
+   *
+   * @return the handle, or empty if the lock is held by someone else
+   */
+  Optional<LockHandle> tryAcquire();
+
+  /**
+   * Acquires the lock if it becomes free within {@code timeout}. A zero timeout behaves like {@link
+   * #tryAcquire()}. On timeout the request is withdrawn and nothing is left behind.
+   *
+   * @param timeout how long to wait; must not be negative
+   * @return the handle, or empty if the timeout elapsed first
+   * @throws IllegalArgumentException if {@code timeout} is negative or too large to represent in
+   *     nanoseconds
+   * @throws InterruptedException if the calling thread is interrupted while waiting (the request is
+   *     withdrawn)
+   */
+  Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException;
+
+  /**
+   * Requests the lock without blocking the caller. No thread waits on the caller's behalf:
+   * thousands of pending requests cost no threads. Cancelling the future ({@code cancel(true)} or
+   * {@code cancel(false)}) withdraws the request; if the lock was granted in the meantime it is
+   * released.
+   *
+   * @return a future completing with the handle, on the library's executor
+   */
+  CompletableFuture<LockHandle> acquireAsync();
+
+  /**
+   * A {@link Lock} view of this distributed lock that is reentrant per thread, like {@link
+   * java.util.concurrent.locks.ReentrantLock}: the owning thread may lock again and must unlock as
+   * many times; {@code unlock()} by a thread that does not own it throws {@link
+   * IllegalMonitorStateException}. {@code lockInterruptibly} and {@code tryLock(time, unit)} honour
+   * interruption; {@code lock()} does not (it keeps waiting and restores the interrupt status).
+   * {@code newCondition()} throws {@link UnsupportedOperationException}. Every call returns the
+   * same view.
+   */
+  Lock asLock();
+}

@@ -1,0 +1,73 @@
+package io.zklock;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One grant of a distributed lock (or one lease of a semaphore): proof, as far as the holder can
+ * know, that it holds the lock.
+ *
+ * <p>Ownership belongs to the handle, not to a thread: any thread may release it. Releasing is
+ * idempotent, and releasing a handle that was already lost does not throw.
+ *
+ * <h2>What a distributed lock cannot promise</h2>
+ *
+ * A ZooKeeper lock is a lease bound to a session. A holder that pauses (a long garbage-collection
+ * pause, a stopped VM, a partitioned network) can still believe it holds the lock after the
+ * ensemble has expired its session and granted the lock to someone else: {@link #isHeld()} stays
+ * {@code true} until the holder's own process runs again and hears of the expiry. No lock library
+ * can prevent this. What the holder can do is pass {@link #fencingToken()} to the resource it
+ * protects, and have the resource reject any request whose token is lower than one it has already
+ * seen; and react to {@link #lost()}. See {@code docs/guarantees.md}.
+ */
+public interface LockHandle extends AutoCloseable {
+
+  /** The name of the lock this handle holds, as given to {@link ZkLocks}. */
+  String lockName();
+
+  /** The full znode path of this holder's lock node. */
+  String path();
+
+  /**
+   * The fencing token of this grant: the ZooKeeper creation zxid of the lock node. It is 64 bits,
+   * assigned by the ensemble, and strictly greater than the token of every earlier holder of the
+   * same lock (indeed of every node created earlier anywhere in the ensemble). Pass it to the
+   * protected resource with every write, and have the resource reject tokens older than the newest
+   * it has seen.
+   */
+  long fencingToken();
+
+  /**
+   * Whether this handle still holds the lock, as far as this process knows: {@code false} once it
+   * was released or lost. A {@code true} answer is not a promise: see the class documentation.
+   */
+  boolean isHeld();
+
+  /**
+   * A future that completes with a {@link LockLostException} when the lock is lost while held: the
+   * session expired, the node was deleted by someone else, the connection was suspended under
+   * {@link SuspensionPolicy#TREAT_AS_LOST}, or the {@link ZkLocks} was closed. It never completes
+   * if the handle is released first. It completes on the library's executor; dependent actions
+   * should not block it.
+   */
+  CompletableFuture<LockLostException> lost();
+
+  /**
+   * Releases the lock and returns once the server has acknowledged the deletion of the lock node
+   * (or the node is known to be gone with its session). Idempotent; harmless after a loss. If the
+   * connection is down, this waits for it to come back or for the session to end, whichever is
+   * first. If the calling thread is interrupted while waiting, the deletion goes on in the
+   * background (it is guaranteed), the interrupt status is kept, and this returns.
+   */
+  void release();
+
+  /**
+   * Starts the release and returns at once. The deletion of the lock node is guaranteed: a deletion
+   * that meets a connection loss is retried until it succeeds or the session is gone. The returned
+   * future completes when the node is gone.
+   */
+  CompletableFuture<Void> releaseAsync();
+
+  /** Same as {@link #release()}. */
+  @Override
+  void close();
+}

@@ -1,0 +1,67 @@
+package io.zklock;
+
+/**
+ * The holder of a lock no longer holds it: its session expired, its lock node was deleted by
+ * someone else (an operator's forced release), the connection was suspended under {@link
+ * SuspensionPolicy#TREAT_AS_LOST}, or the {@link ZkLocks} that made it was closed.
+ *
+ * <p>It extends the JDK's {@link IllegalMonitorStateException}, the exception for "you do not hold
+ * this lock". It is the value with which {@link LockHandle#lost()} completes, and it is thrown when
+ * a caller acts on a lock it has lost (for example {@code asLock().unlock()}).
+ */
+public class LockLostException extends IllegalMonitorStateException {
+  private static final long serialVersionUID = 1L;
+
+  /** Why the lock was lost. */
+  public enum Reason {
+    /** The ZooKeeper session that held the lock expired; the ensemble deleted the lock node. */
+    SESSION_EXPIRED,
+    /** The lock node was deleted by another party while this holder still held it. */
+    NODE_DELETED,
+    /** The connection was suspended and the policy is {@link SuspensionPolicy#TREAT_AS_LOST}. */
+    SUSPENDED,
+    /** The {@link ZkLocks} instance was closed while the lock was held. */
+    CLOSED
+  }
+
+  private final String path;
+  private final long sessionId;
+  private final Reason reason;
+
+  public LockLostException(String path, long sessionId, Reason reason) {
+    super(ZkLockException.decorate("lock lost: " + describe(reason), path, sessionId));
+    this.path = path;
+    this.sessionId = sessionId;
+    this.reason = reason;
+  }
+
+  /** The znode path of the lost lock node. */
+  public String path() {
+    return path;
+  }
+
+  /** The session that held the lock. */
+  public long sessionId() {
+    return sessionId;
+  }
+
+  /** Why the lock was lost. */
+  public Reason reason() {
+    return reason;
+  }
+
+  private static String describe(Reason reason) {
+    switch (reason) {
+      case SESSION_EXPIRED:
+        return "the ZooKeeper session expired";
+      case NODE_DELETED:
+        return "the lock node was deleted by someone else";
+      case SUSPENDED:
+        return "the connection was suspended (policy TREAT_AS_LOST)";
+      case CLOSED:
+        return "the ZkLocks instance was closed";
+      default:
+        throw new IllegalArgumentException("unknown reason " + reason);
+    }
+  }
+}

@@ -1,0 +1,238 @@
+package io.zklock;
+
+import io.zklock.internal.Args;
+import io.zklock.internal.SessionConfig;
+import io.zklock.internal.ZkLocksImpl;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The entry point: one ZooKeeper session, shared by every lock made from it.
+ *
+ * <pre>{@code
+ * try (ZkLocks locks = ZkLocks.builder("zk1:2181,zk2:2181,zk3:2181").build()) {
+ *   DistributedLock lock = locks.mutex("orders/42");
+ *   try (LockHandle held = lock.acquire()) {
+ *     ledger.write(entry, held.fencingToken());
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>The session moves through {@link SessionState}s; after an expiry a new session is established
+ * automatically (locks held by the old one are lost and their holders told, waiting requests queue
+ * again). Instances are thread-safe. {@link #close()} releases everything and ends the session.
+ */
+public interface ZkLocks extends AutoCloseable {
+
+  /**
+   * Starts building a {@link ZkLocks}.
+   *
+   * @param connectString ZooKeeper's connect string, {@code host:port[,host:port...][/chroot]}
+   * @throws IllegalArgumentException if the connect string is null, empty or malformed
+   */
+  static Builder builder(String connectString) {
+    return new Builder(connectString);
+  }
+
+  /**
+   * A fair, herd-free mutex: requests are granted in arrival order, each waiter is woken only by
+   * its predecessor. One lock node per request.
+   *
+   * @param name the lock's name, a relative path such as {@code "orders/42"}
+   * @throws IllegalArgumentException if the name is empty, has empty, {@code .} or {@code ..}
+   *     segments, control characters, starts with the reserved {@code zookeeper}, or is too long
+   */
+  DistributedLock mutex(String name);
+
+  /** A fair read-write lock; see {@link ReadWriteLock}. */
+  ReadWriteLock readWriteLock(String name);
+
+  /**
+   * The simplest lock: one ephemeral node per lock, owned by whoever created it. Not fair, and
+   * every waiter wakes on each release (a herd); prefer {@link #mutex} when many processes wait.
+   * Good for "run at most once" jobs with {@code tryAcquire()}, which costs a single create.
+   */
+  DistributedLock simpleLock(String name);
+
+  /**
+   * A counting semaphore with {@code permits} leases.
+   *
+   * @throws IllegalArgumentException if {@code permits < 1}
+   */
+  DistributedSemaphore semaphore(String name, int permits);
+
+  /**
+   * A lock over several locks, all or nothing: acquired in one canonical order so two multi-locks
+   * over the same locks cannot deadlock, released in full if any part fails or times out.
+   */
+  DistributedLock multiLock(DistributedLock... locks);
+
+  /** Leader election among participants of the same name; call {@link LeaderElection#start()}. */
+  LeaderElection leaderElection(String name, String participantId);
+
+  /** The session's current state. */
+  SessionState sessionState();
+
+  /** The current ZooKeeper session id (changes after an expiry), or 0 when closed. */
+  long sessionId();
+
+  /** The name this client gives in its lock nodes' data. */
+  String clientName();
+
+  /** The namespace under which every lock lives, for example {@code /zklock}. */
+  String namespace();
+
+  /** Adds a session listener. */
+  void addSessionListener(SessionListener listener);
+
+  /** Removes a session listener. */
+  void removeSessionListener(SessionListener listener);
+
+  /**
+   * Releases every lock this instance holds, withdraws every waiting request (they fail with {@link
+   * ZkLockException}) and ends the session. Idempotent.
+   */
+  @Override
+  void close();
+
+  /** Builds a {@link ZkLocks}. Every setting but the connect string has a sensible default. */
+  final class Builder {
+    private final String connectString;
+    private String namespace = "/zklock";
+    private Duration sessionTimeout = Duration.ofSeconds(15);
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private String clientName;
+    private final List<SessionConfig.Auth> auth = new ArrayList<>();
+    private NodeAcl acl;
+    private TlsConfig tls;
+    private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
+
+    Builder(String connectString) {
+      this.connectString = Args.connectString(connectString);
+    }
+
+    /**
+     * The parent znode of every lock, an absolute ZooKeeper path (default {@code /zklock}). It is
+     * created on first use.
+     */
+    public Builder namespace(String namespace) {
+      this.namespace = Args.namespace(namespace);
+      return this;
+    }
+
+    /**
+     * The session timeout asked of the ensemble (default 15 s); the ensemble may clamp it to
+     * between 2 and 20 ticks. A holder that cannot reach the ensemble for this long loses its
+     * locks.
+     */
+    public Builder sessionTimeout(Duration timeout) {
+      this.sessionTimeout = Args.positiveMillis(timeout, "sessionTimeout");
+      return this;
+    }
+
+    /** How long {@link #build()} waits for the first connection (default 10 s). */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = Args.positiveMillis(timeout, "connectTimeout");
+      return this;
+    }
+
+    /** The name shown by {@code zklock ls} for this client's locks (default {@code host:pid}). */
+    public Builder clientName(String name) {
+      this.clientName = Args.clientName(name);
+      return this;
+    }
+
+    /**
+     * Adds authentication, as ZooKeeper's {@code addAuthInfo}: for example {@code
+     * authorization("digest", "user:password".getBytes(UTF_8))}.
+     */
+    public Builder authorization(String scheme, byte[] credentials) {
+      Objects.requireNonNull(scheme, "scheme");
+      Objects.requireNonNull(credentials, "credentials");
+      if (scheme.isBlank()) {
+        throw new IllegalArgumentException("authorization scheme must not be blank");
+      }
+      auth.add(new SessionConfig.Auth(scheme, credentials.clone()));
+      return this;
+    }
+
+    /** Shorthand for {@code authorization("digest", (user + ":" + password).getBytes(UTF_8))}. */
+    public Builder digest(String user, String password) {
+      Objects.requireNonNull(user, "user");
+      Objects.requireNonNull(password, "password");
+      if (user.isEmpty() || user.indexOf(':') >= 0) {
+        throw new IllegalArgumentException(
+            "digest user must be non-empty without ':': '" + user + "'");
+      }
+      return authorization("digest", (user + ":" + password).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The ACL of the znodes zklock creates. Default: {@link NodeAcl#creatorAllWorldRead()} when
+     * authenticated, {@link NodeAcl#open()} otherwise.
+     */
+    public Builder acl(NodeAcl acl) {
+      this.acl = Objects.requireNonNull(acl, "acl");
+      return this;
+    }
+
+    /** Connects with TLS (the servers' secure client port). */
+    public Builder tls(TlsConfig tls) {
+      this.tls = Objects.requireNonNull(tls, "tls");
+      return this;
+    }
+
+    /**
+     * What held locks do while the connection is suspended; default {@link
+     * SuspensionPolicy#WAIT_FOR_EXPIRY}.
+     */
+    public Builder suspensionPolicy(SuspensionPolicy policy) {
+      this.suspensionPolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Connects, waiting up to the connect timeout.
+     *
+     * @throws ZkLockException naming the connect string and the cause if no session could be
+     *     established (unreachable ensemble, failed authentication, missing chroot)
+     */
+    public ZkLocks build() {
+      NodeAcl effectiveAcl = acl;
+      if (effectiveAcl == null) {
+        effectiveAcl = auth.isEmpty() ? NodeAcl.open() : NodeAcl.creatorAllWorldRead();
+      }
+      if (effectiveAcl.needsAuthentication() && auth.isEmpty()) {
+        throw new IllegalArgumentException(
+            "ACL " + effectiveAcl + " names the creator: it needs authorization(...) too");
+      }
+      String name = clientName != null ? clientName : defaultClientName();
+      SessionConfig config =
+          new SessionConfig(
+              connectString,
+              namespace,
+              sessionTimeout,
+              connectTimeout,
+              name,
+              List.copyOf(auth),
+              effectiveAcl,
+              tls,
+              suspensionPolicy);
+      return ZkLocksImpl.connect(config);
+    }
+
+    private static String defaultClientName() {
+      String host;
+      try {
+        host = InetAddress.getLocalHost().getHostName();
+      } catch (Exception e) {
+        host = "localhost";
+      }
+      return host + ":" + ProcessHandle.current().pid();
+    }
+  }
+}

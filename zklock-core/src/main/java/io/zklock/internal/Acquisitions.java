@@ -1,0 +1,65 @@
+package io.zklock.internal;
+
+import io.zklock.LockHandle;
+import io.zklock.ZkLockException;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/** Blocking waits on an acquisition future, shared by every recipe. */
+final class Acquisitions {
+  private Acquisitions() {}
+
+  /**
+   * Waits for {@code f}; on interrupt, cancels it (which withdraws the request) and rethrows.
+   * Returns null when the request timed out.
+   */
+  static LockHandle await(CompletableFuture<LockHandle> f, String path)
+      throws InterruptedException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      // if the grant won the race, the future holds a handle: give it back
+      if (!f.isCancelled()) {
+        LockHandle h = f.getNow(null);
+        if (h != null) {
+          h.releaseAsync();
+        }
+      }
+      throw e;
+    } catch (ExecutionException e) {
+      throw unwrap(e.getCause(), path);
+    } catch (CancellationException e) {
+      throw new ZkLockException("the acquisition was cancelled", path, 0L, e);
+    }
+  }
+
+  /** Waits without being interruptible (for tryAcquire(), which never waits for a holder). */
+  static Optional<LockHandle> awaitUninterruptibly(CompletableFuture<LockHandle> f, String path) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return Optional.ofNullable(f.get());
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          throw unwrap(e.getCause(), path);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  static RuntimeException unwrap(Throwable cause, String path) {
+    if (cause instanceof RuntimeException r) {
+      return r;
+    }
+    return new ZkLockException("acquisition failed", path, 0L, cause);
+  }
+}

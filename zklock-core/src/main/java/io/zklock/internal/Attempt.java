@@ -1,0 +1,677 @@
+package io.zklock.internal;
+
+import io.zklock.LockHandle;
+import io.zklock.LockLostException;
+import io.zklock.ZkLockException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One request for a queue lock (mutex, read or write side), from the first create to the release:
+ * the I/O around an {@link Ordering.Rule}.
+ *
+ * <p>Everything here runs on ZooKeeper's event thread (callbacks, watches), the library's executor
+ * (session news, timeouts) or a user's thread (cancel, release); it never blocks, and every state
+ * change happens under this object's monitor, with ZooKeeper calls issued asynchronously. The
+ * {@code epoch} counter is bumped whenever a new step starts, so a late callback of an abandoned
+ * step is recognised and dropped.
+ */
+final class Attempt implements LockHandle {
+  private static final Logger log = LoggerFactory.getLogger(Attempt.class);
+
+  /** The life of a request. */
+  enum State {
+    /** Waiting for a connected session before sending the create. */
+    PENDING,
+    /** The create was sent; our node is not known yet. */
+    CREATING,
+    /** The create's reply was lost to a connection loss; looking for our node by attempt id. */
+    RECOVERING,
+    /** Our node exists; we wait for the node the rule told us to watch. */
+    WAITING,
+    /** The lock is ours; a handle was given out. */
+    HELD,
+    /** Released by its holder; the deletion is under way or done. */
+    RELEASED,
+    /** Lost while held: session expired, node deleted, suspension policy, or closed. */
+    LOST,
+    /**
+     * Given up before being granted: timeout, interrupt, cancel, busy tryAcquire, failure, close.
+     */
+    WITHDRAWN
+  }
+
+  private final QueueLock lock;
+  private final ZkLocksImpl ctx;
+  private final boolean tryOnly;
+  private final long deadlineNanos; // Long.MAX_VALUE: none
+  private final boolean hasDeadline;
+  final CompletableFuture<LockHandle> result = new CompletableFuture<>();
+  private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+
+  // guarded by this
+  private State state = State.PENDING;
+  private int epoch;
+  private int createEpoch; // the epoch of the create in flight, which a withdrawal must clean up
+  private String attemptId;
+  private String nodePath;
+  private long nodeSession;
+  private long czxid;
+  private String watchedPath;
+  private Watcher watchedWatcher;
+  private ScheduledFuture<?> timer;
+  private CompletableFuture<Void> released;
+
+  private final Watcher ownWatcher = this::onOwnNodeEvent;
+
+  Attempt(QueueLock lock, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
+    this.lock = lock;
+    this.ctx = lock.ctx();
+    this.tryOnly = tryOnly;
+    this.hasDeadline = hasDeadline;
+    this.deadlineNanos = hasDeadline ? ctx.clock().nanoTime() + timeoutNanos : Long.MAX_VALUE;
+    if (hasDeadline && !tryOnly) {
+      this.timer = ctx.scheduler().schedule(() -> giveUp(null), timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** Starts the request; {@link #result} completes with the handle, or null on timeout/busy. */
+  void start() {
+    ctx.register(this);
+    result.whenComplete(
+        (h, err) -> {
+          if (result.isCancelled()) {
+            giveUp(null);
+          }
+        });
+    ctx.session().whenConnected(this::send, this::closed);
+  }
+
+  // ---------------------------------------------------------------- create + list, pipelined
+
+  private void send(Session.Conn conn) {
+    int e;
+    String path;
+    synchronized (this) {
+      if (state != State.PENDING) {
+        return;
+      }
+      if (hasDeadline && !tryOnly && ctx.clock().nanoTime() - deadlineNanos >= 0) {
+        finishWithdrawn(null);
+        return;
+      }
+      state = State.CREATING;
+      e = ++epoch;
+      createEpoch = e;
+      attemptId = QueueNode.newAttemptId();
+      nodeSession = conn.sessionId();
+      path = lock.dir() + "/" + QueueNode.prefix(lock.kind(), attemptId);
+    }
+    byte[] data = ctx.nodeData(lock.kind(), conn.sessionId());
+    conn.zk()
+        .create(
+            path,
+            data,
+            ctx.acl(),
+            CreateMode.EPHEMERAL_SEQUENTIAL,
+            (AsyncCallback.Create2Callback)
+                (rc, p, ctx1, name, stat) -> onCreated(conn, e, Code.get(rc), name, stat),
+            null,
+            -1);
+    // Applied after the create (one session's requests are ordered): the listing includes our node.
+    conn.zk()
+        .getChildren(
+            lock.dir(),
+            false,
+            (AsyncCallback.Children2Callback)
+                (rc, p, ctx1, children, stat) -> onListed(conn, e, Code.get(rc), children),
+            null);
+  }
+
+  private void onCreated(Session.Conn conn, int e, Code code, String name, Stat stat) {
+    synchronized (this) {
+      if (state == State.WITHDRAWN) {
+        if (e == createEpoch && code == Code.OK) {
+          // withdrawn while the create was in flight: delete what it made
+          ctx.deleter().delete(name, conn.sessionId(), null);
+          ctx.untombstone(lock.dir(), attemptId);
+        }
+        return;
+      }
+      if (e != epoch || state != State.CREATING) {
+        return;
+      }
+      switch (code) {
+        case OK:
+          nodePath = name;
+          czxid = stat.getCzxid();
+          break;
+        case NONODE:
+          epoch++; // the pipelined listing fails too; ignore it
+          state = State.PENDING;
+          ctx.dirs()
+              .ensure(
+                  conn,
+                  lock.dir(),
+                  err -> {
+                    if (err == null) {
+                      ctx.session().whenConnected(this::send, this::closed);
+                    } else {
+                      fail(err);
+                    }
+                  });
+          return;
+        case CONNECTIONLOSS:
+        case OPERATIONTIMEOUT:
+          int next = ++epoch;
+          state = State.RECOVERING;
+          ctx.session().whenConnected(c -> recover(c, next), this::closed);
+          return;
+        case SESSIONEXPIRED:
+        case SESSIONMOVED:
+          return; // the session observer re-queues us
+        default:
+          epoch++;
+          fail(
+              new ZkLockException(
+                  "cannot create lock node: " + code.name() + " (" + code + ")",
+                  lock.dir(),
+                  conn.sessionId(),
+                  null));
+          return;
+      }
+    }
+    // A data watch on our own node tells us if someone else deletes it (forced release).
+    conn.zk().exists(name, ownWatcher, (rc, p, c, s) -> {}, null);
+  }
+
+  private void onListed(Session.Conn conn, int e, Code code, List<String> children) {
+    synchronized (this) {
+      if (e != epoch || (state != State.CREATING && state != State.WAITING)) {
+        return;
+      }
+      if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+        int next = ++epoch;
+        ctx.session().whenConnected(c -> relist(c, next), this::closed);
+        return;
+      }
+      if (code != Code.OK) {
+        return; // NONODE and expiry are handled by the create's callback and the session observer
+      }
+    }
+    evaluate(conn, e, children);
+  }
+
+  /**
+   * After a connection loss on create: adopt our node if the create happened, else create again.
+   */
+  private void recover(Session.Conn conn, int e) {
+    synchronized (this) {
+      if (e != epoch || state != State.RECOVERING) {
+        return;
+      }
+      if (conn.sessionId() != nodeSession) {
+        state = State.PENDING; // the old session ended, and any node with it
+        ctx.session().whenConnected(this::send, this::closed);
+        return;
+      }
+    }
+    conn.zk()
+        .getChildren(
+            lock.dir(),
+            false,
+            (AsyncCallback.Children2Callback)
+                (rc, p, c1, children, stat) -> {
+                  Code code = Code.get(rc);
+                  String mine = null;
+                  synchronized (this) {
+                    if (e != epoch || state != State.RECOVERING) {
+                      return;
+                    }
+                    if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                      ctx.session().whenConnected(c -> recover(c, e), this::closed);
+                      return;
+                    }
+                    if (code == Code.OK) {
+                      for (String child : children) {
+                        QueueNode n = QueueNode.parse(child);
+                        if (n != null && n.attemptId().equals(attemptId)) {
+                          mine = child;
+                        }
+                      }
+                    }
+                    if (mine == null) {
+                      state = State.PENDING; // the create never happened: send it again
+                    }
+                  }
+                  if (mine == null) {
+                    ctx.session().whenConnected(this::send, this::closed);
+                    return;
+                  }
+                  adopt(conn, e, lock.dir() + "/" + mine, children);
+                },
+            null);
+  }
+
+  private void adopt(Session.Conn conn, int e, String path, List<String> children) {
+    conn.zk()
+        .exists(
+            path,
+            ownWatcher,
+            (rc, p, c1, stat) -> {
+              Code code = Code.get(rc);
+              synchronized (this) {
+                if (e != epoch || state != State.RECOVERING) {
+                  return;
+                }
+                if (code == Code.OK && stat != null) {
+                  nodePath = path;
+                  czxid = stat.getCzxid();
+                  state = State.CREATING; // known node, not yet evaluated
+                  log.debug("adopted lock node {} after a connection loss", path);
+                } else if (code == Code.NONODE || (code == Code.OK && stat == null)) {
+                  state = State.PENDING;
+                } else {
+                  ctx.session().whenConnected(c -> recover(c, e), this::closed);
+                  return;
+                }
+              }
+              if (nodePath != null) {
+                evaluate(conn, e, children);
+              } else {
+                ctx.session().whenConnected(this::send, this::closed);
+              }
+            },
+            null);
+  }
+
+  private void relist(Session.Conn conn, int e) {
+    synchronized (this) {
+      if (e != epoch || (state != State.CREATING && state != State.WAITING)) {
+        return;
+      }
+      if (conn.sessionId() != nodeSession) {
+        return; // the session observer re-queues us
+      }
+    }
+    conn.zk()
+        .getChildren(
+            lock.dir(),
+            false,
+            (AsyncCallback.Children2Callback)
+                (rc, p, c1, children, stat) -> onListed(conn, e, Code.get(rc), children),
+            null);
+  }
+
+  // ---------------------------------------------------------------- the rule, and watching
+
+  private void evaluate(Session.Conn conn, int e, List<String> children) {
+    List<QueueNode> queue = QueueNode.queue(children);
+    ctx.sweepTombstones(conn, lock.dir(), queue);
+    Ordering.Decision decision;
+    String watchPath;
+    Watcher watcher;
+    int next;
+    synchronized (this) {
+      if (e != epoch || (state != State.CREATING && state != State.WAITING)) {
+        return;
+      }
+      String ownName = nodePath.substring(nodePath.lastIndexOf('/') + 1);
+      int index = QueueNode.indexOf(queue, ownName);
+      if (index < 0) {
+        // our node is gone although our session lives: someone deleted it. Queue again.
+        log.warn("lock node {} vanished while waiting; queueing again", nodePath);
+        epoch++;
+        nodePath = null;
+        state = State.PENDING;
+        ctx.session().whenConnected(this::send, this::closed);
+        return;
+      }
+      decision = lock.rule().decide(queue, index);
+      if (decision instanceof Ordering.Hold) {
+        grant();
+        return;
+      }
+      if (tryOnly) {
+        finishWithdrawn(null);
+        return;
+      }
+      Ordering.Watch w = (Ordering.Watch) decision;
+      state = State.WAITING;
+      next = ++epoch;
+      watchPath = lock.dir() + "/" + w.node().name();
+      boolean allAheadGone = w.allAheadGone();
+      watcher = event -> onWatched(conn, next, event, allAheadGone);
+      watchedPath = watchPath;
+      watchedWatcher = watcher;
+      boolean headGone = allAheadGone;
+      conn.zk()
+          .getData(
+              watchPath,
+              watcher,
+              (rc, p, c1, data, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.NONODE) {
+                  predecessorGone(conn, next, headGone); // gone already; no watch was set
+                } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                  ctx.session().whenConnected(c -> relistIfCurrent(c, next), this::closed);
+                }
+              },
+              null);
+    }
+  }
+
+  private void onWatched(Session.Conn conn, int e, WatchedEvent event, boolean allAheadGone) {
+    if (event.getType() == EventType.None) {
+      return; // connection news; the session observer handles it, and the watch stays set
+    }
+    if (event.getType() == EventType.NodeDeleted) {
+      predecessorGone(conn, e, allAheadGone);
+    } else {
+      relistIfCurrent(conn, e);
+    }
+  }
+
+  private void predecessorGone(Session.Conn conn, int e, boolean allAheadGone) {
+    int next;
+    synchronized (this) {
+      if (e != epoch || state != State.WAITING) {
+        return;
+      }
+      watchedPath = null;
+      watchedWatcher = null;
+      if (allAheadGone) {
+        grant(); // nothing else stood before us, and new nodes queue behind us
+        return;
+      }
+      next = ++epoch;
+    }
+    relist(conn, next);
+  }
+
+  private void relistIfCurrent(Session.Conn conn, int e) {
+    int next;
+    synchronized (this) {
+      if (e != epoch || state != State.WAITING) {
+        return;
+      }
+      next = ++epoch;
+    }
+    relist(conn, next);
+  }
+
+  private void onOwnNodeEvent(WatchedEvent event) {
+    if (event.getType() != EventType.NodeDeleted) {
+      return;
+    }
+    Session.Conn conn;
+    int next;
+    synchronized (this) {
+      if (state == State.HELD) {
+        loseLocked(LockLostException.Reason.NODE_DELETED);
+        return;
+      }
+      if (state != State.WAITING) {
+        return;
+      }
+      conn = ctx.session().current();
+      next = ++epoch;
+    }
+    if (conn != null) {
+      relist(conn, next); // finds our node gone and queues again
+    }
+  }
+
+  // ---------------------------------------------------------------- outcomes
+
+  /** Called holding the monitor. */
+  private void grant() {
+    state = State.HELD;
+    epoch++;
+    cancelTimer();
+    ctx.executor()
+        .execute(
+            () -> {
+              if (!result.complete(this)) {
+                releaseAsync(); // cancelled or timed out in the meantime: give it back
+              }
+            });
+  }
+
+  /**
+   * Withdraws the request: timeout (reason null), cancel, interrupt, close. If it was granted in
+   * the meantime the grant is released. The node, if any, is deleted in the background, guaranteed.
+   */
+  void giveUp(Throwable failure) {
+    synchronized (this) {
+      if (state != State.HELD) {
+        if (!isTerminal()) {
+          finishWithdrawn(failure);
+        }
+        return;
+      }
+    }
+    // Granted just now, racing this withdrawal: whoever completes the result first decides.
+    boolean withdrawn =
+        failure == null ? result.complete(null) : result.completeExceptionally(failure);
+    if (withdrawn || result.isCancelled()) {
+      releaseAsync();
+    }
+  }
+
+  private void fail(ZkLockException e) {
+    giveUp(e);
+  }
+
+  private void closed() {
+    synchronized (this) {
+      if (state == State.HELD) {
+        loseLocked(LockLostException.Reason.CLOSED);
+        return;
+      }
+    }
+    giveUp(new ZkLockException("the ZkLocks instance is closed", lock.dir(), 0L, null));
+  }
+
+  /** Called holding the monitor: end a request that was not granted. */
+  private void finishWithdrawn(Throwable failure) {
+    State was = state;
+    state = State.WITHDRAWN;
+    epoch++;
+    cancelTimer();
+    dropWatch();
+    if (nodePath != null) {
+      ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+    } else if (was == State.CREATING || was == State.RECOVERING) {
+      // The create is in flight or its fate unknown: onCreated deletes what it made; a node made by
+      // a create whose reply was lost is recognised by its attempt id and deleted.
+      ctx.tombstone(lock.dir(), attemptId, nodeSession);
+    }
+    ctx.unregister(this);
+    ctx.executor()
+        .execute(
+            () -> {
+              if (failure != null) {
+                result.completeExceptionally(failure);
+              } else {
+                result.complete(null);
+              }
+            });
+  }
+
+  private void dropWatch() {
+    if (watchedPath != null) {
+      Session.Conn c = ctx.session().current();
+      if (c != null) {
+        c.zk()
+            .removeWatches(
+                watchedPath, watchedWatcher, WatcherType.Data, true, (rc, p, x) -> {}, null);
+      }
+      watchedPath = null;
+      watchedWatcher = null;
+    }
+  }
+
+  private void cancelTimer() {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+  }
+
+  private boolean isTerminal() {
+    return state == State.RELEASED || state == State.LOST || state == State.WITHDRAWN;
+  }
+
+  /** Called holding the monitor. */
+  private void loseLocked(LockLostException.Reason reason) {
+    state = State.LOST;
+    epoch++;
+    ctx.unregister(this);
+    LockLostException ex = new LockLostException(nodePath, nodeSession, reason);
+    if (reason == LockLostException.Reason.SUSPENDED) {
+      // give the lock back as soon as the connection returns, if the session survived
+      released = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+    } else {
+      released = CompletableFuture.completedFuture(null);
+    }
+    ctx.executor().execute(() -> lost.complete(ex));
+  }
+
+  // ---------------------------------------------------------------- session news
+
+  void sessionSuspended() {
+    if (ctx.config().suspensionPolicy() != io.zklock.SuspensionPolicy.TREAT_AS_LOST) {
+      return;
+    }
+    synchronized (this) {
+      if (state == State.HELD) {
+        loseLocked(LockLostException.Reason.SUSPENDED);
+      }
+    }
+  }
+
+  void sessionExpired(long expiredSession) {
+    synchronized (this) {
+      if (nodeSession != expiredSession) {
+        return;
+      }
+      switch (state) {
+        case HELD:
+          loseLocked(LockLostException.Reason.SESSION_EXPIRED);
+          return;
+        case CREATING:
+        case RECOVERING:
+        case WAITING:
+          // the node went with the session; queue again on the new one, deadline unchanged
+          epoch++;
+          nodePath = null;
+          watchedPath = null;
+          watchedWatcher = null;
+          state = State.PENDING;
+          break;
+        default:
+          return;
+      }
+    }
+    ctx.session().whenConnected(this::send, this::closed);
+  }
+
+  void sessionClosed() {
+    closed();
+  }
+
+  // ---------------------------------------------------------------- LockHandle
+
+  @Override
+  public String lockName() {
+    return lock.name();
+  }
+
+  @Override
+  public synchronized String path() {
+    return nodePath;
+  }
+
+  @Override
+  public synchronized long fencingToken() {
+    return czxid;
+  }
+
+  @Override
+  public synchronized boolean isHeld() {
+    return state == State.HELD;
+  }
+
+  @Override
+  public CompletableFuture<LockLostException> lost() {
+    return lost;
+  }
+
+  @Override
+  public void release() {
+    CompletableFuture<Void> f = releaseAsync();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        f.get();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+        break; // the deletion goes on in the background
+      } catch (java.util.concurrent.ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof ZkLockException z) {
+          throw z;
+        }
+        throw new ZkLockException("release failed", nodePath, nodeSession, cause);
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> releaseAsync() {
+    synchronized (this) {
+      if (released != null) {
+        return released;
+      }
+      if (state != State.HELD) {
+        // never granted to a caller (for example a grant racing a cancel) or already ended
+        if (!isTerminal()) {
+          finishWithdrawn(null);
+        }
+        return released != null ? released : CompletableFuture.completedFuture(null);
+      }
+      state = State.RELEASED;
+      epoch++;
+      ctx.unregister(this);
+      released = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+      return released;
+    }
+  }
+
+  @Override
+  public void close() {
+    release();
+  }
+
+  @Override
+  public String toString() {
+    return "LockHandle[" + lock.name() + ", node=" + path() + ", token=" + fencingToken() + "]";
+  }
+}

@@ -1,0 +1,82 @@
+package io.zklock.internal;
+
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Guaranteed deletion of a lock node: a delete that meets a connection loss is retried when the
+ * connection returns, until it succeeds, the node is already gone, or its session has ended (which
+ * deletes an ephemeral node anyway). What a retry needs (path, session, watcher) is kept until
+ * then.
+ */
+final class Deleter {
+  private static final Logger log = LoggerFactory.getLogger(Deleter.class);
+
+  private final Session session;
+
+  Deleter(Session session) {
+    this.session = session;
+  }
+
+  /**
+   * Deletes {@code path}, an ephemeral node created by session {@code owner}. If {@code ownWatcher}
+   * is not null, the data watch it set on the node is removed first (pipelined, so a release costs
+   * one round trip and fires no watch of ours on the server).
+   *
+   * @return a future completed once the node is known to be gone
+   */
+  CompletableFuture<Void> delete(String path, long owner, Watcher ownWatcher) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    attempt(path, owner, ownWatcher, done);
+    return done;
+  }
+
+  private void attempt(String path, long owner, Watcher ownWatcher, CompletableFuture<Void> done) {
+    session.whenConnected(
+        conn -> {
+          if (conn.sessionId() != owner) {
+            done.complete(null); // the owning session ended: the ephemeral node went with it
+            return;
+          }
+          if (ownWatcher != null) {
+            conn.zk()
+                .removeWatches(path, ownWatcher, WatcherType.Data, true, (rc, p, ctx) -> {}, null);
+          }
+          conn.zk()
+              .delete(
+                  path,
+                  -1,
+                  (rc, p, ctx) -> {
+                    Code code = Code.get(rc);
+                    switch (code) {
+                      case OK:
+                      case NONODE:
+                      case SESSIONEXPIRED:
+                        done.complete(null);
+                        break;
+                      case CONNECTIONLOSS:
+                      case OPERATIONTIMEOUT:
+                        // try again when the connection is back (watch already removed locally)
+                        attempt(path, owner, null, done);
+                        break;
+                      default:
+                        log.error(
+                            "cannot delete lock node {} of session 0x{}: {}; it will go when the"
+                                + " session ends",
+                            path,
+                            Long.toHexString(owner),
+                            code);
+                        done.completeExceptionally(
+                            new io.zklock.ZkLockException(
+                                "cannot delete lock node: " + code, path, owner, null));
+                    }
+                  },
+                  null);
+        },
+        () -> done.complete(null)); // closed: ending the session deleted the node
+  }
+}

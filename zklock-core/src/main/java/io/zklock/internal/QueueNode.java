@@ -1,0 +1,98 @@
+package io.zklock.internal;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * One child of a lock directory, parsed from its name {@code <kind>-<attempt>-<sequence>}: for
+ * example {@code m-0f3k9qv2x7ab-0000000017}. The attempt id is {@link #ATTEMPT_ID_LENGTH}
+ * characters, random per request, so that a client can recognise its own node after a connection
+ * loss. The sequence is the ten-digit suffix ZooKeeper appends, a signed 32-bit counter that wraps
+ * to negative after 2^31 creations under one parent.
+ */
+public record QueueNode(String name, NodeKind kind, String attemptId, int sequence) {
+
+  /** Length of an attempt id. */
+  public static final int ATTEMPT_ID_LENGTH = 12;
+
+  private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuv".toCharArray();
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * Queue order: by sequence, compared with wrap-around arithmetic. Sequence {@code a} comes before
+   * {@code b} when {@code a - b}, computed in 32-bit two's complement, is negative. This is a total
+   * order on any set of sequences spanning less than 2^31, which holds for the live children of one
+   * directory (it would take 2^31 creations while the oldest waiter still waits).
+   */
+  public static final Comparator<QueueNode> ORDER =
+      (a, b) -> {
+        int c = Integer.compare(a.sequence - b.sequence, 0);
+        return c != 0 ? c : a.name.compareTo(b.name);
+      };
+
+  /** A fresh random attempt id. */
+  public static String newAttemptId() {
+    long bits = RANDOM.nextLong();
+    char[] out = new char[ATTEMPT_ID_LENGTH];
+    for (int i = 0; i < ATTEMPT_ID_LENGTH; i++) {
+      out[i] = ALPHABET[(int) (bits & 31)];
+      bits >>>= 5;
+    }
+    return new String(out);
+  }
+
+  /** The name prefix to create a node with, to which ZooKeeper appends the sequence. */
+  public static String prefix(NodeKind kind, String attemptId) {
+    return kind.prefix() + "-" + attemptId + "-";
+  }
+
+  /** Parses a child name, or returns null if it is not a lock node of ours. */
+  public static QueueNode parse(String name) {
+    int dash = name.indexOf('-');
+    if (dash < 1) {
+      return null;
+    }
+    NodeKind kind = NodeKind.ofPrefix(name.substring(0, dash));
+    int idEnd = dash + 1 + ATTEMPT_ID_LENGTH;
+    if (kind == null || name.length() <= idEnd + 1 || name.charAt(idEnd) != '-') {
+      return null;
+    }
+    String seq = name.substring(idEnd + 1);
+    if (seq.length() < 10 || seq.length() > 11) {
+      return null;
+    }
+    int sequence;
+    try {
+      sequence = Integer.parseInt(seq);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+    return new QueueNode(name, kind, name.substring(dash + 1, idEnd), sequence);
+  }
+
+  /** Parses and sorts the children of a lock directory into queue order, skipping foreign names. */
+  public static List<QueueNode> queue(Collection<String> children) {
+    List<QueueNode> out = new ArrayList<>(children.size());
+    for (String child : children) {
+      QueueNode n = parse(child);
+      if (n != null) {
+        out.add(n);
+      }
+    }
+    out.sort(ORDER);
+    return out;
+  }
+
+  /** The index of the node named {@code name} in a queue, or -1. */
+  public static int indexOf(List<QueueNode> queue, String name) {
+    for (int i = 0; i < queue.size(); i++) {
+      if (queue.get(i).name.equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,149 @@
+package io.zklock.internal;
+
+import io.zklock.DistributedLock;
+import io.zklock.LockHandle;
+import io.zklock.LockLostException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The {@link Lock} view of a {@link DistributedLock}: reentrant per thread, like {@link
+ * java.util.concurrent.locks.ReentrantLock}. The first {@code lock()} of a thread acquires the
+ * distributed lock; nested ones count; the last {@code unlock()} releases it. Reentrant
+ * acquisitions keep the first one's fencing token.
+ */
+final class ReentrantView implements Lock {
+  private final DistributedLock lock;
+
+  // written by the owning thread only, read by others to learn they are not the owner
+  private volatile Thread owner;
+  private int holds;
+  private LockHandle handle;
+
+  ReentrantView(DistributedLock lock) {
+    this.lock = lock;
+  }
+
+  /** The handle held by the current thread, or null. For {@code lost()} and the token. */
+  LockHandle handle() {
+    return owner == Thread.currentThread() ? handle : null;
+  }
+
+  /** Acquires, not interruptibly: an interrupt is remembered and restored when the lock is held. */
+  @Override
+  public void lock() {
+    if (reenter()) {
+      return;
+    }
+    CompletableFuture<LockHandle> f = lock.acquireAsync();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        own(f.get());
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      } catch (ExecutionException e) {
+        throw Acquisitions.unwrap(e.getCause(), lock.name());
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void lockInterruptibly() throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException();
+    }
+    if (reenter()) {
+      return;
+    }
+    own(lock.acquire());
+  }
+
+  @Override
+  public boolean tryLock() {
+    if (reenter()) {
+      return true;
+    }
+    Optional<LockHandle> h = lock.tryAcquire();
+    h.ifPresent(this::own);
+    return h.isPresent();
+  }
+
+  @Override
+  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException();
+    }
+    if (reenter()) {
+      return true;
+    }
+    long nanos = Math.max(0L, unit.toNanos(time));
+    Optional<LockHandle> h = lock.tryAcquire(Duration.ofNanos(nanos));
+    h.ifPresent(this::own);
+    return h.isPresent();
+  }
+
+  /**
+   * Releases one hold; the last releases the distributed lock.
+   *
+   * @throws IllegalMonitorStateException if the current thread does not hold this lock
+   * @throws LockLostException if the lock was lost while this thread held it (the hold is cleared
+   *     and the node is gone: the critical section was not protected to the end)
+   */
+  @Override
+  public void unlock() {
+    if (owner != Thread.currentThread()) {
+      throw new IllegalMonitorStateException(
+          "the current thread does not hold " + lock + " (owner: " + owner + ")");
+    }
+    if (--holds > 0) {
+      return;
+    }
+    LockHandle h = handle;
+    handle = null;
+    owner = null;
+    boolean wasHeld = h.isHeld();
+    h.release();
+    if (!wasHeld && h.lost().isDone()) {
+      throw h.lost().join();
+    }
+  }
+
+  /** Not supported: a distributed lock has no condition queues. */
+  @Override
+  public Condition newCondition() {
+    throw new UnsupportedOperationException("a distributed lock does not support conditions");
+  }
+
+  private boolean reenter() {
+    if (owner == Thread.currentThread()) {
+      if (holds == Integer.MAX_VALUE) {
+        throw new Error("maximum lock count exceeded");
+      }
+      holds++;
+      return true;
+    }
+    return false;
+  }
+
+  private void own(LockHandle h) {
+    handle = h;
+    holds = 1;
+    owner = Thread.currentThread();
+  }
+
+  @Override
+  public String toString() {
+    Thread o = owner;
+    return "Lock[" + lock.name() + (o == null ? ", unlocked]" : ", held by " + o.getName() + "]");
+  }
+}

@@ -1,0 +1,23 @@
+package io.zklock.internal;
+
+import io.zklock.NodeAcl;
+import io.zklock.SuspensionPolicy;
+import io.zklock.TlsConfig;
+import java.time.Duration;
+import java.util.List;
+
+/** Everything a {@link io.zklock.ZkLocks} was built with; validated by the builder. */
+public record SessionConfig(
+    String connectString,
+    String namespace,
+    Duration sessionTimeout,
+    Duration connectTimeout,
+    String clientName,
+    List<Auth> auth,
+    NodeAcl acl,
+    TlsConfig tls,
+    SuspensionPolicy suspensionPolicy) {
+
+  /** One {@code addAuthInfo} credential. */
+  public record Auth(String scheme, byte[] credentials) {}
+}

@@ -1,0 +1,351 @@
+package io.zklock.internal;
+
+import io.zklock.DistributedLock;
+import io.zklock.DistributedSemaphore;
+import io.zklock.LeaderElection;
+import io.zklock.ReadWriteLock;
+import io.zklock.SessionListener;
+import io.zklock.SessionState;
+import io.zklock.ZkLockException;
+import io.zklock.ZkLocks;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.ACL;
+
+/** The {@link ZkLocks} implementation: the session, the library's threads, and the recipes. */
+public final class ZkLocksImpl implements ZkLocks {
+  /**
+   * Threads of the library's executor; with ZooKeeper's two, a ZkLocks uses four threads in all.
+   */
+  static final int THREADS = 2;
+
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private final SessionConfig config;
+  private final ScheduledThreadPoolExecutor pool;
+  private final Executor serialEvents;
+  private final Session session;
+  private final Deleter deleter;
+  private final Dirs dirs;
+  private final Clock clock;
+  private final String host;
+  private final Set<Attempt> active = ConcurrentHashMap.newKeySet();
+  private final Map<String, Long> tombstones =
+      new ConcurrentHashMap<>(); // dir/attemptId -> session
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private ZkLocksImpl(SessionConfig config, Clock clock) {
+    this.config = config;
+    this.clock = clock;
+    int instance = INSTANCES.incrementAndGet();
+    AtomicInteger threads = new AtomicInteger();
+    ThreadFactory tf =
+        r -> {
+          Thread t = new Thread(r, "zklock-" + instance + "-" + threads.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        };
+    this.pool = new ScheduledThreadPoolExecutor(THREADS, tf, (r, ex) -> r.run());
+    pool.setRemoveOnCancelPolicy(true);
+    this.serialEvents = new SerialExecutor(pool);
+    this.session = new Session(config, serialEvents);
+    this.deleter = new Deleter(session);
+    this.dirs = new Dirs(config.namespace(), config.acl().entries());
+    String h;
+    try {
+      h = InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      h = "unknown";
+    }
+    this.host = h;
+    session.addObserver(
+        new Session.Observer() {
+          @Override
+          public void connected(Session.Conn conn) {}
+
+          @Override
+          public void suspended(Session.Conn conn) {
+            active.forEach(Attempt::sessionSuspended);
+          }
+
+          @Override
+          public void expired(Session.Conn expired) {
+            tombstones.values().removeIf(s -> s == expired.sessionId());
+            active.forEach(a -> a.sessionExpired(expired.sessionId()));
+          }
+
+          @Override
+          public void closed() {
+            active.forEach(Attempt::sessionClosed);
+          }
+        });
+  }
+
+  /** Connects a new instance; used by {@link ZkLocks.Builder#build()}. */
+  public static ZkLocks connect(SessionConfig config) {
+    return connect(config, Clock.SYSTEM);
+  }
+
+  static ZkLocksImpl connect(SessionConfig config, Clock clock) {
+    ZkLocksImpl impl = new ZkLocksImpl(config, clock);
+    try {
+      impl.session.start();
+      impl.createNamespace();
+    } catch (RuntimeException e) {
+      impl.close();
+      throw e;
+    }
+    return impl;
+  }
+
+  private void createNamespace() {
+    String ns = config.namespace();
+    if (ns.isEmpty()) {
+      return;
+    }
+    Session.Conn conn = session.current();
+    if (conn == null) {
+      throw new ZkLockException("lost the connection to '" + config.connectString() + "' at start");
+    }
+    StringBuilder path = new StringBuilder();
+    try {
+      for (String seg : ns.substring(1).split("/")) {
+        path.append('/').append(seg);
+        String p = path.toString();
+        if (conn.zk().exists(p, false) == null) {
+          try {
+            conn.zk().create(p, new byte[0], config.acl().entries(), CreateMode.PERSISTENT);
+          } catch (KeeperException.NodeExistsException raced) {
+            // another client made it first
+          }
+        }
+      }
+    } catch (KeeperException e) {
+      throw new ZkLockException(
+          "cannot create the namespace "
+              + ns
+              + " at '"
+              + config.connectString()
+              + "': "
+              + e.code()
+              + (e.code() == KeeperException.Code.NOAUTH ? " (not authorized)" : ""),
+          path.toString(),
+          conn.sessionId(),
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ZkLockException("interrupted while creating the namespace " + ns, e);
+    }
+  }
+
+  // ------------------------------------------------------------------ for the recipes
+
+  SessionConfig config() {
+    return config;
+  }
+
+  Session session() {
+    return session;
+  }
+
+  Deleter deleter() {
+    return deleter;
+  }
+
+  Dirs dirs() {
+    return dirs;
+  }
+
+  Clock clock() {
+    return clock;
+  }
+
+  /** The library's executor, on which user-visible futures complete. */
+  Executor executor() {
+    return pool;
+  }
+
+  ScheduledExecutorService scheduler() {
+    return pool;
+  }
+
+  List<ACL> acl() {
+    return config.acl().entries();
+  }
+
+  String dirOf(String name) {
+    return config.namespace() + "/" + name;
+  }
+
+  void checkOpen() {
+    if (closed.get()) {
+      throw new ZkLockException("this ZkLocks instance is closed");
+    }
+  }
+
+  void register(Attempt a) {
+    active.add(a);
+  }
+
+  void unregister(Attempt a) {
+    active.remove(a);
+  }
+
+  /** Number of requests pending or held, for tests and metrics. */
+  int activeCount() {
+    return active.size();
+  }
+
+  /**
+   * Remembers a withdrawn request whose create may have happened unseen, so that a node carrying
+   * its attempt id, if any shows up in a later listing, is deleted.
+   */
+  void tombstone(String dir, String attemptId, long sessionId) {
+    tombstones.put(dir + "/" + attemptId, sessionId);
+  }
+
+  void untombstone(String dir, String attemptId) {
+    tombstones.remove(dir + "/" + attemptId);
+  }
+
+  void sweepTombstones(Session.Conn conn, String dir, List<QueueNode> queue) {
+    if (tombstones.isEmpty()) {
+      return;
+    }
+    for (QueueNode n : queue) {
+      Long owner = tombstones.remove(dir + "/" + n.attemptId());
+      if (owner != null && owner == conn.sessionId()) {
+        deleter.delete(dir + "/" + n.name(), owner, null);
+      }
+    }
+  }
+
+  /** The data of a lock node: small UTF-8 JSON about the owner, fixed while held. */
+  byte[] nodeData(NodeKind kind, long sessionId) {
+    String json =
+        "{\"client\":"
+            + Json.quote(config.clientName())
+            + ",\"host\":"
+            + Json.quote(host)
+            + ",\"pid\":"
+            + ProcessHandle.current().pid()
+            + ",\"session\":\"0x"
+            + Long.toHexString(sessionId)
+            + "\",\"kind\":\""
+            + kind.label()
+            + "\"}";
+    return json.getBytes(StandardCharsets.UTF_8);
+  }
+
+  // ------------------------------------------------------------------ ZkLocks
+
+  @Override
+  public DistributedLock mutex(String name) {
+    return new QueueLock(this, Args.lockName(name), NodeKind.MUTEX);
+  }
+
+  @Override
+  public ReadWriteLock readWriteLock(String name) {
+    String n = Args.lockName(name);
+    DistributedLock read = new QueueLock(this, n, NodeKind.READ);
+    DistributedLock write = new QueueLock(this, n, NodeKind.WRITE);
+    return new ReadWriteLock() {
+      @Override
+      public String name() {
+        return n;
+      }
+
+      @Override
+      public DistributedLock readLock() {
+        return read;
+      }
+
+      @Override
+      public DistributedLock writeLock() {
+        return write;
+      }
+    };
+  }
+
+  @Override
+  public DistributedLock simpleLock(String name) {
+    throw new UnsupportedOperationException("simpleLock is not implemented yet");
+  }
+
+  @Override
+  public DistributedSemaphore semaphore(String name, int permits) {
+    throw new UnsupportedOperationException("semaphore is not implemented yet");
+  }
+
+  @Override
+  public DistributedLock multiLock(DistributedLock... locks) {
+    throw new UnsupportedOperationException("multiLock is not implemented yet");
+  }
+
+  @Override
+  public LeaderElection leaderElection(String name, String participantId) {
+    throw new UnsupportedOperationException("leaderElection is not implemented yet");
+  }
+
+  @Override
+  public SessionState sessionState() {
+    return session.state();
+  }
+
+  @Override
+  public long sessionId() {
+    return session.sessionId();
+  }
+
+  /** The session's password, for tests that must expire it from another client. */
+  byte[] sessionPassword() {
+    Session.Conn c = session.session();
+    return c == null ? new byte[0] : c.zk().getSessionPasswd();
+  }
+
+  @Override
+  public String clientName() {
+    return config.clientName();
+  }
+
+  @Override
+  public String namespace() {
+    return config.namespace().isEmpty() ? "/" : config.namespace();
+  }
+
+  @Override
+  public void addSessionListener(SessionListener listener) {
+    session.addListener(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  @Override
+  public void removeSessionListener(SessionListener listener) {
+    session.removeListener(listener);
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    session.close();
+    pool.shutdown();
+  }
+
+  @Override
+  public String toString() {
+    return "ZkLocks[" + config.connectString() + config.namespace() + ", " + session.state() + "]";
+  }
+}
