@@ -1,5 +1,7 @@
 package io.zklock;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.apache.zookeeper.ZooDefs;
@@ -18,7 +20,8 @@ public final class NodeAcl {
   private final String description;
 
   private NodeAcl(List<ACL> acl, String description) {
-    this.acl = List.copyOf(acl);
+    // not List.copyOf: ZooKeeper asks the list contains(null), which immutable lists refuse
+    this.acl = Collections.unmodifiableList(new ArrayList<>(acl));
     this.description = description;
   }
 

@@ -3,10 +3,13 @@ package io.zklock.internal;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.ZkLockException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -74,6 +77,7 @@ final class Attempt implements LockHandle {
   private ScheduledFuture<?> timer;
   private CompletableFuture<Void> released;
 
+  private boolean nodeGone; // our node was deleted while held; the reason is being found
   private final Watcher ownWatcher = this::onOwnNodeEvent;
 
   Attempt(QueueLock lock, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
@@ -320,6 +324,56 @@ final class Attempt implements LockHandle {
   private void evaluate(Session.Conn conn, int e, List<String> children) {
     List<QueueNode> queue = QueueNode.queue(children);
     ctx.sweepTombstones(conn, lock.dir(), queue);
+    if (QueueNode.nearOverflow(queue)) {
+      inCreationOrder(conn, e, queue);
+      return;
+    }
+    decide(conn, e, queue);
+  }
+
+  /**
+   * The sequence counter has overflowed (see {@link QueueNode}): read every node's creation zxid,
+   * pipelined, and decide on the queue in creation order.
+   */
+  private void inCreationOrder(Session.Conn conn, int e, List<QueueNode> queue) {
+    QueueNode[] resolved = new QueueNode[queue.size()];
+    AtomicInteger left = new AtomicInteger(queue.size());
+    AtomicBoolean failed = new AtomicBoolean();
+    for (int i = 0; i < resolved.length; i++) {
+      int index = i;
+      QueueNode n = queue.get(i);
+      conn.zk()
+          .exists(
+              lock.dir() + "/" + n.name(),
+              false,
+              (rc, p, c1, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK && stat != null) {
+                  resolved[index] = n.withCzxid(stat.getCzxid());
+                } else if (code != Code.NONODE && code != Code.OK) {
+                  failed.set(true);
+                }
+                if (left.decrementAndGet() > 0) {
+                  return;
+                }
+                if (failed.get()) {
+                  ctx.session().whenConnected(c -> relistIfCurrent(c, e), this::closed);
+                  return;
+                }
+                List<QueueNode> ordered = new ArrayList<>();
+                for (QueueNode r : resolved) {
+                  if (r != null) {
+                    ordered.add(r);
+                  }
+                }
+                ordered.sort(QueueNode.BY_CREATION);
+                decide(conn, e, ordered);
+              },
+              null);
+    }
+  }
+
+  private void decide(Session.Conn conn, int e, List<QueueNode> queue) {
     Ordering.Decision decision;
     String watchPath;
     Watcher watcher;
@@ -404,7 +458,7 @@ final class Attempt implements LockHandle {
   private void relistIfCurrent(Session.Conn conn, int e) {
     int next;
     synchronized (this) {
-      if (e != epoch || state != State.WAITING) {
+      if (e != epoch || (state != State.WAITING && state != State.CREATING)) {
         return;
       }
       next = ++epoch;
@@ -420,7 +474,8 @@ final class Attempt implements LockHandle {
     int next;
     synchronized (this) {
       if (state == State.HELD) {
-        loseLocked(LockLostException.Reason.NODE_DELETED);
+        nodeGone = true; // isHeld() is false from now on; the reason takes one more round trip
+        classifyLoss();
         return;
       }
       if (state != State.WAITING) {
@@ -432,6 +487,49 @@ final class Attempt implements LockHandle {
     if (conn != null) {
       relist(conn, next); // finds our node gone and queues again
     }
+  }
+
+  /**
+   * Our node vanished while held. A session expiry deletes it too (and the server may tell us of
+   * the deletion before it closes the connection), so ask the server once: a live session means
+   * someone deleted our node; an expired one, that the session ended.
+   */
+  private void classifyLoss() {
+    ctx.session()
+        .whenConnected(
+            conn -> {
+              if (conn.sessionId() != nodeSession) {
+                synchronized (this) {
+                  if (state == State.HELD) {
+                    loseLocked(LockLostException.Reason.SESSION_EXPIRED);
+                  }
+                }
+                return;
+              }
+              conn.zk()
+                  .exists(
+                      nodePath,
+                      false,
+                      (rc, p, c1, stat) -> {
+                        Code code = Code.get(rc);
+                        synchronized (this) {
+                          if (state != State.HELD) {
+                            return;
+                          }
+                          if (code == Code.NONODE || code == Code.OK) {
+                            loseLocked(LockLostException.Reason.NODE_DELETED);
+                            return;
+                          }
+                          if (code == Code.SESSIONEXPIRED) {
+                            loseLocked(LockLostException.Reason.SESSION_EXPIRED);
+                            return;
+                          }
+                        }
+                        classifyLoss(); // connection lost: ask again when it is back
+                      },
+                      null);
+            },
+            this::closed);
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -612,7 +710,7 @@ final class Attempt implements LockHandle {
 
   @Override
   public synchronized boolean isHeld() {
-    return state == State.HELD;
+    return state == State.HELD && !nodeGone;
   }
 
   @Override

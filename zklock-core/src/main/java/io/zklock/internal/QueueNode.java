@@ -12,8 +12,19 @@ import java.util.List;
  * characters, random per request, so that a client can recognise its own node after a connection
  * loss. The sequence is the ten-digit suffix ZooKeeper appends, a signed 32-bit counter that wraps
  * to negative after 2^31 creations under one parent.
+ *
+ * <h2>The counter's overflow, as ZooKeeper really behaves</h2>
+ *
+ * ZooKeeper's documentation says the counter wraps to -2147483648. ZooKeeper 3.9's data tree,
+ * however, only ever raises a parent's counter, so once a counter reaches 2147483647 it sticks
+ * there: every later child gets the suffix {@code 2147483647} (a burst of creates may still see a
+ * few negative values from the request pipeline). From then on the suffix says nothing about order.
+ * So when a listing holds any sequence within {@link #OVERFLOW_MARGIN} of either end of the int
+ * range, the recipes order the queue by each node's creation zxid ({@code czxid}) instead, read
+ * with one {@code exists} per node: correct, and only paid by a directory that has seen two billion
+ * requests without once being idle long enough for the server to reap it.
  */
-public record QueueNode(String name, NodeKind kind, String attemptId, int sequence) {
+public record QueueNode(String name, NodeKind kind, String attemptId, int sequence, long czxid) {
 
   /** Length of an attempt id. */
   public static final int ATTEMPT_ID_LENGTH = 12;
@@ -32,6 +43,35 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
         int c = Integer.compare(a.sequence - b.sequence, 0);
         return c != 0 ? c : a.name.compareTo(b.name);
       };
+
+  /**
+   * Sequences this close to either end of the int range mean the counter has (nearly) overflowed.
+   */
+  public static final int OVERFLOW_MARGIN = 1 << 24;
+
+  /** Creation order, by zxid: always right, needs each node's {@code czxid}. */
+  public static final Comparator<QueueNode> BY_CREATION =
+      Comparator.comparingLong(QueueNode::czxid).thenComparing(QueueNode::name);
+
+  /** A copy of this node that knows its creation zxid. */
+  public QueueNode withCzxid(long zxid) {
+    return new QueueNode(name, kind, attemptId, sequence, zxid);
+  }
+
+  /**
+   * Whether the sequence suffixes of this queue cannot be trusted for order (see the class
+   * comment): some sequence lies within {@link #OVERFLOW_MARGIN} of {@link Integer#MAX_VALUE} or
+   * {@link Integer#MIN_VALUE}.
+   */
+  public static boolean nearOverflow(List<QueueNode> queue) {
+    for (QueueNode n : queue) {
+      if (n.sequence > Integer.MAX_VALUE - OVERFLOW_MARGIN
+          || n.sequence < Integer.MIN_VALUE + OVERFLOW_MARGIN) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   /** A fresh random attempt id. */
   public static String newAttemptId() {
@@ -70,7 +110,7 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
     } catch (NumberFormatException e) {
       return null;
     }
-    return new QueueNode(name, kind, name.substring(dash + 1, idEnd), sequence);
+    return new QueueNode(name, kind, name.substring(dash + 1, idEnd), sequence, 0L);
   }
 
   /** Parses and sorts the children of a lock directory into queue order, skipping foreign names. */
