@@ -444,7 +444,13 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         throw new IllegalArgumentException(
             "minSessionTimeout " + minSessionTimeout + " > maxSessionTimeout " + maxSessionTimeout);
       }
-      return new EmbeddedZooKeeper(this).startServer();
+      EmbeddedZooKeeper zk = new EmbeddedZooKeeper(this);
+      try {
+        return zk.startServer();
+      } catch (RuntimeException e) {
+        zk.close();
+        throw e;
+      }
     }
 
     static void requirePositive(Duration d, String name) {
