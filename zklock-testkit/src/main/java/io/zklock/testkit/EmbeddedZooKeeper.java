@@ -49,6 +49,7 @@ import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
  */
 public final class EmbeddedZooKeeper implements AutoCloseable {
   private static final Object SYSTEM_PROPERTIES = new Object();
+  private static final long DEFAULT_MAX_SESSION_TIMEOUT_MS = 60_000;
 
   private final Builder config;
   private final Path dataDir;
@@ -224,7 +225,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
       FileTxnSnapLog txnLog = newTxnLog();
       int tickMs = (int) config.tickTime.toMillis();
       int min = config.minSessionTimeout != null ? (int) config.minSessionTimeout.toMillis() : -1;
-      int max = config.maxSessionTimeout != null ? (int) config.maxSessionTimeout.toMillis() : -1;
+      int max =
+          config.maxSessionTimeout != null
+              ? (int) config.maxSessionTimeout.toMillis()
+              : (int) Math.max(20 * config.tickTime.toMillis(), DEFAULT_MAX_SESSION_TIMEOUT_MS);
       TestZooKeeperServer server = new TestZooKeeperServer(txnLog, tickMs, min, max);
       txnLog.setServerStats(server.serverStats());
 
@@ -343,8 +347,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   }
 
   /**
-   * Configures and starts an {@link EmbeddedZooKeeper}. Defaults suit tests: tick 100 ms (so
-   * session timeouts from 200 ms to 20 s are accepted), no fsync, containers checked every second.
+   * Configures and starts an {@link EmbeddedZooKeeper}. Defaults suit tests: tick 100 ms, session
+   * timeouts from 200 ms (2 ticks) to 60 s accepted, no fsync, containers checked every second.
    */
   public static final class Builder {
     private Duration tickTime = Duration.ofMillis(100);
@@ -376,7 +380,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
       return this;
     }
 
-    /** The largest session timeout granted (default 20 ticks). */
+    /** The largest session timeout granted (default 60 s, or 20 ticks if that is more). */
     public Builder maxSessionTimeout(Duration timeout) {
       requirePositive(timeout, "maxSessionTimeout");
       this.maxSessionTimeout = timeout;
