@@ -15,6 +15,8 @@ import org.apache.zookeeper.server.NIOServerCnxnFactory;
 import org.apache.zookeeper.server.RequestProcessor;
 import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZooKeeperServer;
+import org.apache.zookeeper.server.auth.ProviderRegistry;
+import org.apache.zookeeper.server.auth.X509AuthenticationProvider;
 import org.apache.zookeeper.server.command.FourLetterCommands;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 
@@ -39,7 +41,8 @@ import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
  * {@code zookeeper.forceSync} is set only for the moment the transaction log is created and then
  * restored. A TLS server (see {@link Builder#tls(TestCertificates)}) sets the {@code
  * zookeeper.ssl.*} key and trust store properties for as long as the JVM runs, because ZooKeeper's
- * Netty factory reads them on every new connection: run one TLS configuration per JVM. ZooKeeper's
+ * Netty factory reads them on every new connection, and registers the {@code x509} authentication
+ * provider ({@code zookeeper.authProvider.x509}): run one TLS configuration per JVM. ZooKeeper's
  * metrics ({@code ServerMetrics}) are static, so in-process servers in one JVM share counters.
  *
  * <p>Thread-safety: the methods are safe to call from any thread; {@link #restart()} and {@link
@@ -220,6 +223,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         }
         if (config.tls != null) {
           config.tls.applyServerSystemProperties();
+          // the TLS port authenticates clients by certificate through the "x509" provider
+          String x509 = ProviderRegistry.AUTHPROVIDER_PROPERTY_PREFIX + "x509";
+          System.setProperty(x509, X509AuthenticationProvider.class.getName());
+          ProviderRegistry.addOrUpdateProvider(x509);
         }
       }
       FileTxnSnapLog txnLog = newTxnLog();
