@@ -15,6 +15,8 @@ import org.apache.zookeeper.server.NIOServerCnxnFactory;
 import org.apache.zookeeper.server.RequestProcessor;
 import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZooKeeperServer;
+import org.apache.zookeeper.server.auth.ProviderRegistry;
+import org.apache.zookeeper.server.auth.X509AuthenticationProvider;
 import org.apache.zookeeper.server.command.FourLetterCommands;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 
@@ -39,7 +41,8 @@ import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
  * {@code zookeeper.forceSync} is set only for the moment the transaction log is created and then
  * restored. A TLS server (see {@link Builder#tls(TestCertificates)}) sets the {@code
  * zookeeper.ssl.*} key and trust store properties for as long as the JVM runs, because ZooKeeper's
- * Netty factory reads them on every new connection: run one TLS configuration per JVM. ZooKeeper's
+ * Netty factory reads them on every new connection, and registers the {@code x509} authentication
+ * provider ({@code zookeeper.authProvider.x509}): run one TLS configuration per JVM. ZooKeeper's
  * metrics ({@code ServerMetrics}) are static, so in-process servers in one JVM share counters.
  *
  * <p>Thread-safety: the methods are safe to call from any thread; {@link #restart()} and {@link
@@ -49,6 +52,7 @@ import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
  */
 public final class EmbeddedZooKeeper implements AutoCloseable {
   private static final Object SYSTEM_PROPERTIES = new Object();
+  private static final long DEFAULT_MAX_SESSION_TIMEOUT_MS = 60_000;
 
   private final Builder config;
   private final Path dataDir;
@@ -219,12 +223,19 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         }
         if (config.tls != null) {
           config.tls.applyServerSystemProperties();
+          // the TLS port authenticates clients by certificate through the "x509" provider
+          String x509 = ProviderRegistry.AUTHPROVIDER_PROPERTY_PREFIX + "x509";
+          System.setProperty(x509, X509AuthenticationProvider.class.getName());
+          ProviderRegistry.addOrUpdateProvider(x509);
         }
       }
       FileTxnSnapLog txnLog = newTxnLog();
       int tickMs = (int) config.tickTime.toMillis();
       int min = config.minSessionTimeout != null ? (int) config.minSessionTimeout.toMillis() : -1;
-      int max = config.maxSessionTimeout != null ? (int) config.maxSessionTimeout.toMillis() : -1;
+      int max =
+          config.maxSessionTimeout != null
+              ? (int) config.maxSessionTimeout.toMillis()
+              : (int) Math.max(20 * config.tickTime.toMillis(), DEFAULT_MAX_SESSION_TIMEOUT_MS);
       TestZooKeeperServer server = new TestZooKeeperServer(txnLog, tickMs, min, max);
       txnLog.setServerStats(server.serverStats());
 
@@ -343,8 +354,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   }
 
   /**
-   * Configures and starts an {@link EmbeddedZooKeeper}. Defaults suit tests: tick 100 ms (so
-   * session timeouts from 200 ms to 20 s are accepted), no fsync, containers checked every second.
+   * Configures and starts an {@link EmbeddedZooKeeper}. Defaults suit tests: tick 100 ms, session
+   * timeouts from 200 ms (2 ticks) to 60 s accepted, no fsync, containers checked every second.
    */
   public static final class Builder {
     private Duration tickTime = Duration.ofMillis(100);
@@ -376,7 +387,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
       return this;
     }
 
-    /** The largest session timeout granted (default 20 ticks). */
+    /** The largest session timeout granted (default 60 s, or 20 ticks if that is more). */
     public Builder maxSessionTimeout(Duration timeout) {
       requirePositive(timeout, "maxSessionTimeout");
       this.maxSessionTimeout = timeout;
@@ -444,7 +455,13 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         throw new IllegalArgumentException(
             "minSessionTimeout " + minSessionTimeout + " > maxSessionTimeout " + maxSessionTimeout);
       }
-      return new EmbeddedZooKeeper(this).startServer();
+      EmbeddedZooKeeper zk = new EmbeddedZooKeeper(this);
+      try {
+        return zk.startServer();
+      } catch (RuntimeException e) {
+        zk.close();
+        throw e;
+      }
     }
 
     static void requirePositive(Duration d, String name) {

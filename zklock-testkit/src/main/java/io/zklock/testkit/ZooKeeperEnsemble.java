@@ -1,9 +1,405 @@
 package io.zklock.testkit;
 
-/** Placeholder. */
-public final class ZooKeeperEnsemble {
-  /** Placeholder. */
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.StringJoiner;
+
+/**
+ * An ensemble of N ZooKeeper servers on 127.0.0.1, for tests of failover: in this JVM ({@link
+ * Builder#inProcess()}) or one child JVM per server ({@link Builder#childProcesses()}), which can
+ * be killed with SIGKILL, paused with SIGSTOP and resumed.
+ *
+ * <pre>{@code
+ * try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).childProcesses().start()) {
+ *   ZooKeeper client = new ZooKeeper(ensemble.connectString(), 4000, event -> {});
+ *   ensemble.kill(ensemble.leaderIndex());
+ *   ensemble.awaitQuorum(Duration.ofSeconds(30));
+ * }
+ * }</pre>
+ *
+ * <p>Servers are numbered from 0 to {@code size() - 1} (their ZooKeeper {@code myid} is index + 1).
+ * Each server has its own free client, quorum and election ports, which stay the same across {@link
+ * #restart(int)}, and its own data directory under a temporary directory that {@link #close()}
+ * deletes. A child process writes its output to {@code server.log} next to its data. AdminServers
+ * are disabled and all four-letter words are whitelisted.
+ *
+ * <p><b>In-process ensembles</b> share one JVM, so ZooKeeper's JVM-wide settings apply to all of
+ * them: the configuration sets the system properties {@code zookeeper.admin.enableServer}, {@code
+ * zookeeper.4lw.commands.whitelist}, {@code zookeeper.cnxTimeout}, {@code
+ * znode.container.checkIntervalMs} and {@code zookeeper.forceSync}, and every peer start resets
+ * ZooKeeper's static metrics. {@link #pause(int)} and {@link #resume(int)} need child processes.
+ *
+ * <p>Child processes run {@code org.apache.zookeeper.server.quorum.QuorumPeerMain} with this JVM's
+ * {@code java} and class path, {@code -Xmx128m} and fast-startup flags; a shutdown hook kills them
+ * if the JVM exits without {@link #close()}.
+ */
+public final class ZooKeeperEnsemble implements AutoCloseable {
+  private final Builder config;
+  private final Path baseDir;
+  private final List<Server> servers = new ArrayList<>();
+  private boolean closed;
+
+  private ZooKeeperEnsemble(Builder config) {
+    this.config = config;
+    this.baseDir = Files2.tempDir("zklock-ensemble-");
+    for (int i = 0; i < config.size; i++) {
+      servers.add(new Server(i, Ports.free(), Ports.free(), Ports.free()));
+    }
+    try {
+      for (Server s : servers) {
+        Files.createDirectories(s.dataDir());
+        Files.writeString(s.dataDir().resolve("myid"), Integer.toString(s.index + 1));
+        Files.writeString(s.configFile(), configText(s), StandardCharsets.UTF_8);
+        s.node = config.childProcesses ? new ChildProcessPeer(s, config) : new InProcessPeer(s);
+      }
+    } catch (IOException e) {
+      Files2.deleteQuietly(baseDir);
+      throw new UncheckedIOException("cannot write ensemble configuration under " + baseDir, e);
+    }
+  }
+
+  /** The number of servers. */
+  public int size() {
+    return servers.size();
+  }
+
+  /** The connect string of all servers, {@code "127.0.0.1:p1,127.0.0.1:p2,..."}. */
+  public String connectString() {
+    StringJoiner joiner = new StringJoiner(",");
+    for (int i = 0; i < servers.size(); i++) {
+      joiner.add(connectString(i));
+    }
+    return joiner.toString();
+  }
+
+  /** The connect string of server {@code i} alone. */
+  public String connectString(int i) {
+    return Ports.LOOPBACK + ":" + clientPort(i);
+  }
+
+  /** The client port of server {@code i}. */
+  public int clientPort(int i) {
+    return server(i).clientPort;
+  }
+
+  /** The data directory of server {@code i} (holds {@code myid}, snapshots and logs). */
+  public Path dataDir(int i) {
+    return server(i).dataDir();
+  }
+
+  /**
+   * The {@code mntr} answer of server {@code i}.
+   *
+   * @throws UncheckedIOException if the server does not answer within 2 seconds (killed, paused)
+   */
+  public Map<String, String> mntr(int i) {
+    return FourLetterWords.mntr(Ports.LOOPBACK, clientPort(i), Duration.ofSeconds(2));
+  }
+
+  /**
+   * The index of the server that currently says it leads, or -1 if none does (election running,
+   * quorum lost). Asks each running server's {@code mntr} ({@code zk_server_state}).
+   */
+  public int leaderIndex() {
+    for (Server s : servers) {
+      if ("leader".equals(state(s))) {
+        return s.index;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether server {@code i} was started and not killed or stopped since (paused counts). */
+  public boolean isRunning(int i) {
+    return server(i).node.isRunning();
+  }
+
+  /**
+   * Waits until one server leads and every running, unpaused server serves clients as leader or
+   * follower.
+   *
+   * @throws IllegalStateException on timeout, naming each server's state
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public void awaitQuorum(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      List<String> states = new ArrayList<>();
+      int leaders = 0;
+      boolean allServing = true;
+      for (Server s : servers) {
+        if (!s.node.isRunning() || s.paused) {
+          states.add(s.index + "=down");
+          continue;
+        }
+        String state = state(s);
+        states.add(s.index + "=" + state);
+        if ("leader".equals(state)) {
+          leaders++;
+        } else if (!"follower".equals(state)) {
+          allServing = false;
+        }
+      }
+      if (leaders == 1 && allServing) {
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("no quorum within " + timeout + ": servers " + states);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /**
+   * Stops server {@code i} at once: SIGKILL for a child process ({@code destroyForcibly}), an
+   * immediate shutdown for an in-process peer. Its data stays for {@link #restart(int)}.
+   */
+  public void kill(int i) {
+    Server s = server(i);
+    s.node.kill();
+    s.paused = false;
+  }
+
+  /**
+   * Freezes the child process of server {@code i} with SIGSTOP: its sockets stay open but it
+   * answers nothing, like a long GC pause.
+   *
+   * @throws UnsupportedOperationException for an in-process ensemble
+   */
+  public void pause(int i) {
+    Server s = server(i);
+    s.node.signal("STOP");
+    s.paused = true;
+  }
+
+  /**
+   * Resumes a server paused by {@link #pause(int)} (SIGCONT).
+   *
+   * @throws UnsupportedOperationException for an in-process ensemble
+   */
+  public void resume(int i) {
+    Server s = server(i);
+    s.node.signal("CONT");
+    s.paused = false;
+  }
+
+  /**
+   * Kills server {@code i} if it runs, then starts it again with the same ports and data directory.
+   * Returns without waiting for it to rejoin; see {@link #awaitQuorum(Duration)}.
+   */
+  public void restart(int i) {
+    Server s = server(i);
+    s.node.kill();
+    s.paused = false;
+    s.node.start();
+  }
+
+  /** Kills every server and deletes the temporary directories. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (Server s : servers) {
+      if (s.node != null) {
+        s.node.kill();
+      }
+    }
+    Files2.deleteQuietly(baseDir);
+  }
+
+  private String state(Server s) {
+    try {
+      return FourLetterWords.mntr(Ports.LOOPBACK, s.clientPort, Duration.ofMillis(500))
+          .getOrDefault("zk_server_state", "unknown");
+    } catch (RuntimeException e) {
+      return "unreachable";
+    }
+  }
+
+  private Server server(int i) {
+    if (i < 0 || i >= servers.size()) {
+      throw new IndexOutOfBoundsException("server index " + i + " of " + servers.size());
+    }
+    if (closed) {
+      throw new IllegalStateException("ensemble is closed");
+    }
+    return servers.get(i);
+  }
+
+  private String configText(Server self) {
+    Properties p = configProperties(self);
+    StringBuilder text = new StringBuilder();
+    for (String key : p.stringPropertyNames().stream().sorted().toList()) {
+      text.append(key).append('=').append(p.getProperty(key)).append('\n');
+    }
+    return text.toString();
+  }
+
+  Properties configProperties(Server self) {
+    Properties p = new Properties();
+    long tick = config.tickTime.toMillis();
+    p.setProperty("tickTime", Long.toString(tick));
+    p.setProperty("initLimit", Long.toString(Math.max(10, 10_000 / tick)));
+    p.setProperty("syncLimit", Long.toString(Math.max(5, 2_000 / tick)));
+    p.setProperty("dataDir", self.dataDir().toAbsolutePath().toString());
+    p.setProperty("clientPort", Integer.toString(self.clientPort));
+    p.setProperty("clientPortAddress", Ports.LOOPBACK);
+    p.setProperty("standaloneEnabled", "false");
+    p.setProperty("reconfigEnabled", "false");
+    p.setProperty("admin.enableServer", "false");
+    p.setProperty("4lw.commands.whitelist", "*");
+    p.setProperty("cnxTimeout", "1000");
+    p.setProperty("forceSync", config.forceSync ? "yes" : "no");
+    for (Server s : servers) {
+      p.setProperty(
+          "server." + (s.index + 1), Ports.LOOPBACK + ":" + s.quorumPort + ":" + s.electionPort);
+    }
+    return p;
+  }
+
+  /** One member: fixed ports and directory, and the peer that runs it. */
+  final class Server {
+    final int index;
+    final int clientPort;
+    final int quorumPort;
+    final int electionPort;
+    volatile boolean paused;
+    Peer node;
+
+    Server(int index, int clientPort, int quorumPort, int electionPort) {
+      this.index = index;
+      this.clientPort = clientPort;
+      this.quorumPort = quorumPort;
+      this.electionPort = electionPort;
+    }
+
+    Path dir() {
+      return baseDir.resolve("server-" + index);
+    }
+
+    Path dataDir() {
+      return dir().resolve("data");
+    }
+
+    Path configFile() {
+      return dir().resolve("zoo.cfg");
+    }
+
+    Path logFile() {
+      return dir().resolve("server.log");
+    }
+
+    Properties properties() {
+      return configProperties(this);
+    }
+  }
+
+  /** How a server runs: in this JVM or in a child process. */
+  interface Peer {
+    void start();
+
+    void kill();
+
+    boolean isRunning();
+
+    void signal(String signal);
+  }
+
+  /**
+   * Configures and starts a {@link ZooKeeperEnsemble}. Defaults: child processes, tick 250 ms
+   * (session timeouts from 500 ms to 5 s), no fsync, containers checked every second.
+   */
   public static final class Builder {
-    Builder(int n) {}
+    final int size;
+    boolean childProcesses = true;
+    Duration tickTime = Duration.ofMillis(250);
+    Duration containerCheckInterval = Duration.ofSeconds(1);
+    boolean forceSync;
+    Duration startTimeout = Duration.ofSeconds(60);
+    List<String> jvmOptions = List.of();
+
+    Builder(int size) {
+      if (size < 1) {
+        throw new IllegalArgumentException("an ensemble needs at least one server: " + size);
+      }
+      this.size = size;
+    }
+
+    /** Runs every server as a {@code QuorumPeer} in this JVM (fast; cannot pause). */
+    public Builder inProcess() {
+      this.childProcesses = false;
+      return this;
+    }
+
+    /** Runs every server in its own JVM, so it can be killed and paused (the default). */
+    public Builder childProcesses() {
+      this.childProcesses = true;
+      return this;
+    }
+
+    /** ZooKeeper's tick (default 250 ms). initLimit is ~10 s and syncLimit ~2 s worth of ticks. */
+    public Builder tickTime(Duration tickTime) {
+      EmbeddedZooKeeper.Builder.requirePositive(tickTime, "tickTime");
+      this.tickTime = tickTime;
+      return this;
+    }
+
+    /** How often empty CONTAINER znodes are reclaimed (default 1 s). */
+    public Builder containerCheckInterval(Duration interval) {
+      EmbeddedZooKeeper.Builder.requirePositive(interval, "containerCheckInterval");
+      this.containerCheckInterval = interval;
+      return this;
+    }
+
+    /** Whether transaction logs are fsync'ed (default {@code false}). */
+    public Builder forceSync(boolean forceSync) {
+      this.forceSync = forceSync;
+      return this;
+    }
+
+    /** Extra JVM options for child processes (for example {@code -Xmx256m}). */
+    public Builder jvmOptions(List<String> options) {
+      this.jvmOptions = List.copyOf(Objects.requireNonNull(options, "options"));
+      return this;
+    }
+
+    /** How long {@link #start()} waits for a quorum (default 60 s). */
+    public Builder startTimeout(Duration timeout) {
+      EmbeddedZooKeeper.Builder.requirePositive(timeout, "startTimeout");
+      this.startTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Starts every server and waits until they form a quorum.
+     *
+     * @throws IllegalStateException if no quorum forms within the start timeout (the servers are
+     *     killed and their directories deleted)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public ZooKeeperEnsemble start() throws InterruptedException {
+      ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(this);
+      try {
+        for (Server s : ensemble.servers) {
+          s.node.start();
+        }
+        ensemble.awaitQuorum(startTimeout);
+        return ensemble;
+      } catch (RuntimeException | InterruptedException e) {
+        ensemble.close();
+        throw e;
+      }
+    }
   }
 }

@@ -30,8 +30,12 @@ final class ZkClients {
     }
 
     @Override
-    public void close() throws InterruptedException {
-      zk.close();
+    public void close() {
+      try {
+        zk.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -1,0 +1,136 @@
+package io.zklock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.ZooDefs.Ids;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class FaultProxyTest {
+  private static EmbeddedZooKeeper zk;
+
+  @BeforeAll
+  static void start() {
+    zk = EmbeddedZooKeeper.standalone().start();
+  }
+
+  @AfterAll
+  static void stop() {
+    zk.close();
+  }
+
+  @Test
+  void pass_forwardsClientTraffic() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(zk.connectString());
+        ZkClients.Recorded c = ZkClients.connect(proxy.connectString(), 2000)) {
+      c.zk.create("/through-proxy", null, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+      assertThat(c.zk.exists("/through-proxy", false)).isNotNull();
+      assertThat(proxy.activeConnections()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void cut_clientIsDisconnectedThenReconnectsWithSameSession() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(zk.connectString());
+        ZkClients.Recorded c = ZkClients.connect(proxy.connectString(), 4000)) {
+      long session = c.zk.getSessionId();
+      c.states.clear();
+
+      proxy.cut();
+
+      c.awaitState(KeeperState.Disconnected, 10);
+      c.awaitState(KeeperState.SyncConnected, 10);
+      assertThat(c.states).containsSubsequence(KeeperState.Disconnected, KeeperState.SyncConnected);
+      assertThat(c.zk.getSessionId()).isEqualTo(session);
+    }
+  }
+
+  @Test
+  void blackhole_longerThanSessionTimeout_clientEndsExpired() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(zk.connectString());
+        ZkClients.Recorded c = ZkClients.connect(proxy.connectString(), 1000)) {
+      long session = c.zk.getSessionId();
+      c.states.clear();
+
+      proxy.blackhole();
+
+      c.awaitState(KeeperState.Disconnected, 10);
+      Awaitility.await("the server expires the silent session")
+          .atMost(10, TimeUnit.SECONDS)
+          .until(() -> !zk.server().getZKDatabase().getSessions().contains(session));
+      assertThat(c.states).doesNotContain(KeeperState.Expired);
+
+      proxy.pass();
+
+      c.awaitState(KeeperState.Expired, 10);
+    }
+  }
+
+  @Test
+  void refuse_clientCannotConnectUntilPass() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(zk.connectString());
+        ZkClients.Recorded c = ZkClients.connect(proxy.connectString(), 4000)) {
+      c.states.clear();
+
+      proxy.refuse();
+
+      c.awaitState(KeeperState.Disconnected, 10);
+      assertThat(proxy.mode()).isEqualTo(FaultProxy.Mode.REFUSE);
+      assertThat(c.states).doesNotContain(KeeperState.SyncConnected);
+
+      proxy.pass();
+
+      c.awaitState(KeeperState.SyncConnected, 10);
+    }
+  }
+
+  @Test
+  void delay_addsLatencyInBothDirections() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(zk.connectString());
+        ZkClients.Recorded c = ZkClients.connect(proxy.connectString(), 4000)) {
+      proxy.delay(Duration.ofMillis(150));
+
+      long start = System.nanoTime();
+      c.zk.exists("/", false);
+      long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+      assertThat(elapsedMs).as("one round trip pays the delay twice").isGreaterThanOrEqualTo(300);
+      proxy.delay(Duration.ZERO);
+    }
+  }
+
+  @Test
+  void close_endsAllProxyThreads() throws Exception {
+    FaultProxy proxy = FaultProxy.start(zk.connectString());
+    try (ZkClients.Recorded c = ZkClients.connect(proxy.connectString(), 4000)) {
+      assertThat(proxy.activeConnections()).as("the client connects through the proxy").isEqualTo(1);
+      assertThat(c.zk.getState().isConnected()).isTrue();
+      proxy.blackhole();
+      proxy.close();
+      proxy.close();
+    }
+    List<String> alive =
+        Thread.getAllStackTraces().keySet().stream()
+            .map(Thread::getName)
+            .filter(n -> n.startsWith("fault-proxy-"))
+            .toList();
+    assertThat(alive).as("proxy threads after close").isEmpty();
+  }
+
+  @Test
+  void start_rejectsBadTargets() {
+    assertThatThrownBy(() -> FaultProxy.start("127.0.0.1:1,127.0.0.1:2"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("127.0.0.1:1,127.0.0.1:2");
+    assertThatThrownBy(() -> FaultProxy.start("localhost", 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}

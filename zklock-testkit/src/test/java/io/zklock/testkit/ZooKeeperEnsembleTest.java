@@ -1,0 +1,102 @@
+package io.zklock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs.Ids;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+class ZooKeeperEnsembleTest {
+
+  @Test
+  void childProcesses_leaderKilled_restSurvivesAndKilledServerRejoins() throws Exception {
+    try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).childProcesses().start();
+        ZkClients.Recorded client = ZkClients.connect(ensemble.connectString(), 4000)) {
+      client.zk.create("/before", "1".getBytes(), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      int leader = ensemble.leaderIndex();
+      assertThat(leader).as("a leader after start").isBetween(0, 2);
+
+      ensemble.kill(leader);
+
+      assertThat(ensemble.isRunning(leader)).isFalse();
+      ensemble.awaitQuorum(Duration.ofSeconds(30));
+      assertThat(ensemble.leaderIndex())
+          .as("a new leader among the survivors")
+          .isNotEqualTo(leader);
+      Awaitility.await("a write through the surviving servers")
+          .atMost(20, TimeUnit.SECONDS)
+          .ignoreExceptionsInstanceOf(KeeperException.ConnectionLossException.class)
+          .until(
+              () ->
+                  client.zk.create(
+                          "/after", "2".getBytes(), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)
+                      != null);
+      assertThat(client.zk.getData("/before", false, null)).isEqualTo("1".getBytes());
+
+      ensemble.restart(leader);
+      ensemble.awaitQuorum(Duration.ofSeconds(30));
+
+      try (ZkClients.Recorded direct = ZkClients.connect(ensemble.connectString(leader), 4000)) {
+        direct.zk.sync("/", (rc, path, ctx) -> {}, null);
+        assertThat(direct.zk.getData("/after", false, null))
+            .as("the restarted server caught up with writes made while it was down")
+            .isEqualTo("2".getBytes());
+      }
+    }
+  }
+
+  @Test
+  void childProcesses_pausedFollower_isUnreachableUntilResumed() throws Exception {
+    try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).childProcesses().start()) {
+      int follower = (ensemble.leaderIndex() + 1) % 3;
+
+      ensemble.pause(follower);
+
+      assertThatThrownBy(() -> ensemble.mntr(follower))
+          .as("a stopped process answers nothing")
+          .isInstanceOf(java.io.UncheckedIOException.class);
+      try (ZkClients.Recorded client =
+          ZkClients.connect(ensemble.connectString((follower + 1) % 3), 4000)) {
+        client.zk.create("/while-paused", null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      }
+
+      ensemble.resume(follower);
+      ensemble.awaitQuorum(Duration.ofSeconds(30));
+      assertThat(ensemble.mntr(follower).get("zk_server_state")).isIn("follower", "leader");
+    }
+  }
+
+  @Test
+  void inProcess_servesAndFailsOver() throws Exception {
+    try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).inProcess().start()) {
+      int leader = ensemble.leaderIndex();
+      int other = (leader + 1) % 3;
+      try (ZkClients.Recorded a = ZkClients.connect(ensemble.connectString(leader), 4000)) {
+        a.zk.create("/in-process", "x".getBytes(), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      }
+
+      ensemble.kill(leader);
+      ensemble.awaitQuorum(Duration.ofSeconds(30));
+
+      try (ZkClients.Recorded b = ZkClients.connect(ensemble.connectString(other), 4000)) {
+        assertThat(b.zk.getData("/in-process", false, null)).isEqualTo("x".getBytes());
+      }
+      ensemble.restart(leader);
+      ensemble.awaitQuorum(Duration.ofSeconds(30));
+      assertThatThrownBy(() -> ensemble.pause(other))
+          .isInstanceOf(UnsupportedOperationException.class);
+    }
+  }
+
+  @Test
+  void builder_rejectsEmptyEnsemble() {
+    assertThatThrownBy(() -> EmbeddedZooKeeper.ensemble(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0");
+  }
+}
