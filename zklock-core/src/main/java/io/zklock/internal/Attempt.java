@@ -150,7 +150,6 @@ final class Attempt implements LockHandle {
         if (e == createEpoch && code == Code.OK) {
           // withdrawn while the create was in flight: delete what it made
           ctx.deleter().delete(name, conn.sessionId(), null);
-          ctx.untombstone(lock.dir(), attemptId);
         }
         return;
       }
@@ -323,7 +322,6 @@ final class Attempt implements LockHandle {
 
   private void evaluate(Session.Conn conn, int e, List<String> children) {
     List<QueueNode> queue = QueueNode.queue(children);
-    ctx.sweepTombstones(conn, lock.dir(), queue);
     if (QueueNode.nearOverflow(queue)) {
       inCreationOrder(conn, e, queue);
       return;
@@ -595,7 +593,7 @@ final class Attempt implements LockHandle {
     } else if (was == State.CREATING || was == State.RECOVERING) {
       // The create is in flight or its fate unknown: onCreated deletes what it made; a node made by
       // a create whose reply was lost is recognised by its attempt id and deleted.
-      ctx.tombstone(lock.dir(), attemptId, nodeSession);
+      ctx.deleter().deleteAttempt(lock.dir(), attemptId, nodeSession);
     }
     ctx.unregister(this);
     ctx.executor()

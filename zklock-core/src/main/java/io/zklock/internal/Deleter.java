@@ -79,4 +79,40 @@ final class Deleter {
         },
         () -> done.complete(null)); // closed: ending the session deleted the node
   }
+
+  /**
+   * Deletes the node of request {@code attemptId} in {@code dir}, if there is one: for a request
+   * withdrawn while its create was in flight or its reply lost. A listing sent on the same session
+   * is applied after the create, so it sees the node if the create happened.
+   */
+  void deleteAttempt(String dir, String attemptId, long owner) {
+    session.whenConnected(
+        conn -> {
+          if (conn.sessionId() != owner) {
+            return; // the session ended, and its nodes with it
+          }
+          conn.zk()
+              .getChildren(
+                  dir,
+                  false,
+                  (rc, p, ctx, children) -> {
+                    Code code = Code.get(rc);
+                    if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                      deleteAttempt(dir, attemptId, owner);
+                      return;
+                    }
+                    if (code != Code.OK) {
+                      return; // no directory, no node
+                    }
+                    for (String child : children) {
+                      QueueNode n = QueueNode.parse(child);
+                      if (n != null && n.attemptId().equals(attemptId)) {
+                        delete(dir + "/" + child, owner, null);
+                      }
+                    }
+                  },
+                  null);
+        },
+        () -> {});
+  }
 }

@@ -11,7 +11,6 @@ import io.zklock.ZkLocks;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -42,8 +41,6 @@ public final class ZkLocksImpl implements ZkLocks {
   private final Clock clock;
   private final String host;
   private final Set<Attempt> active = ConcurrentHashMap.newKeySet();
-  private final Map<String, Long> tombstones =
-      new ConcurrentHashMap<>(); // dir/attemptId -> session
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private ZkLocksImpl(SessionConfig config, Clock clock) {
@@ -82,7 +79,6 @@ public final class ZkLocksImpl implements ZkLocks {
 
           @Override
           public void expired(Session.Conn expired) {
-            tombstones.values().removeIf(s -> s == expired.sessionId());
             active.forEach(a -> a.sessionExpired(expired.sessionId()));
           }
 
@@ -206,30 +202,6 @@ public final class ZkLocksImpl implements ZkLocks {
   /** Number of requests pending or held, for tests and metrics. */
   int activeCount() {
     return active.size();
-  }
-
-  /**
-   * Remembers a withdrawn request whose create may have happened unseen, so that a node carrying
-   * its attempt id, if any shows up in a later listing, is deleted.
-   */
-  void tombstone(String dir, String attemptId, long sessionId) {
-    tombstones.put(dir + "/" + attemptId, sessionId);
-  }
-
-  void untombstone(String dir, String attemptId) {
-    tombstones.remove(dir + "/" + attemptId);
-  }
-
-  void sweepTombstones(Session.Conn conn, String dir, List<QueueNode> queue) {
-    if (tombstones.isEmpty()) {
-      return;
-    }
-    for (QueueNode n : queue) {
-      Long owner = tombstones.remove(dir + "/" + n.attemptId());
-      if (owner != null && owner == conn.sessionId()) {
-        deleter.delete(dir + "/" + n.name(), owner, null);
-      }
-    }
   }
 
   /** The data of a lock node: small UTF-8 JSON about the owner, fixed while held. */

@@ -63,7 +63,13 @@ public final class FaultProxy implements AutoCloseable {
     /** Hold all traffic; connections stay open. */
     BLACKHOLE,
     /** Close all connections and every new one. */
-    REFUSE
+    REFUSE,
+    /**
+     * Forward requests (client to server) but hold replies (server to client): the server applies
+     * what the client sends while the client hears nothing, so a {@link #cut()} then loses the
+     * replies, the way a connection dropped right after a request loses them.
+     */
+    MUTE_REPLIES
   }
 
   private final String targetHost;
@@ -168,6 +174,15 @@ public final class FaultProxy implements AutoCloseable {
   /** Holds all traffic of current and new connections without closing them. */
   public void blackhole() {
     setMode(Mode.BLACKHOLE);
+  }
+
+  /**
+   * Forwards the client's requests but holds the server's replies (see {@link Mode#MUTE_REPLIES}).
+   * Follow with {@link #cut()} and {@link #pass()} to drop the held replies and let the client
+   * reconnect.
+   */
+  public void muteReplies() {
+    setMode(Mode.MUTE_REPLIES);
   }
 
   /** Closes every connection now and every new one on arrival, until another mode is set. */
@@ -310,8 +325,8 @@ public final class FaultProxy implements AutoCloseable {
 
     void start() {
       int n = client.getPort();
-      spawn(() -> pump(client, server), "fault-proxy-" + id + "-" + n + "-up");
-      spawn(() -> pump(server, client), "fault-proxy-" + id + "-" + n + "-down");
+      spawn(() -> pump(client, server, false), "fault-proxy-" + id + "-" + n + "-up");
+      spawn(() -> pump(server, client, true), "fault-proxy-" + id + "-" + n + "-down");
     }
 
     private void spawn(Runnable body, String name) {
@@ -321,14 +336,14 @@ public final class FaultProxy implements AutoCloseable {
       t.start();
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean replies) {
       byte[] buffer = new byte[16 * 1024];
       try {
         InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream();
         while (!done) {
           int n = in.read(buffer);
-          if (!awaitForwarding()) {
+          if (!awaitForwarding(replies)) {
             return;
           }
           if (n < 0) {
@@ -357,9 +372,11 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /** Blocks while blackholed; false if the connection or proxy closed meanwhile. */
-    private boolean awaitForwarding() throws InterruptedException {
+    private boolean awaitForwarding(boolean replies) throws InterruptedException {
       synchronized (gate) {
-        while (mode == Mode.BLACKHOLE && !done && !closed) {
+        while ((mode == Mode.BLACKHOLE || replies && mode == Mode.MUTE_REPLIES)
+            && !done
+            && !closed) {
           gate.wait();
         }
       }

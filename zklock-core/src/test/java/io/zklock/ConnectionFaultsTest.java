@@ -1,0 +1,215 @@
+package io.zklock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.zklock.testkit.FaultProxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Connections dropped at the worst moments: right after a create, during a wait, during a release.
+ */
+class ConnectionFaultsTest extends ZkTestSupport {
+  private FaultProxy proxy;
+
+  @BeforeEach
+  void startProxy() {
+    proxy = FaultProxy.start(server.connectString());
+  }
+
+  @AfterEach
+  void stopProxy() {
+    proxy.close();
+  }
+
+  /** A client whose connection runs through the fault proxy. */
+  private ZkLocks proxied(ZkLocks.Builder b) {
+    return track(
+        ZkLocks.builder(proxy.connectString())
+            .namespace(namespace)
+            .sessionTimeout(Duration.ofSeconds(20))
+            .build());
+  }
+
+  private ZkLocks proxied() {
+    return proxied(null);
+  }
+
+  /** Drops the connection after the server applied the request but before the reply arrived. */
+  private void loseRepliesOnceTheServerHas(int lockNodes) {
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == lockNodes);
+    proxy.cut();
+    proxy.pass();
+  }
+
+  @Test
+  void createReplyLost_nodeIsAdopted_notOrphanedNorDuplicated() throws Exception {
+    ZkLocks locks = proxied();
+    createDir("adopt"); // so that the create itself succeeds: it is its reply that gets lost
+    proxy.muteReplies();
+
+    CompletableFuture<LockHandle> f = locks.mutex("adopt").acquireAsync();
+    loseRepliesOnceTheServerHas(1);
+
+    LockHandle h = f.get(20, TimeUnit.SECONDS);
+    assertThat(lockNodes())
+        .as("the one node the lost create made, adopted")
+        .containsExactly(h.path());
+    assertThat(h.fencingToken()).isEqualTo(raw().exists(h.path(), false).getCzxid());
+    h.release();
+    assertNoLockNodes();
+  }
+
+  @Test
+  void createReplyLost_whileContended_waiterAdoptsItsNode_andGetsTheLockLater() throws Exception {
+    LockHandle holder = client().mutex("c").acquire();
+    ZkLocks locks = proxied();
+    proxy.muteReplies();
+
+    CompletableFuture<LockHandle> f = locks.mutex("c").acquireAsync();
+    loseRepliesOnceTheServerHas(2);
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> lockNodes().size() == 2);
+    assertThat(f).isNotDone();
+
+    holder.release();
+
+    LockHandle h = f.get(20, TimeUnit.SECONDS);
+    assertThat(lockNodes()).containsExactly(h.path());
+    h.release();
+    assertNoLockNodes();
+  }
+
+  @Test
+  void timeoutDuringConnectionLoss_withdrawsTheNodeOnceReconnected() throws Exception {
+    LockHandle holder = client().mutex("t").acquire();
+    ZkLocks locks = proxied();
+    proxy.muteReplies();
+
+    CompletableFuture<Optional<LockHandle>> t =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return locks.mutex("t").tryAcquire(Duration.ofMillis(500));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
+
+    assertThat(t.get(10, TimeUnit.SECONDS)).as("timed out").isEmpty();
+    proxy.cut();
+    proxy.pass();
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertThat(lockNodes()).containsExactly(holder.path()));
+    holder.release();
+  }
+
+  @Test
+  void cancelDuringConnectionLoss_withdrawsTheNodeOnceReconnected() throws Exception {
+    LockHandle holder = client().mutex("x").acquire();
+    ZkLocks locks = proxied();
+    proxy.muteReplies();
+    CompletableFuture<LockHandle> f = locks.mutex("x").acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
+
+    f.cancel(true);
+    proxy.cut();
+    proxy.pass();
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertThat(lockNodes()).containsExactly(holder.path()));
+    holder.release();
+  }
+
+  @Test
+  void releaseDuringConnectionLoss_isCompletedOnceReconnected() throws Exception {
+    ZkLocks locks = proxied();
+    LockHandle h = locks.mutex("r").acquire();
+    proxy.blackhole();
+
+    CompletableFuture<Void> released = h.releaseAsync();
+
+    assertThat(h.isHeld()).isFalse();
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !released.isDone());
+    assertThat(lockNodes())
+        .as("not deleted while the connection is held")
+        .containsExactly(h.path());
+    proxy.cut();
+    proxy.pass();
+    released.get(20, TimeUnit.SECONDS);
+    assertNoLockNodes();
+  }
+
+  @Test
+  void deleteReplyLost_releaseStillCompletes() throws Exception {
+    ZkLocks locks = proxied();
+    LockHandle h = locks.mutex("d").acquire();
+    proxy.muteReplies();
+
+    CompletableFuture<Void> released = h.releaseAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().isEmpty());
+    proxy.cut();
+    proxy.pass();
+
+    released.get(20, TimeUnit.SECONDS);
+    assertNoLockNodes();
+  }
+
+  @Test
+  void cutConnection_suspendedThenConnected_sameSession_lockStillHeld() throws Exception {
+    ZkLocks locks = proxied();
+    List<SessionState> states = new CopyOnWriteArrayList<>();
+    locks.addSessionListener((s, id) -> states.add(s));
+    long session = locks.sessionId();
+    LockHandle h = locks.mutex("cut").acquire();
+
+    proxy.cut();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> states.contains(SessionState.CONNECTED));
+    assertThat(states).containsExactly(SessionState.SUSPENDED, SessionState.CONNECTED);
+    assertThat(locks.sessionId()).isEqualTo(session);
+    assertThat(h.isHeld()).isTrue();
+    assertThat(h.lost()).isNotDone();
+    h.release();
+    assertNoLockNodes();
+  }
+
+  @Test
+  void treatSuspensionAsLoss_cutConnection_holderIsToldAndNodeIsDeleted() throws Exception {
+    ZkLocks locks =
+        track(
+            ZkLocks.builder(proxy.connectString())
+                .namespace(namespace)
+                .sessionTimeout(Duration.ofSeconds(20))
+                .suspensionPolicy(SuspensionPolicy.TREAT_AS_LOST)
+                .build());
+    LockHandle h = locks.mutex("strict").acquire();
+
+    proxy.cut();
+
+    assertThat(h.lost().get(10, TimeUnit.SECONDS).reason())
+        .isEqualTo(LockLostException.Reason.SUSPENDED);
+    assertThat(h.isHeld()).isFalse();
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(this::assertNoLockNodes);
+    assertThat(client().mutex("strict").tryAcquire())
+        .as("free for others")
+        .hasValueSatisfying(LockHandle::release);
+  }
+}
