@@ -111,7 +111,9 @@ class FaultProxyTest {
   void close_endsAllProxyThreads() throws Exception {
     FaultProxy proxy = FaultProxy.start(zk.connectString());
     try (ZkClients.Recorded c = ZkClients.connect(proxy.connectString(), 4000)) {
-      assertThat(proxy.activeConnections()).as("the client connects through the proxy").isEqualTo(1);
+      assertThat(proxy.activeConnections())
+          .as("the client connects through the proxy")
+          .isEqualTo(1);
       assertThat(c.zk.getState().isConnected()).isTrue();
       proxy.blackhole();
       proxy.close();
