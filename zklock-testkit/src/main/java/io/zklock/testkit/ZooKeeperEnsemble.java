@@ -118,6 +118,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     return -1;
   }
 
+  /**
+   * Expires a client's session through {@link SessionKiller}: the client receives {@code Expired}
+   * on its next contact with the ensemble.
+   *
+   * @param sessionId {@code ZooKeeper#getSessionId()} of the victim
+   * @param password {@code ZooKeeper#getSessionPasswd()} of the victim
+   * @throws InterruptedException if interrupted while waiting for the killer to connect
+   */
+  public void expireSession(long sessionId, byte[] password) throws InterruptedException {
+    SessionKiller.expire(connectString(), sessionId, password);
+  }
+
   /** Whether server {@code i} was started and not killed or stopped since (paused counts). */
   public boolean isRunning(int i) {
     return server(i).node.isRunning();
