@@ -230,6 +230,25 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     Files2.deleteQuietly(baseDir);
   }
 
+  /** The last lines of each child's log, for a failure message ("" if there are none). */
+  String childLogTails() {
+    StringBuilder text = new StringBuilder();
+    for (Server s : servers) {
+      try {
+        if (Files.exists(s.logFile())) {
+          List<String> lines = Files.readAllLines(s.logFile(), StandardCharsets.UTF_8);
+          text.append("\n--- server ").append(s.index).append(" log (last lines) ---\n");
+          lines
+              .subList(Math.max(0, lines.size() - 15), lines.size())
+              .forEach(line -> text.append(line).append('\n'));
+        }
+      } catch (IOException | UncheckedIOException e) {
+        text.append("\n(cannot read ").append(s.logFile()).append(": ").append(e).append(")");
+      }
+    }
+    return text.toString();
+  }
+
   private String state(Server s) {
     try {
       return FourLetterWords.mntr(Ports.LOOPBACK, s.clientPort, Duration.ofMillis(500))
@@ -408,6 +427,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
         ensemble.awaitQuorum(startTimeout);
         return ensemble;
+      } catch (IllegalStateException e) {
+        String logs = ensemble.childLogTails();
+        ensemble.close();
+        throw logs.isEmpty() ? e : new IllegalStateException(e.getMessage() + logs, e);
       } catch (RuntimeException | InterruptedException e) {
         ensemble.close();
         throw e;
