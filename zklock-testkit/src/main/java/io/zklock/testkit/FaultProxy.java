@@ -226,6 +226,9 @@ public final class FaultProxy implements AutoCloseable {
     synchronized (gate) {
       gate.notifyAll();
     }
+    for (Thread t : threads) {
+      t.interrupt(); // wakes a pump sleeping in delay()
+    }
     join(acceptor);
     for (Thread t : threads) {
       join(t);

@@ -19,11 +19,17 @@ final class Files2 {
     }
   }
 
-  /** Deletes a directory tree, best effort (a file that cannot be deleted is left behind). */
+  /**
+   * Deletes a directory tree, best effort: retries a few times in case a server thread that is
+   * shutting down still writes into it; a file that cannot be deleted is left behind.
+   */
   static void deleteQuietly(Path dir) {
-    if (dir == null || !Files.exists(dir)) {
-      return;
+    for (int attempt = 0; attempt < 5 && dir != null && Files.exists(dir); attempt++) {
+      deleteOnce(dir);
     }
+  }
+
+  private static void deleteOnce(Path dir) {
     try (Stream<Path> paths = Files.walk(dir)) {
       paths
           .sorted(Comparator.reverseOrder())

@@ -118,6 +118,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     return -1;
   }
 
+  /**
+   * Expires a client's session through {@link SessionKiller}: the client receives {@code Expired}
+   * on its next contact with the ensemble.
+   *
+   * @param sessionId {@code ZooKeeper#getSessionId()} of the victim
+   * @param password {@code ZooKeeper#getSessionPasswd()} of the victim
+   * @throws InterruptedException if interrupted while waiting for the killer to connect
+   */
+  public void expireSession(long sessionId, byte[] password) throws InterruptedException {
+    SessionKiller.expire(connectString(), sessionId, password);
+  }
+
   /** Whether server {@code i} was started and not killed or stopped since (paused counts). */
   public boolean isRunning(int i) {
     return server(i).node.isRunning();
@@ -216,6 +228,25 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
       }
     }
     Files2.deleteQuietly(baseDir);
+  }
+
+  /** The last lines of each child's log, for a failure message ("" if there are none). */
+  String childLogTails() {
+    StringBuilder text = new StringBuilder();
+    for (Server s : servers) {
+      try {
+        if (Files.exists(s.logFile())) {
+          List<String> lines = Files.readAllLines(s.logFile(), StandardCharsets.UTF_8);
+          text.append("\n--- server ").append(s.index).append(" log (last lines) ---\n");
+          lines
+              .subList(Math.max(0, lines.size() - 15), lines.size())
+              .forEach(line -> text.append(line).append('\n'));
+        }
+      } catch (IOException | UncheckedIOException e) {
+        text.append("\n(cannot read ").append(s.logFile()).append(": ").append(e).append(")");
+      }
+    }
+    return text.toString();
   }
 
   private String state(Server s) {
@@ -396,6 +427,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
         ensemble.awaitQuorum(startTimeout);
         return ensemble;
+      } catch (IllegalStateException e) {
+        String logs = ensemble.childLogTails();
+        ensemble.close();
+        throw logs.isEmpty() ? e : new IllegalStateException(e.getMessage() + logs, e);
       } catch (RuntimeException | InterruptedException e) {
         ensemble.close();
         throw e;

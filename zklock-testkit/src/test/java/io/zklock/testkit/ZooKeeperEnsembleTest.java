@@ -88,6 +88,10 @@ class ZooKeeperEnsembleTest {
       }
       ensemble.restart(leader);
       ensemble.awaitQuorum(Duration.ofSeconds(30));
+      try (ZkClients.Recorded victim = ZkClients.connect(ensemble.connectString(), 4000)) {
+        ensemble.expireSession(victim.zk.getSessionId(), victim.zk.getSessionPasswd());
+        victim.awaitState(org.apache.zookeeper.Watcher.Event.KeeperState.Expired, 15);
+      }
       assertThatThrownBy(() -> ensemble.pause(other))
           .isInstanceOf(UnsupportedOperationException.class);
     }
