@@ -25,14 +25,25 @@ public final class NodeAcl {
     this.description = description;
   }
 
-  /** Anyone may read; only the creator (its authenticated identity) may change or delete. */
+  /**
+   * Anyone may read; only the creator's authenticated identity may create, change or delete. Every
+   * client that takes part in the locks must therefore authenticate as the same identity (a service
+   * account); clients of other identities can watch (for example with {@code zklock ls}) but not
+   * queue, and cannot delete another's lock node.
+   *
+   * <p>ZooKeeper's permission to delete a node is the DELETE permission on its parent, for every
+   * child alike: a directory that lets several identities queue also lets each delete the others'
+   * nodes. That is why the default grants one identity everything.
+   */
   public static NodeAcl creatorAllWorldRead() {
-    List<ACL> list =
-        List.of(ZooDefs.Ids.CREATOR_ALL_ACL.get(0), ZooDefs.Ids.READ_ACL_UNSAFE.get(0));
-    return new NodeAcl(list, "creator-all, world-read");
+    return new NodeAcl(
+        List.of(
+            ZooDefs.Ids.CREATOR_ALL_ACL.get(0),
+            new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)),
+        "creator-all, world-read");
   }
 
-  /** Only the creator may read, change or delete. */
+  /** Only the creator's identity may read, queue for, change or delete anything. */
   public static NodeAcl creatorOnly() {
     return new NodeAcl(ZooDefs.Ids.CREATOR_ALL_ACL, "creator-all");
   }
@@ -42,11 +53,15 @@ public final class NodeAcl {
     return new NodeAcl(ZooDefs.Ids.OPEN_ACL_UNSAFE, "open");
   }
 
-  /** A custom ACL list. */
+  /**
+   * A custom ACL list, for lock nodes and directories alike. Every identity that should queue for a
+   * lock needs CREATE and DELETE on it (and can then delete any lock node in it: see {@link
+   * #creatorAllWorldRead()}).
+   */
   public static NodeAcl of(List<ACL> acl) {
     Objects.requireNonNull(acl, "acl");
-    if (acl.isEmpty()) {
-      throw new IllegalArgumentException("ACL list must not be empty");
+    if (acl.isEmpty() || acl.contains(null)) {
+      throw new IllegalArgumentException("ACL list must be non-empty, without nulls: " + acl);
     }
     return new NodeAcl(acl, "custom " + acl);
   }

@@ -189,7 +189,10 @@ final class Attempt implements LockHandle {
           epoch++;
           fail(
               new ZkLockException(
-                  "cannot create lock node: " + code.name() + " (" + code + ")",
+                  "cannot create lock node: "
+                      + (code == Code.NOAUTH
+                          ? "not authorized (the lock's ACL does not let this identity queue)"
+                          : code.name()),
                   lock.dir(),
                   conn.sessionId(),
                   null));
@@ -588,23 +591,29 @@ final class Attempt implements LockHandle {
     epoch++;
     cancelTimer();
     dropWatch();
+    CompletableFuture<Void> gone = CompletableFuture.completedFuture(null);
     if (nodePath != null) {
-      ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+      gone = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
     } else if (was == State.CREATING || was == State.RECOVERING) {
       // The create is in flight or its fate unknown: onCreated deletes what it made; a node made by
       // a create whose reply was lost is recognised by its attempt id and deleted.
       ctx.deleter().deleteAttempt(lock.dir(), attemptId, nodeSession);
     }
     ctx.unregister(this);
-    ctx.executor()
-        .execute(
-            () -> {
-              if (failure != null) {
-                result.completeExceptionally(failure);
-              } else {
-                result.complete(null);
-              }
-            });
+    Runnable complete =
+        () -> {
+          if (failure != null) {
+            result.completeExceptionally(failure);
+          } else {
+            result.complete(null);
+          }
+        };
+    if (tryOnly) {
+      // tryAcquire() found the lock busy: answer once our node is gone, so nothing is left behind
+      gone.whenCompleteAsync((v, t) -> complete.run(), ctx.executor());
+    } else {
+      ctx.executor().execute(complete);
+    }
   }
 
   private void dropWatch() {
