@@ -113,9 +113,21 @@ final class ReentrantView implements Lock {
     owner = null;
     boolean wasHeld = h.isHeld();
     h.release();
-    if (!wasHeld && h.lost().isDone()) {
-      throw h.lost().join();
+    if (!wasHeld) {
+      throw lostReason(h);
     }
+  }
+
+  /** The loss of a handle that is no longer held; its reason may take a round trip to learn. */
+  private static IllegalMonitorStateException lostReason(LockHandle h) {
+    try {
+      return h.lost().get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      // fall through
+    }
+    return new IllegalMonitorStateException("the lock " + h.path() + " was no longer held");
   }
 
   /** Not supported: a distributed lock has no condition queues. */
