@@ -43,8 +43,10 @@ final class Deleter {
             return;
           }
           if (ownWatcher != null) {
-            conn.zk()
-                .removeWatches(path, ownWatcher, WatcherType.Data, true, (rc, p, ctx) -> {}, null);
+            // removeAllWatches, not removeWatches(path, watcher): the latter only checks the
+            // server's watch and removes the client's, so the server would still fire it on our own
+            // delete. Only this session's watches on our own node go; nobody else's.
+            conn.zk().removeAllWatches(path, WatcherType.Data, true, (rc, p, ctx) -> {}, null);
           }
           conn.zk()
               .delete(
