@@ -212,4 +212,20 @@ class ConnectionFaultsTest extends ZkTestSupport {
         .as("free for others")
         .hasValueSatisfying(LockHandle::release);
   }
+
+  @Test
+  void tryAcquire_whileDisconnected_failsAtOnceRatherThanGuess() {
+    ZkLocks locks = proxied();
+    proxy.refuse();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> locks.sessionState() == SessionState.SUSPENDED);
+
+    long start = System.nanoTime();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> locks.mutex("offline").tryAcquire())
+        .isInstanceOf(ZkLockException.class)
+        .hasMessageContaining("not connected");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+    proxy.pass();
+  }
 }

@@ -57,6 +57,7 @@ final class QueueLock implements DistributedLock {
 
   @Override
   public Optional<LockHandle> tryAcquire() {
+    ctx.checkConnected(dir);
     return Acquisitions.awaitUninterruptibly(start(true, 0L, false), dir);
   }
 

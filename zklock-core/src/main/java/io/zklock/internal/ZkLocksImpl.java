@@ -191,6 +191,22 @@ public final class ZkLocksImpl implements ZkLocks {
     }
   }
 
+  /**
+   * For requests that must not wait (tryAcquire()): while the connection is down nobody can tell
+   * whether the lock is free, so say so rather than wait or guess.
+   */
+  void checkConnected(String path) {
+    checkOpen();
+    SessionState s = session.state();
+    if (s != SessionState.CONNECTED) {
+      throw new ZkLockException(
+          "not connected to ZooKeeper (session " + s + "): cannot tell whether the lock is free",
+          path,
+          session.sessionId(),
+          null);
+    }
+  }
+
   void register(Attempt a) {
     active.add(a);
   }
