@@ -78,7 +78,16 @@ final class Attempt implements LockHandle {
   private CompletableFuture<Void> released;
 
   private boolean nodeGone; // our node was deleted while held; the reason is being found
+  private boolean ownWatchSet; // the data watch on our own node was requested
+  private ScheduledFuture<?> ownWatchTimer;
   private final Watcher ownWatcher = this::onOwnNodeEvent;
+
+  /**
+   * How long a holder goes without a watch on its own node. A forced deletion (an operator deleting
+   * the node) is noticed at most this late, while the many short holds save two requests each: the
+   * watch and its removal before the delete.
+   */
+  static final long OWN_WATCH_DELAY_MILLIS = 50;
 
   Attempt(QueueLock lock, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
     this.lock = lock;
@@ -199,8 +208,47 @@ final class Attempt implements LockHandle {
           return;
       }
     }
-    // A data watch on our own node tells us if someone else deletes it (forced release).
-    conn.zk().exists(name, ownWatcher, (rc, p, c, s) -> {}, null);
+  }
+
+  /**
+   * Called holding the monitor: a data watch on our own node tells us if someone else deletes it (a
+   * forced release). Set at once by waiters, a little after the grant by holders.
+   */
+  private void watchOwnNode(Session.Conn conn) {
+    if (ownWatchSet || nodePath == null || conn.sessionId() != nodeSession) {
+      return;
+    }
+    ownWatchSet = true;
+    String path = nodePath;
+    conn.zk()
+        .exists(
+            path,
+            ownWatcher,
+            (rc, p, c, stat) -> {
+              if (Code.get(rc) == Code.NONODE) {
+                onOwnNodeEvent(new WatchedEvent(EventType.NodeDeleted, null, path));
+              }
+            },
+            null);
+  }
+
+  private void watchOwnNodeLater() {
+    ownWatchTimer =
+        ctx.scheduler()
+            .schedule(
+                () ->
+                    ctx.session()
+                        .whenConnected(
+                            c -> {
+                              synchronized (this) {
+                                if (state == State.HELD) {
+                                  watchOwnNode(c);
+                                }
+                              }
+                            },
+                            () -> {}),
+                OWN_WATCH_DELAY_MILLIS,
+                TimeUnit.MILLISECONDS);
   }
 
   private void onListed(Session.Conn conn, int e, Code code, List<String> children) {
@@ -283,6 +331,7 @@ final class Attempt implements LockHandle {
                   return;
                 }
                 if (code == Code.OK && stat != null) {
+                  ownWatchSet = true; // this exists() set it
                   nodePath = path;
                   czxid = stat.getCzxid();
                   state = State.CREATING; // known node, not yet evaluated
@@ -405,6 +454,7 @@ final class Attempt implements LockHandle {
       }
       Ordering.Watch w = (Ordering.Watch) decision;
       state = State.WAITING;
+      watchOwnNode(conn);
       next = ++epoch;
       watchPath = lock.dir() + "/" + w.node().name();
       boolean allAheadGone = w.allAheadGone();
@@ -540,6 +590,9 @@ final class Attempt implements LockHandle {
     state = State.HELD;
     epoch++;
     cancelTimer();
+    if (!ownWatchSet) {
+      watchOwnNodeLater();
+    }
     ctx.executor()
         .execute(
             () -> {
@@ -593,7 +646,7 @@ final class Attempt implements LockHandle {
     dropWatch();
     CompletableFuture<Void> gone = CompletableFuture.completedFuture(null);
     if (nodePath != null) {
-      gone = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+      gone = ctx.deleter().delete(nodePath, nodeSession, ownWatch());
     } else if (was == State.CREATING || was == State.RECOVERING) {
       // The create is in flight or its fate unknown: onCreated deletes what it made; a node made by
       // a create whose reply was lost is recognised by its attempt id and deleted.
@@ -629,6 +682,15 @@ final class Attempt implements LockHandle {
     }
   }
 
+  /** Called holding the monitor: the watcher to remove before deleting our node, if it was set. */
+  private Watcher ownWatch() {
+    if (ownWatchTimer != null) {
+      ownWatchTimer.cancel(false);
+      ownWatchTimer = null;
+    }
+    return ownWatchSet ? ownWatcher : null;
+  }
+
   private void cancelTimer() {
     if (timer != null) {
       timer.cancel(false);
@@ -648,7 +710,7 @@ final class Attempt implements LockHandle {
     LockLostException ex = new LockLostException(nodePath, nodeSession, reason);
     if (reason == LockLostException.Reason.SUSPENDED) {
       // give the lock back as soon as the connection returns, if the session survived
-      released = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+      released = ctx.deleter().delete(nodePath, nodeSession, ownWatch());
     } else {
       released = CompletableFuture.completedFuture(null);
     }
@@ -765,7 +827,7 @@ final class Attempt implements LockHandle {
       state = State.RELEASED;
       epoch++;
       ctx.unregister(this);
-      released = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+      released = ctx.deleter().delete(nodePath, nodeSession, ownWatch());
       return released;
     }
   }
