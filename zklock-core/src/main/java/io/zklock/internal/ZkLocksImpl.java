@@ -41,7 +41,7 @@ public final class ZkLocksImpl implements ZkLocks {
   private final Dirs dirs;
   private final Clock clock;
   private final String host;
-  private final Set<Attempt> active = ConcurrentHashMap.newKeySet();
+  private final Set<Request> active = ConcurrentHashMap.newKeySet();
   private final Map<String, Long> tombstones =
       new ConcurrentHashMap<>(); // dir/attemptId -> session
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -77,7 +77,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
           @Override
           public void suspended(Session.Conn conn) {
-            active.forEach(Attempt::sessionSuspended);
+            active.forEach(Request::sessionSuspended);
           }
 
           @Override
@@ -88,7 +88,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
           @Override
           public void closed() {
-            active.forEach(Attempt::sessionClosed);
+            active.forEach(Request::sessionClosed);
           }
         });
   }
@@ -195,11 +195,11 @@ public final class ZkLocksImpl implements ZkLocks {
     }
   }
 
-  void register(Attempt a) {
+  void register(Request a) {
     active.add(a);
   }
 
-  void unregister(Attempt a) {
+  void unregister(Request a) {
     active.remove(a);
   }
 
@@ -234,6 +234,17 @@ public final class ZkLocksImpl implements ZkLocks {
 
   /** The data of a lock node: small UTF-8 JSON about the owner, fixed while held. */
   byte[] nodeData(NodeKind kind, long sessionId) {
+    return nodeData(kind, sessionId, Map.of());
+  }
+
+  /**
+   * The data of a lock node with extra string fields (for example the election's participant id, or
+   * the simple lock's attempt id).
+   */
+  byte[] nodeData(NodeKind kind, long sessionId, Map<String, String> extra) {
+    StringBuilder more = new StringBuilder();
+    extra.forEach(
+        (k, v) -> more.append(',').append(Json.quote(k)).append(':').append(Json.quote(v)));
     String json =
         "{\"client\":"
             + Json.quote(config.clientName())
@@ -245,7 +256,9 @@ public final class ZkLocksImpl implements ZkLocks {
             + Long.toHexString(sessionId)
             + "\",\"kind\":\""
             + kind.label()
-            + "\"}";
+            + "\""
+            + more
+            + "}";
     return json.getBytes(StandardCharsets.UTF_8);
   }
 
@@ -258,25 +271,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public ReadWriteLock readWriteLock(String name) {
-    String n = Args.lockName(name);
-    DistributedLock read = new QueueLock(this, n, NodeKind.READ);
-    DistributedLock write = new QueueLock(this, n, NodeKind.WRITE);
-    return new ReadWriteLock() {
-      @Override
-      public String name() {
-        return n;
-      }
-
-      @Override
-      public DistributedLock readLock() {
-        return read;
-      }
-
-      @Override
-      public DistributedLock writeLock() {
-        return write;
-      }
-    };
+    return new ReadWriteLockImpl(this, Args.lockName(name));
   }
 
   @Override
