@@ -276,22 +276,23 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public DistributedLock simpleLock(String name) {
-    throw new UnsupportedOperationException("simpleLock is not implemented yet");
+    return new SimpleLock(this, Args.lockName(name));
   }
 
   @Override
   public DistributedSemaphore semaphore(String name, int permits) {
-    throw new UnsupportedOperationException("semaphore is not implemented yet");
+    return new SemaphoreImpl(this, Args.lockName(name), permits);
   }
 
   @Override
   public DistributedLock multiLock(DistributedLock... locks) {
-    throw new UnsupportedOperationException("multiLock is not implemented yet");
+    checkOpen();
+    return MultiLock.of(this, locks);
   }
 
   @Override
   public LeaderElection leaderElection(String name, String participantId) {
-    throw new UnsupportedOperationException("leaderElection is not implemented yet");
+    return new Election(this, Args.lockName(name), Args.participantId(participantId));
   }
 
   @Override
