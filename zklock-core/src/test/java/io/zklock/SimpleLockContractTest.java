@@ -9,11 +9,6 @@ class SimpleLockContractTest extends LockContractTest {
   /** A simple lock's waiter has no node: it waits with a watch on the holder's node. */
   @Override
   protected boolean isWaiting(ZkLocks client) {
-    return server
-        .server()
-        .getZKDatabase()
-        .getDataTree()
-        .getWatches()
-        .hasPaths(client.sessionId());
+    return server.server().getZKDatabase().getDataTree().getWatches().hasPaths(client.sessionId());
   }
 }
