@@ -62,4 +62,22 @@ final class Acquisitions {
     }
     return new ZkLockException("acquisition failed", path, 0L, cause);
   }
+
+  /**
+   * Waits for a release to complete, as {@link LockHandle#release()} documents: an interrupt stops
+   * the wait (the deletion goes on in the background) and keeps the interrupt status.
+   */
+  static void awaitRelease(CompletableFuture<Void> f, String path) {
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof ZkLockException z) {
+        throw z;
+      }
+      throw new ZkLockException("release failed", path, 0L, cause);
+    }
+  }
 }
