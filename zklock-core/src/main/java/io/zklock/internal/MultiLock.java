@@ -92,6 +92,7 @@ final class MultiLock implements DistributedLock {
 
   @Override
   public Optional<LockHandle> tryAcquire() {
+    ctx.checkConnected(name);
     return Acquisitions.awaitUninterruptibly(start(true, 0L, false), name);
   }
 

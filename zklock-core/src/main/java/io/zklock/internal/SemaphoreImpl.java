@@ -75,6 +75,7 @@ final class SemaphoreImpl implements DistributedSemaphore {
 
   @Override
   public Optional<LockHandle> tryAcquire() {
+    ctx.checkConnected(leases.dir());
     return Acquisitions.awaitUninterruptibly(leases.start(true, 0L, false), leases.dir());
   }
 

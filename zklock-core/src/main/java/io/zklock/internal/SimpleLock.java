@@ -60,6 +60,7 @@ final class SimpleLock implements LockPart {
 
   @Override
   public Optional<LockHandle> tryAcquire() {
+    ctx.checkConnected(dir);
     return Acquisitions.awaitUninterruptibly(start(true, 0L, false), dir);
   }
 
