@@ -87,22 +87,17 @@ final class MultiLock implements DistributedLock {
 
   @Override
   public LockHandle acquire() throws InterruptedException {
-    return Acquisitions.await(start(false, 0L, false), name);
+    return Acquisitions.acquire(this::start, name);
   }
 
   @Override
   public Optional<LockHandle> tryAcquire() {
-    ctx.checkConnected(name);
-    return Acquisitions.awaitUninterruptibly(start(true, 0L, false), name);
+    return Acquisitions.tryAcquire(this::start, ctx, name);
   }
 
   @Override
   public Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
-    long nanos = Args.timeoutNanos(timeout);
-    if (nanos == 0) {
-      return tryAcquire();
-    }
-    return Optional.ofNullable(Acquisitions.await(start(false, nanos, true), name));
+    return Acquisitions.tryAcquire(this::start, ctx, name, timeout);
   }
 
   @Override

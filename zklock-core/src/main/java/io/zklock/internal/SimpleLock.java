@@ -55,22 +55,17 @@ final class SimpleLock implements LockPart {
 
   @Override
   public LockHandle acquire() throws InterruptedException {
-    return Acquisitions.await(start(false, 0L, false), dir);
+    return Acquisitions.acquire(this::start, dir);
   }
 
   @Override
   public Optional<LockHandle> tryAcquire() {
-    ctx.checkConnected(dir);
-    return Acquisitions.awaitUninterruptibly(start(true, 0L, false), dir);
+    return Acquisitions.tryAcquire(this::start, ctx, dir);
   }
 
   @Override
   public Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
-    long nanos = Args.timeoutNanos(timeout);
-    if (nanos == 0) {
-      return tryAcquire();
-    }
-    return Optional.ofNullable(Acquisitions.await(start(false, nanos, true), dir));
+    return Acquisitions.tryAcquire(this::start, ctx, dir, timeout);
   }
 
   @Override
