@@ -902,26 +902,7 @@ final class Attempt implements LockHandle, Request {
 
   @Override
   public void release() {
-    CompletableFuture<Void> f = releaseAsync();
-    boolean interrupted = false;
-    while (true) {
-      try {
-        f.get();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-        break; // the deletion goes on in the background
-      } catch (java.util.concurrent.ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof ZkLockException z) {
-          throw z;
-        }
-        throw new ZkLockException("release failed", nodePath, nodeSession, cause);
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    Acquisitions.awaitRelease(releaseAsync(), nodePath);
   }
 
   @Override
