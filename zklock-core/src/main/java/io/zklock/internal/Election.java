@@ -91,12 +91,12 @@ final class Election implements LeaderElection {
       if (stop || err instanceof CancellationException) {
         return;
       }
-      log.warn("leader election {}: request failed; joining again", queue.dir(), err);
       try {
         ctx.checkOpen();
       } catch (RuntimeException closedCtx) {
-        return;
+        return; // the ZkLocks was closed: nothing to join
       }
+      log.warn("leader election {}: request failed; joining again", queue.dir(), err);
       ctx.scheduler().schedule(this::join, REJOIN_DELAY_MS, TimeUnit.MILLISECONDS);
       return;
     }
