@@ -126,6 +126,8 @@ final class DemoCommand implements Callable<Integer> {
   private volatile boolean lossReported;
   private final AtomicBoolean paused = new AtomicBoolean();
   private volatile String pausedWorker;
+  private volatile long failoverFrom = Long.MAX_VALUE;
+  private volatile long failoverTo = Long.MIN_VALUE;
 
   @Override
   public Integer call() throws Exception {
@@ -385,7 +387,16 @@ final class DemoCommand implements Callable<Integer> {
     }
     DemoReport r =
         new DemoReport(
-            events, coordinator.writes(), faults, killed, startMicros, endMicros, watch, setup);
+            events,
+            coordinator.writes(),
+            faults,
+            killed,
+            startMicros,
+            endMicros,
+            watch,
+            setup,
+            failoverFrom,
+            failoverTo);
     err.println(
         "zklock demo: stale write "
             + (staleRejected ? "rejected" : "NOT observed")
@@ -596,6 +607,7 @@ final class DemoCommand implements Callable<Integer> {
     }
     watchBase.put(leader, 0L);
     long t0 = System.nanoTime();
+    failoverFrom = now();
     fault("leader (server " + leader + ") SIGKILLed");
     ensemble.kill(leader);
     ensemble.awaitQuorum(Duration.ofSeconds(60));
@@ -609,6 +621,7 @@ final class DemoCommand implements Callable<Integer> {
     ensemble.restart(leader);
     ensemble.awaitQuorum(Duration.ofSeconds(60));
     fault("server " + leader + " rejoined the ensemble");
+    failoverTo = now();
   }
 
   private Long totalWatchEvents() {

@@ -111,7 +111,8 @@ final class DemoCoordinator implements AutoCloseable {
             }
             break;
           case "WAIT":
-            record(new Event(Long.parseLong(f[1]), worker, "WAIT", f[2], 0, ""));
+          case "GIVEUP":
+            record(new Event(Long.parseLong(f[1]), worker, f[0], f[2], 0, ""));
             break;
           case "GRANT":
             {

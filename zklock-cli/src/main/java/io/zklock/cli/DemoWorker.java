@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
@@ -29,10 +30,13 @@ import picocli.CommandLine.Option;
  * would: the ledger's token check is what keeps the data safe. Each step is reported to the demo
  * with this process's wall-clock time in microseconds (all processes run on one machine).
  *
+ * <p>A worker waits at most {@code --patience} for a lock, then tries another, as a worker with
+ * other work to do would; so one stuck lock does not stall every worker.
+ *
  * <p>Protocol, one line per message, worker to demo: {@code HELLO id pid}, {@code WAIT t lock},
- * {@code GRANT t lock token} (answered {@code GO holdMillis}), {@code WRITE t lock token} (answered
- * {@code OK} or {@code REJECTED newest}), {@code RELEASE t lock token}, {@code LOST t lock token
- * reason}.
+ * {@code GIVEUP t lock} (waited {@code --patience} in vain: it picks another lock), {@code GRANT t
+ * lock token} (answered {@code GO holdMillis}), {@code WRITE t lock token} (answered {@code OK} or
+ * {@code REJECTED newest}), {@code RELEASE t lock token}, {@code LOST t lock token reason}.
  */
 @Command(name = "demo-worker", hidden = true, description = "A worker process of zklock demo.")
 final class DemoWorker implements Callable<Integer> {
@@ -47,6 +51,9 @@ final class DemoWorker implements Callable<Integer> {
 
   @Option(names = "--coordinator", required = true, description = "port of the demo on 127.0.0.1")
   int coordinatorPort;
+
+  @Option(names = "--patience", defaultValue = "1500ms", converter = Durations.class)
+  Duration patience;
 
   @Option(names = "--id", required = true)
   String id;
@@ -94,7 +101,12 @@ final class DemoWorker implements Callable<Integer> {
       send("WAIT " + nowMicros() + " " + lock);
       LockHandle h;
       try {
-        h = current[0].mutex(lock).acquire();
+        java.util.Optional<LockHandle> got = current[0].mutex(lock).tryAcquire(patience);
+        if (got.isEmpty()) {
+          send("GIVEUP " + nowMicros() + " " + lock); // busy for too long: try another lock
+          continue;
+        }
+        h = got.get();
       } catch (ZkLockException e) {
         log("acquire failed (" + e.getMessage() + "); reconnecting");
         current[0].close();
@@ -103,11 +115,14 @@ final class DemoWorker implements Callable<Integer> {
       }
       long granted = nowMicros();
       long token = h.fencingToken();
+      CountDownLatch lostSent = new CountDownLatch(1);
       h.lost()
           .thenAccept(
               lost -> {
+                long at = nowMicros();
                 log("LOST " + lock + " token " + token + ": " + lost.getMessage());
-                send("LOST " + nowMicros() + " " + lock + " " + token + " " + lost.reason());
+                send("LOST " + at + " " + lock + " " + token + " " + lost.reason());
+                lostSent.countDown();
               });
       String go = request("GRANT " + granted + " " + lock + " " + token);
       long holdMillis = Long.parseLong(go.substring("GO ".length()));
@@ -129,6 +144,7 @@ final class DemoWorker implements Callable<Integer> {
           LockLostException lost =
               h.lost().get(sessionTimeout.toMillis() * 5, TimeUnit.MILLISECONDS);
           log("the handle confirms: " + lost.getMessage());
+          lostSent.await(5, TimeUnit.SECONDS); // so that the demo hears of the loss first
         } catch (TimeoutException e) {
           log("the handle did not report a loss within " + sessionTimeout.toMillis() * 5 + " ms");
         }
