@@ -347,7 +347,7 @@ final class DemoCommand implements Callable<Integer> {
         break;
       }
       if (mode.equals("line")) {
-        err.print("\r" + progressLine() + "\033[K");
+        err.print("\r" + fit(progressLine()) + "\033[K");
         err.flush();
       } else if (mode.equals("plain") && t - lastPlain >= 5_000_000L) {
         err.println(progressLine());
@@ -357,7 +357,7 @@ final class DemoCommand implements Callable<Integer> {
       injector.join(mode.equals("line") ? 250 : 500);
     }
     if (mode.equals("line")) {
-      err.print("\r" + progressLine() + "\033[K\n");
+      err.print("\r" + fit(progressLine()) + "\033[K\n");
     }
     long endMicros = now();
     coordinator.freeze();
@@ -403,6 +403,17 @@ final class DemoCommand implements Callable<Integer> {
             + "; loss "
             + (lossReported ? "reported by the paused holder's handle" : "NOT reported"));
     return r;
+  }
+
+  /** Cuts a progress line to the terminal's width, so that "\r" redraws it in place. */
+  private static String fit(String line) {
+    int columns = 100;
+    try {
+      columns = Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "100"));
+    } catch (NumberFormatException e) {
+      // keep the default
+    }
+    return line.length() < columns ? line : line.substring(0, Math.max(10, columns - 2)) + "…";
   }
 
   private String progressLine() {
