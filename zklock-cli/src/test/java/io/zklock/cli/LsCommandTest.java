@@ -114,4 +114,27 @@ class LsCommandTest {
     assertThat(r.exitCode()).isZero();
     assertThat(r.out().strip().lines()).hasSize(2).allMatch(l -> l.contains("holder-client"));
   }
+
+  @Test
+  void readWriteLock_readersShareTheLock_writerWaits() throws Exception {
+    LockHandle r1 = holder.readWriteLock("inventory").readLock().acquire();
+    LockHandle r2 = waiter.readWriteLock("inventory").readLock().acquire();
+    CompletableFuture<LockHandle> w = holder.readWriteLock("inventory").writeLock().acquireAsync();
+    try (ZooKeeper observer = new ZooKeeper(zk.connectString(), 10_000, e -> {})) {
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> observer.getChildren("/ls-test/inventory", false).size() == 3);
+
+      Cli.Result r = Cli.run("ls", "-c", zk.connectString(), "-n", "/ls-test", "inventory");
+
+      String[] lines = r.out().split("\n");
+      assertThat(lines[1]).as(r.toString()).contains("holds", "read");
+      assertThat(lines[2]).as(r.toString()).contains("holds", "read");
+      assertThat(lines[3]).as(r.toString()).contains("waits", "write");
+    } finally {
+      w.cancel(true);
+      r1.release();
+      r2.release();
+    }
+  }
 }
