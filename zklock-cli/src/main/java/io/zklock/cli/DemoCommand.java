@@ -64,7 +64,7 @@ final class DemoCommand implements Callable<Integer> {
   @Option(
       names = {"-d", "--duration"},
       paramLabel = "DURATION",
-      defaultValue = "45s",
+      defaultValue = "35s",
       converter = Durations.class,
       description =
           "How long the workers run (default: ${DEFAULT-VALUE}); the run lasts until the faults"
