@@ -34,6 +34,8 @@ import picocli.CommandLine.Spec;
 /** {@code zklock demo}: why fencing tokens matter, shown on a live ensemble with real faults. */
 @Command(
     name = "demo",
+    header =
+        "A one-minute tour: an ensemble, contending worker processes, injected faults, a ledger that checks fencing tokens, a report.",
     mixinStandardHelpOptions = true,
     description = {
       "Starts a 3-server ZooKeeper ensemble (child processes) and worker processes that contend"

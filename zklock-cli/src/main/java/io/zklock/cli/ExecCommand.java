@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
 /** {@code zklock exec}: runs a command while holding a mutex, like flock(1). */
 @Command(
     name = "exec",
+    header = "Runs a command while holding a lock, like flock(1).",
     mixinStandardHelpOptions = true,
     description = {
       "Waits for the mutex NAME, runs COMMAND while holding it, releases it when COMMAND exits,"

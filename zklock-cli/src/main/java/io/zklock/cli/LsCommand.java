@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
 /** {@code zklock ls}: the locks under the namespace, their holders and queues. */
 @Command(
     name = "ls",
+    header = "Lists the locks, their holders and queues (--watch for live, --json for scripts).",
     mixinStandardHelpOptions = true,
     description = {
       "Lists the locks under the namespace: for each lock its queue in order, who holds it"

@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
 /** {@code zklock server}: an embedded ZooKeeper for local development. */
 @Command(
     name = "server",
+    header = "Runs an embedded ZooKeeper (standalone, or N servers) for local development.",
     mixinStandardHelpOptions = true,
     description = {
       "Starts an embedded ZooKeeper for local development: one standalone server, or --servers N"
