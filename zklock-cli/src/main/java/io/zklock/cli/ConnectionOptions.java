@@ -1,0 +1,62 @@
+package io.zklock.cli;
+
+import io.zklock.ZkLocks;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** The options of every command that talks to a ZooKeeper server. */
+final class ConnectionOptions {
+  static final String DEFAULT_CONNECT = "127.0.0.1:2181";
+
+  @Option(
+      names = {"-c", "--connect"},
+      paramLabel = "HOSTS",
+      defaultValue = "${env:ZKLOCK_CONNECT:-" + DEFAULT_CONNECT + "}",
+      description =
+          "ZooKeeper connect string, host:port[,host:port...][/chroot]"
+              + " (default: $ZKLOCK_CONNECT or ${DEFAULT-VALUE}).")
+  String connect;
+
+  @Option(
+      names = {"-n", "--namespace"},
+      paramLabel = "PATH",
+      defaultValue = "/zklock",
+      description = "Parent znode of the locks (default: ${DEFAULT-VALUE}).")
+  String namespace;
+
+  @Option(
+      names = "--connect-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "10s",
+      converter = Durations.class,
+      description = "How long to try to reach a server (default: ${DEFAULT-VALUE}).")
+  Duration connectTimeout;
+
+  @Option(
+      names = "--session-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "15s",
+      converter = Durations.class,
+      description =
+          "ZooKeeper session timeout: how long after losing contact the server gives the lock"
+              + " away (default: ${DEFAULT-VALUE}).")
+  Duration sessionTimeout;
+
+  /** Connects, mapping a failure to connect to a one-line error with its exit code. */
+  ZkLocks connect(String clientName) {
+    ZkLocks.Builder builder;
+    try {
+      builder =
+          ZkLocks.builder(connect)
+              .namespace(namespace)
+              .connectTimeout(connectTimeout)
+              .sessionTimeout(sessionTimeout);
+      if (clientName != null) {
+        builder.clientName(clientName);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    }
+    return Errors.connecting(builder::build);
+  }
+}

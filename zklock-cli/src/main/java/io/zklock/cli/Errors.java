@@ -1,0 +1,51 @@
+package io.zklock.cli;
+
+import io.zklock.ZkLockException;
+import java.io.PrintWriter;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.ParseResult;
+
+/** Turns exceptions into one line on stderr and an exit code. */
+final class Errors implements IExecutionExceptionHandler {
+
+  /** Runs {@code connect}, turning a failure to reach ZooKeeper into exit code 5. */
+  static <T> T connecting(Supplier<T> connect) {
+    try {
+      return connect.get();
+    } catch (ZkLockException e) {
+      throw new CliException(ExitCodes.CANNOT_CONNECT, e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public int handleExecutionException(Exception e, CommandLine cmd, ParseResult parseResult) {
+    PrintWriter err = cmd.getErr();
+    int code;
+    if (e instanceof CliException) {
+      code = ((CliException) e).exitCode();
+      err.println("zklock: " + e.getMessage());
+    } else if (e instanceof IllegalArgumentException) {
+      code = ExitCodes.USAGE;
+      err.println("zklock: " + e.getMessage());
+    } else if (e instanceof ZkLockException) {
+      code = ExitCodes.FAILURE;
+      err.println("zklock: " + e.getMessage());
+    } else if (e instanceof InterruptedException) {
+      code = ExitCodes.INTERRUPTED;
+      err.println("zklock: interrupted");
+    } else {
+      code = ExitCodes.FAILURE;
+      err.println("zklock: unexpected error: " + e);
+      err.println("zklock: set ZKLOCK_DEBUG=1 for the stack trace, ZKLOCK_LOG=DEBUG for logs");
+    }
+    if (System.getenv("ZKLOCK_DEBUG") != null) {
+      e.printStackTrace(err);
+    }
+    err.flush();
+    return code;
+  }
+}

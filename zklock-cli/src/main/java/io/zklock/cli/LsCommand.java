@@ -1,0 +1,122 @@
+package io.zklock.cli;
+
+import io.zklock.internal.Args;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code zklock ls}: the locks under the namespace, their holders and queues. */
+@Command(
+    name = "ls",
+    header = "Lists the locks, their holders and queues (--watch for live, --json for scripts).",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Lists the locks under the namespace: for each lock its queue in order, who holds it"
+          + " (client, host, pid, session, since when, fencing token) and who waits."
+    })
+final class LsCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin ConnectionOptions connection;
+
+  @Parameters(
+      index = "0",
+      arity = "0..1",
+      paramLabel = "PATH",
+      description = "Only locks at or below this path, relative to the namespace (e.g. orders).")
+  String path;
+
+  @Option(
+      names = {"-w", "--watch"},
+      description = "Redraw every --interval until Ctrl-C.")
+  boolean watch;
+
+  @Option(
+      names = "--interval",
+      paramLabel = "DURATION",
+      defaultValue = "1s",
+      converter = Durations.class,
+      description = "Refresh interval of --watch (default: ${DEFAULT-VALUE}).")
+  Duration interval;
+
+  @Option(
+      names = "--json",
+      description = "Print JSON (with --watch: one document per line, per refresh).")
+  boolean json;
+
+  /** Stops a --watch loop after this many refreshes (tests); 0 means until interrupted. */
+  int maxRefreshes;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    String ns;
+    try {
+      ns = Args.namespace(connection.namespace);
+      if (path != null) {
+        String p = path.startsWith("/") ? path.substring(1) : path;
+        path = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+        if (!path.isEmpty()) {
+          Args.lockName(path);
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    }
+    if (interval.isNegative() || interval.isZero()) {
+      throw new CliException(ExitCodes.USAGE, "--interval must be positive");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    ZooKeeper zk = ZooKeeperClient.connect(connection);
+    try {
+      int refreshes = 0;
+      while (true) {
+        LockListing listing = read(zk, ns);
+        if (json) {
+          out.println(listing.json());
+        } else {
+          if (watch) {
+            out.print("\033[H\033[2J"); // home, clear screen
+            out.println(
+                "zklock ls "
+                    + connection.connect
+                    + "  (every "
+                    + Durations.format(interval)
+                    + ", Ctrl-C to stop)");
+          }
+          out.print(listing.text());
+        }
+        out.flush();
+        refreshes++;
+        if (!watch || (maxRefreshes > 0 && refreshes >= maxRefreshes)) {
+          return ExitCodes.OK;
+        }
+        Thread.sleep(interval.toMillis());
+      }
+    } finally {
+      zk.close();
+    }
+  }
+
+  private LockListing read(ZooKeeper zk, String ns) throws InterruptedException {
+    try {
+      return LockListing.read(zk, ns, path);
+    } catch (KeeperException.NoAuthException e) {
+      throw new CliException(ExitCodes.FAILURE, "not authorized to read " + e.getPath());
+    } catch (KeeperException e) {
+      throw new CliException(
+          e.code() == KeeperException.Code.CONNECTIONLOSS
+              ? ExitCodes.CANNOT_CONNECT
+              : ExitCodes.FAILURE,
+          "cannot list locks at '" + connection.connect + "': " + e.getMessage(),
+          e);
+    }
+  }
+}

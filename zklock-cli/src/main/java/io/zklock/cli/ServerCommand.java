@@ -1,0 +1,159 @@
+package io.zklock.cli;
+
+import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.ZooKeeperEnsemble;
+import java.io.PrintWriter;
+import java.net.BindException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code zklock server}: an embedded ZooKeeper for local development. */
+@Command(
+    name = "server",
+    header = "Runs an embedded ZooKeeper (standalone, or N servers) for local development.",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Starts an embedded ZooKeeper for local development: one standalone server, or --servers N"
+          + " servers (one child process each) on 127.0.0.1.",
+      "Prints the connect string on stdout; stops on Ctrl-C and deletes its data."
+    })
+final class ServerCommand implements java.util.concurrent.Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = {"-s", "--servers"},
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "Number of servers: 1 for standalone, 3 or 5 for an ensemble (default: 1).")
+  int servers;
+
+  @Option(
+      names = {"-p", "--port"},
+      paramLabel = "PORT",
+      defaultValue = "2181",
+      description =
+          "Client port of a standalone server; 0 picks a free port (default: ${DEFAULT-VALUE})."
+              + " An ensemble always uses free ports.")
+  int port;
+
+  /** Counted down to stop the server: by the shutdown hook (Ctrl-C) or by a test. */
+  final CountDownLatch stop = new CountDownLatch(1);
+
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  @Override
+  public Integer call() throws InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (servers < 1 || servers > 9) {
+      throw new CliException(ExitCodes.USAGE, "--servers must be between 1 and 9: " + servers);
+    }
+    if (port < 0 || port > 65535) {
+      throw new CliException(ExitCodes.USAGE, "--port out of range: " + port);
+    }
+    boolean portGiven = spec.commandLine().getParseResult().hasMatchedOption("--port");
+    if (servers > 1 && portGiven) {
+      throw new CliException(
+          ExitCodes.USAGE, "--port applies to a standalone server only (--servers 1)");
+    }
+    AutoCloseable server;
+    String connectString;
+    String what;
+    if (servers == 1) {
+      EmbeddedZooKeeper zk = startStandalone();
+      server = zk;
+      connectString = zk.connectString();
+      what = "standalone ZooKeeper, data in " + zk.dataDir();
+    } else {
+      ZooKeeperEnsemble ensemble =
+          EmbeddedZooKeeper.ensemble(servers)
+              .childProcesses()
+              .jvmOptions(List.of("-DZKLOCK_LOG=INFO"))
+              .start();
+      try {
+        ensemble.awaitQuorum(Duration.ofSeconds(60));
+      } catch (RuntimeException | InterruptedException e) {
+        ensemble.close();
+        throw e;
+      }
+      server = ensemble;
+      connectString = ensemble.connectString();
+      what =
+          servers
+              + "-server ZooKeeper ensemble (child processes), leader: server "
+              + ensemble.leaderIndex();
+    }
+    Thread hook =
+        new Thread(
+            () -> {
+              stop.countDown();
+              try { // let the main thread close the server and delete its data before the JVM halts
+                stopped.await(30, java.util.concurrent.TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "zklock-server-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    out.println(connectString);
+    out.flush();
+    err.println("zklock: " + what);
+    err.println(
+        "zklock: try  zklock ls --connect " + connectString + "   (Ctrl-C stops the server)");
+    err.flush();
+    try {
+      stop.await();
+    } catch (InterruptedException e) {
+      // a test (or an embedding program) asks us to stop
+    } finally {
+      closeQuietly(server);
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // in the hook's own shutdown: nothing to remove
+      }
+      err.println("zklock: server stopped, data deleted");
+      err.flush();
+      stopped.countDown();
+    }
+    return ExitCodes.OK;
+  }
+
+  private EmbeddedZooKeeper startStandalone() {
+    try {
+      return EmbeddedZooKeeper.standalone().clientPort(port).start();
+    } catch (RuntimeException e) {
+      if (causedBy(e, BindException.class)) {
+        throw new CliException(
+            ExitCodes.FAILURE,
+            "port "
+                + port
+                + " is in use (another ZooKeeper?); choose one with --port, or --port 0 for a free one",
+            e);
+      }
+      throw e;
+    }
+  }
+
+  private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (type.isInstance(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      // best effort at shutdown
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package io.zklock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.zklock.testkit.EmbeddedZooKeeper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The commands as separate processes, stopped by SIGTERM (what Ctrl-C does, through the hook). */
+class SignalsTest {
+  @TempDir Path dir;
+  private final List<Process> started = new ArrayList<>();
+
+  @AfterEach
+  void killLeftovers() {
+    started.forEach(Process::destroyForcibly);
+  }
+
+  private Process zklock(String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(Main.class.getName());
+    cmd.addAll(List.of(args));
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectError(Redirect.appendTo(dir.resolve("stderr").toFile()))
+            .start();
+    started.add(p);
+    return p;
+  }
+
+  private String stderr() throws IOException {
+    return Files.readString(dir.resolve("stderr"), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void server_sigterm_stopsAndDeletesItsData() throws Exception {
+    Process server = zklock("server", "--port", "0");
+    String connect;
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
+      connect = out.readLine();
+      assertThat(connect).as("first stdout line").matches("127\\.0\\.0\\.1:\\d+");
+      await().atMost(Duration.ofSeconds(10)).until(() -> stderr().contains("data in "));
+      String dataDir = stderr().replaceAll("(?s).*data in (\\S+).*", "$1");
+      assertThat(Path.of(dataDir)).exists();
+
+      server.destroy(); // SIGTERM
+
+      assertThat(server.waitFor(30, TimeUnit.SECONDS)).as("server exits").isTrue();
+      assertThat(stderr()).contains("server stopped, data deleted");
+      assertThat(Path.of(dataDir)).doesNotExist();
+    }
+  }
+
+  @Test
+  void exec_sigterm_stopsTheCommandAndReleasesTheLock() throws Exception {
+    try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.standalone().start();
+        ZooKeeperCloser observer =
+            new ZooKeeperCloser(new ZooKeeper(zk.connectString(), 10_000, e -> {}))) {
+      String script =
+          "trap 'echo terminated > \"$0\"/term; exit 143' TERM; touch \"$0\"/started;"
+              + " while :; do sleep 0.02; done";
+      Process exec =
+          zklock(
+              "exec",
+              "--connect",
+              zk.connectString(),
+              "x",
+              "--",
+              "sh",
+              "-c",
+              script,
+              dir.toString());
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("started")));
+      assertThat(observer.zk.getChildren("/zklock/x", false)).hasSize(1);
+
+      exec.destroy(); // SIGTERM to zklock
+
+      assertThat(exec.waitFor(30, TimeUnit.SECONDS)).as("zklock exits").isTrue();
+      assertThat(dir.resolve("term")).as("the command got SIGTERM").exists();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  observer.zk.exists("/zklock/x", false) == null
+                      || observer.zk.getChildren("/zklock/x", false).isEmpty());
+    }
+  }
+
+  private record ZooKeeperCloser(ZooKeeper zk) implements AutoCloseable {
+    @Override
+    public void close() throws InterruptedException {
+      zk.close();
+    }
+  }
+}
