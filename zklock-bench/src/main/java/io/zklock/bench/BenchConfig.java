@@ -7,9 +7,9 @@ import java.util.List;
 /** The settings of one run, from the command line. */
 final class BenchConfig {
   boolean quick;
-  double warmupSeconds = 0.3;
-  double measureSeconds = 1.0;
-  int reps = 5;
+  double warmupSeconds = 0.25;
+  double measureSeconds = 0.8;
+  int reps = 4;
   int herdSessions = 500;
   int asyncWaiters = 10_000;
   boolean fsync;
@@ -28,7 +28,7 @@ final class BenchConfig {
           c.warmupSeconds = 0.1;
           c.measureSeconds = 0.3;
           c.reps = 2;
-          c.herdSessions = 100;
+          c.herdSessions = 60;
           c.asyncWaiters = 1_000;
         }
         case "--scenarios" -> {
@@ -75,13 +75,14 @@ final class BenchConfig {
       """
       usage: bench [--quick] [--scenarios a,b] [--json FILE] [--svg FILE] [--reps N]
                    [--seconds S] [--warmup S] [--herd N] [--waiters N] [--fsync] [--list]
-        --quick       short windows, 2 repetitions, 100-session herd, 1,000 async waiters (~1 min)
+        --quick       short windows, 2 repetitions, no warm-up round, 60-session herd, 1,000 async
+                      waiters (about a minute)
         --scenarios   run only these (see --list)
         --json FILE   write the results as JSON
         --svg FILE    write a bar chart of the ratios
-        --reps N      measured repetitions per implementation (default 5; interleaved A B A B)
-        --seconds S   length of one measurement window (default 1.0)
-        --warmup S    warm-up before each window (default 0.3)
+        --reps N      measured repetitions per implementation (default 4; interleaved A B A B)
+        --seconds S   length of one measurement window (default 0.8)
+        --warmup S    warm-up before each window (default 0.25)
         --herd N      sessions of the large watch-event scenario (default 500)
         --waiters N   pending acquireAsync() of the async scenario (default 10,000)
         --fsync       fsync the server's transaction log (default off)

@@ -76,6 +76,7 @@ public final class BenchMain {
             + config.reps
             + " reps");
     Map<String, Result> results = new LinkedHashMap<>();
+    Map<String, double[]> anatomy = Map.of();
     RawZk.ENSURED.clear();
     long start = System.nanoTime();
     try (EmbeddedZooKeeper zk =
@@ -89,10 +90,13 @@ public final class BenchMain {
       for (Scenario s : selected) {
         results.put(s.name, runScenario(s, env, out));
       }
+      if (config.scenarios.isEmpty() || config.scenarios.contains("anatomy")) {
+        anatomy = Anatomy.run(env, out);
+      }
     }
     machine.put(
         "runSeconds", String.format(Locale.ROOT, "%.0f", (System.nanoTime() - start) / 1e9));
-    Report report = new Report(results, Target.all(), machine);
+    Report report = new Report(results, Target.all(), machine, anatomy);
     report.printTables(out);
     report.write(config.json, config.svg);
     if (config.json != null) {
@@ -110,6 +114,7 @@ public final class BenchMain {
       for (Scenario s : all) {
         out.println(s.name + "\t" + s.title);
       }
+      out.println("anatomy\tprofile: zklock's and Curator's uncontended requests replayed raw");
       return null;
     }
     if (config.scenarios.isEmpty()) {
@@ -117,6 +122,9 @@ public final class BenchMain {
     }
     List<Scenario> selected = new ArrayList<>();
     for (String name : config.scenarios) {
+      if (name.equals("anatomy")) {
+        continue; // the diagnostic replay, run after the scenarios
+      }
       Scenario found = null;
       for (Scenario s : all) {
         if (s.name.equals(name)) {
@@ -139,7 +147,7 @@ public final class BenchMain {
     out.print(s.name + ":");
     out.flush();
     List<Impl> impls = new ArrayList<>(s.impls);
-    for (int round = s.warmRound() ? -1 : 0; round < reps; round++) {
+    for (int round = s.warmRound() && !env.config.quick ? -1 : 0; round < reps; round++) {
       int shift = Math.floorMod(round, impls.size());
       for (int k = 0; k < impls.size(); k++) {
         Impl impl = impls.get((k + shift) % impls.size());

@@ -14,11 +14,17 @@ final class Report {
   final Map<String, Result> results;
   final List<Target> targets;
   final Map<String, String> machine;
+  final Map<String, double[]> anatomy;
 
-  Report(Map<String, Result> results, List<Target> targets, Map<String, String> machine) {
+  Report(
+      Map<String, Result> results,
+      List<Target> targets,
+      Map<String, String> machine,
+      Map<String, double[]> anatomy) {
     this.results = results;
     this.targets = targets;
     this.machine = machine;
+    this.anatomy = anatomy;
   }
 
   static String num(double v) {
@@ -255,6 +261,15 @@ final class Report {
         sep2 = ",";
       }
       sb.append("\n    ]}");
+      sep = ",";
+    }
+    sb.append("\n  ],\n  \"anatomy\": [");
+    sep = "";
+    for (var e : anatomy.entrySet()) {
+      sb.append(sep).append("\n    {\"pattern\": ").append(q(e.getKey().trim()));
+      sb.append(", \"cyclesPerSecond\": ").append(n(e.getValue()[0]));
+      sb.append(", \"requestsPerOp\": ").append(n(e.getValue()[1]));
+      sb.append(", \"watchEventsPerOp\": ").append(n(e.getValue()[2])).append('}');
       sep = ",";
     }
     sb.append("\n  ],\n  \"targets\": [");

@@ -234,64 +234,64 @@ final class Scenarios {
         int n = env.config.asyncWaiters;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-        long heap0 = usedHeapAfterGc(memory);
-        int threads0 = threads.getThreadCount();
-        ZkLockClient client = (ZkLockClient) impl.connect(env.connectString(), 0);
         try (RawZk observer = new RawZk(env.connectString())) {
-          String name = env.freshName("async");
-          var lock = client.locks().mutex(name);
-          var head = lock.acquire();
-          long heap1 = usedHeapAfterGc(memory);
-          int threads1 = threads.getThreadCount();
-          Env.Counters c0 = env.counters();
-          long q0 = System.nanoTime();
-          List<CompletableFuture<io.zklock.LockHandle>> pending = new ArrayList<>(n);
-          for (int i = 0; i < n; i++) {
-            pending.add(lock.acquireAsync());
-          }
-          String dir = client.queueDir(name);
-          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-          while (observer.zk.getAllChildrenNumber(dir) < n + 1) {
-            if (System.nanoTime() > deadline) {
-              throw new IllegalStateException("the waiters did not queue within 120 s");
+          long heap0 = usedHeapAfterGc(memory);
+          int threads0 = threads.getThreadCount();
+          ZkLockClient client = (ZkLockClient) impl.connect(env.connectString(), 0);
+          try {
+            String name = env.freshName("async");
+            var lock = client.locks().mutex(name);
+            var head = lock.acquire();
+            long heap1 = usedHeapAfterGc(memory);
+            int threads1 = threads.getThreadCount();
+            Env.Counters c0 = env.counters();
+            long q0 = System.nanoTime();
+            List<CompletableFuture<io.zklock.LockHandle>> pending = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              pending.add(lock.acquireAsync());
             }
-            Thread.sleep(20);
-          }
-          // every waiter has its node; give the last watches a moment to be set
-          waitStableWatchCount(env);
-          long q1 = System.nanoTime();
-          Env.Counters c1 = env.counters();
-          int threads2 = threads.getThreadCount();
-          long heap2 = usedHeapAfterGc(memory);
-          int peakThreads = threads.getPeakThreadCount();
+            String dir = client.queueDir(name);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (observer.zk.getAllChildrenNumber(dir) < n + 1) {
+              if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the waiters did not queue within 120 s");
+              }
+              Thread.sleep(20);
+            }
+            // every waiter has its node; give the last watches a moment to be set
+            waitStableWatchCount(env);
+            long q1 = System.nanoTime();
+            Env.Counters c1 = env.counters();
+            int threads2 = threads.getThreadCount();
+            long heap2 = usedHeapAfterGc(memory);
 
-          // drain: each grant releases at once
-          for (CompletableFuture<io.zklock.LockHandle> f : pending) {
-            f.thenAccept(h -> h.releaseAsync());
-          }
-          long d0 = System.nanoTime();
-          head.release();
-          CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
-              .get(180, TimeUnit.SECONDS);
-          long d1 = System.nanoTime();
+            // drain: each grant releases at once
+            for (CompletableFuture<io.zklock.LockHandle> f : pending) {
+              f.thenAccept(h -> h.releaseAsync());
+            }
+            long d0 = System.nanoTime();
+            head.release();
+            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                .get(180, TimeUnit.SECONDS);
+            long d1 = System.nanoTime();
 
-          Window w =
-              new Window(
-                  (heap2 - heap1) / (double) n,
-                  n,
-                  (c1.packetsReceived() - c0.packetsReceived()) / (double) n,
-                  (c1.watchEvents() - c0.watchEvents()) / (double) n,
-                  new java.util.LinkedHashMap<>());
-          w.extra().put("waiters", (double) n);
-          w.extra().put("library threads", (double) (threads2 - threads0));
-          w.extra().put("threads added by the waiters", (double) (threads2 - threads1));
-          w.extra().put("heap of the idle ZkLocks (bytes)", (double) (heap1 - heap0));
-          w.extra().put("queue seconds", (q1 - q0) / 1e9);
-          w.extra().put("drain handoffs/s", n / ((d1 - d0) / 1e9));
-          w.extra().put("peak JVM threads", (double) peakThreads);
-          return w;
-        } finally {
-          client.close();
+            Window w =
+                new Window(
+                    (heap2 - heap1) / (double) n,
+                    n,
+                    (c1.packetsReceived() - c0.packetsReceived()) / (double) n,
+                    (c1.watchEvents() - c0.watchEvents()) / (double) n,
+                    new java.util.LinkedHashMap<>());
+            w.extra().put("waiters", (double) n);
+            w.extra().put("library threads", (double) (threads2 - threads0));
+            w.extra().put("threads added by the waiters", (double) (threads2 - threads1));
+            w.extra().put("heap of the idle ZkLocks (bytes)", (double) (heap1 - heap0));
+            w.extra().put("queue seconds", (q1 - q0) / 1e9);
+            w.extra().put("drain handoffs/s", n / ((d1 - d0) / 1e9));
+            return w;
+          } finally {
+            client.close();
+          }
         }
       }
     };
