@@ -123,7 +123,7 @@ final class Anatomy {
     try (RawZk raw = new RawZk(env.connectString())) {
       String dir = "/bench-anatomy";
       raw.ensurePersistent(dir);
-      int reps = Math.max(2, Math.min(env.config.reps, 3));
+      int reps = 2;
       for (int round = env.config.quick ? 0 : -1; round < reps; round++) {
         for (int k = 0; k < variants.size(); k++) {
           Variant v = variants.get(Math.floorMod(k + round, variants.size()));
