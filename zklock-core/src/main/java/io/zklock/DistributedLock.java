@@ -38,6 +38,8 @@ public interface DistributedLock {
    * for another holder; when the lock is busy the request is withdrawn and nothing is left behind.
    *
    * @return the handle, or empty if the lock is held by someone else
+   * @throws ZkLockException if the session is not connected now (suspended or re-establishing after
+   *     an expiry): whether the lock is free cannot be known, and this method does not wait
    */
   Optional<LockHandle> tryAcquire();
 

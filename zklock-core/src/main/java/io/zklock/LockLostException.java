@@ -28,6 +28,7 @@ public class LockLostException extends IllegalMonitorStateException {
   private final long sessionId;
   private final Reason reason;
 
+  /** The lock node {@code path} of session {@code sessionId} was lost, for {@code reason}. */
   public LockLostException(String path, long sessionId, Reason reason) {
     super(ZkLockException.decorate("lock lost: " + describe(reason), path, sessionId));
     this.path = path;

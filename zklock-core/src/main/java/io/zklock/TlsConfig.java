@@ -35,34 +35,42 @@ public final class TlsConfig {
     this.hostnameVerification = b.hostnameVerification;
   }
 
+  /** Starts building a TLS configuration. */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** The client key store, or null when the servers do not ask for client certificates. */
   public Path keyStore() {
     return keyStore;
   }
 
+  /** A copy of the key store password, or null. */
   public char[] keyStorePassword() {
     return keyStorePassword == null ? null : keyStorePassword.clone();
   }
 
+  /** The key store type, or null to let ZooKeeper infer it from the file name. */
   public String keyStoreType() {
     return keyStoreType;
   }
 
+  /** The trust store holding the certificates that sign the servers' certificates. */
   public Path trustStore() {
     return trustStore;
   }
 
+  /** A copy of the trust store password, or null. */
   public char[] trustStorePassword() {
     return trustStorePassword == null ? null : trustStorePassword.clone();
   }
 
+  /** The trust store type, or null to let ZooKeeper infer it from the file name. */
   public String trustStoreType() {
     return trustStoreType;
   }
 
+  /** Whether a server certificate must name the host connected to. */
   public boolean hostnameVerification() {
     return hostnameVerification;
   }
@@ -111,6 +119,11 @@ public final class TlsConfig {
       return this;
     }
 
+    /**
+     * Builds the configuration.
+     *
+     * @throws IllegalArgumentException if no trust store was given
+     */
     public TlsConfig build() {
       if (trustStore == null) {
         throw new IllegalArgumentException(

@@ -14,14 +14,19 @@ public class ZkLockException extends RuntimeException {
   private final String path;
   private final long sessionId;
 
+  /** An error concerning no particular lock or session. */
   public ZkLockException(String message) {
     this(message, null, 0L, null);
   }
 
+  /** An error with its cause, concerning no particular lock or session. */
   public ZkLockException(String message, Throwable cause) {
     this(message, null, 0L, cause);
   }
 
+  /**
+   * An error concerning the lock at {@code path} (or null) and session {@code sessionId} (or 0).
+   */
   public ZkLockException(String message, String path, long sessionId, Throwable cause) {
     super(decorate(message, path, sessionId), cause);
     this.path = path;

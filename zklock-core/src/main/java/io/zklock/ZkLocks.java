@@ -52,26 +52,59 @@ public interface ZkLocks extends AutoCloseable {
   ReadWriteLock readWriteLock(String name);
 
   /**
-   * The simplest lock: one ephemeral node per lock, owned by whoever created it. Not fair, and
-   * every waiter wakes on each release (a herd); prefer {@link #mutex} when many processes wait.
-   * Good for "run at most once" jobs with {@code tryAcquire()}, which costs a single create.
+   * The simplest lock (seeds 000 §2.1 and 001): one EPHEMERAL node, {@code
+   * <namespace>/<name>/x-lock}, owned by whoever created it; its data names the owner (client,
+   * session, a random attempt id), so that a create or delete whose reply was lost to a connection
+   * loss is checked by reading the node back. {@code tryAcquire()} costs a single create and leaves
+   * nothing behind when busy: good for "run at most once" jobs. The fencing token is the node's
+   * creation zxid.
+   *
+   * <p>Blocking waiters watch the node and all try to create it again when it goes: the lock is not
+   * fair (a newcomer may win over a long waiter) and every waiter wakes on each release (a herd).
+   * Prefer {@link #mutex} when several processes wait.
+   *
+   * @param name the lock's name, as for {@link #mutex}
+   * @throws IllegalArgumentException if the name is not valid
    */
   DistributedLock simpleLock(String name);
 
   /**
-   * A counting semaphore with {@code permits} leases.
+   * A counting semaphore with {@code permits} leases; see {@link DistributedSemaphore}.
    *
-   * @throws IllegalArgumentException if {@code permits < 1}
+   * @param name the semaphore's name, as for {@link #mutex}
+   * @param permits how many leases may be held at once; every client of the semaphore should give
+   *     the same number (see {@link DistributedSemaphore} for what happens when they do not)
+   * @throws IllegalArgumentException if the name is not valid or {@code permits < 1}
    */
   DistributedSemaphore semaphore(String name, int permits);
 
   /**
-   * A lock over several locks, all or nothing: acquired in one canonical order so two multi-locks
-   * over the same locks cannot deadlock, released in full if any part fails or times out.
+   * A lock over several locks, all or nothing. The parts are acquired one after the other in one
+   * canonical order (by lock directory, then kind, whatever order they are given in), so
+   * multi-locks over overlapping sets cannot deadlock; {@code tryAcquire(timeout)} has one deadline
+   * for the whole set; whatever was acquired is released if a later part fails, times out, is
+   * interrupted or cancelled. The handle's {@link LockHandle#fencingToken()} is the largest of the
+   * parts' tokens, its {@link LockHandle#path()} the first part's, and its {@link
+   * LockHandle#lost()} completes when any part is lost (the other parts stay held until the handle
+   * is released). Nested multi-locks are flattened.
+   *
+   * @param locks the parts: locks made by a {@link ZkLocks} (mutex, simple lock, either side of a
+   *     read-write lock, multi-lock)
+   * @throws IllegalArgumentException if no lock is given, a part is null, a part is not made by
+   *     zklock, or two parts share a lock directory (for example both sides of one read-write lock,
+   *     which would wait for each other)
    */
   DistributedLock multiLock(DistributedLock... locks);
 
-  /** Leader election among participants of the same name; call {@link LeaderElection#start()}. */
+  /**
+   * Leader election among participants of the same name; call {@link LeaderElection#start()}.
+   *
+   * @param name the election's name, as for {@link #mutex}
+   * @param participantId this participant's id, shown to every participant by {@link
+   *     LeaderElection#leader()}
+   * @throws IllegalArgumentException if the name is not valid, or the id is blank, longer than 256
+   *     characters or has control characters
+   */
   LeaderElection leaderElection(String name, String participantId);
 
   /** The session's current state. */

@@ -212,4 +212,82 @@ class ConnectionFaultsTest extends ZkTestSupport {
         .as("free for others")
         .hasValueSatisfying(LockHandle::release);
   }
+
+  @Test
+  void tryAcquire_whileDisconnected_failsAtOnceRatherThanGuess() {
+    ZkLocks locks = proxied();
+    proxy.refuse();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> locks.sessionState() == SessionState.SUSPENDED);
+
+    long start = System.nanoTime();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> locks.mutex("offline").tryAcquire())
+        .isInstanceOf(ZkLockException.class)
+        .hasMessageContaining("not connected");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+    proxy.pass();
+  }
+
+  @Test
+  void simpleLock_createReplyLost_nodeIsReadBackAndAdopted() throws Exception {
+    ZkLocks locks = proxied();
+    createDir("simple");
+    proxy.muteReplies();
+
+    CompletableFuture<LockHandle> f = locks.simpleLock("simple").acquireAsync();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> raw().exists(dir("simple") + "/x-lock", false) != null);
+    proxy.cut();
+    proxy.pass();
+
+    LockHandle h = f.get(20, TimeUnit.SECONDS);
+    assertThat(h.path()).isEqualTo(dir("simple") + "/x-lock");
+    assertThat(h.fencingToken()).isEqualTo(raw().exists(h.path(), false).getCzxid());
+    assertThat(client().simpleLock("simple").tryAcquire()).as("held: by us").isEmpty();
+    h.release();
+    assertThat(raw().exists(dir("simple") + "/x-lock", false)).isNull();
+  }
+
+  @Test
+  void simpleLock_deleteReplyLost_releaseCompletes_andDoesNotDeleteTheNextHolders()
+      throws Exception {
+    ZkLocks locks = proxied();
+    LockHandle h = locks.simpleLock("s2").acquire();
+    proxy.muteReplies();
+
+    CompletableFuture<Void> released = h.releaseAsync();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> raw().exists(dir("s2") + "/x-lock", false) == null);
+    LockHandle next = client().simpleLock("s2").acquire(); // someone else takes it meanwhile
+    proxy.cut();
+    proxy.pass();
+
+    released.get(20, TimeUnit.SECONDS);
+    assertThat(raw().exists(next.path(), false))
+        .as("the retried delete spared the new holder's node")
+        .isNotNull();
+    assertThat(next.isHeld()).isTrue();
+    next.release();
+  }
+
+  @Test
+  void semaphore_cancelDuringConnectionLoss_leavesNoNodes() throws Exception {
+    LockHandle lease = client().semaphore("sem", 1).acquire();
+    ZkLocks locks = proxied();
+    proxy.muteReplies();
+    CompletableFuture<LockHandle> f = locks.semaphore("sem", 1).acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() >= 2);
+
+    f.cancel(true);
+    proxy.cut();
+    proxy.pass();
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertThat(lockNodes()).containsExactly(lease.path()));
+    lease.release();
+  }
 }

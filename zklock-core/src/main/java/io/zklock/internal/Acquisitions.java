@@ -11,6 +11,34 @@ import java.util.concurrent.ExecutionException;
 final class Acquisitions {
   private Acquisitions() {}
 
+  /** Starts one request of a lock; see {@link LockPart#start}. */
+  @FunctionalInterface
+  interface Starter {
+    CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline);
+  }
+
+  /** {@link io.zklock.DistributedLock#acquire()} of any lock that can {@link Starter start}. */
+  static LockHandle acquire(Starter lock, String path) throws InterruptedException {
+    return await(lock.start(false, 0L, false), path);
+  }
+
+  /** {@link io.zklock.DistributedLock#tryAcquire()}: never waits, refuses to guess offline. */
+  static Optional<LockHandle> tryAcquire(Starter lock, ZkLocksImpl ctx, String path) {
+    ctx.checkConnected(path);
+    return awaitUninterruptibly(lock.start(true, 0L, false), path);
+  }
+
+  /** {@link io.zklock.DistributedLock#tryAcquire(java.time.Duration)}: zero means no wait. */
+  static Optional<LockHandle> tryAcquire(
+      Starter lock, ZkLocksImpl ctx, String path, java.time.Duration timeout)
+      throws InterruptedException {
+    long nanos = Args.timeoutNanos(timeout);
+    if (nanos == 0) {
+      return tryAcquire(lock, ctx, path);
+    }
+    return Optional.ofNullable(await(lock.start(false, nanos, true), path));
+  }
+
   /**
    * Waits for {@code f}; on interrupt, cancels it (which withdraws the request) and rethrows.
    * Returns null when the request timed out.
@@ -61,5 +89,23 @@ final class Acquisitions {
       return r;
     }
     return new ZkLockException("acquisition failed", path, 0L, cause);
+  }
+
+  /**
+   * Waits for a release to complete, as {@link LockHandle#release()} documents: an interrupt stops
+   * the wait (the deletion goes on in the background) and keeps the interrupt status.
+   */
+  static void awaitRelease(CompletableFuture<Void> f, String path) {
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof ZkLockException z) {
+        throw z;
+      }
+      throw new ZkLockException("release failed", path, 0L, cause);
+    }
   }
 }

@@ -128,6 +128,25 @@ public final class Args {
     return name;
   }
 
+  /** A leader-election participant id: non-blank, at most 256 characters, no control characters. */
+  public static String participantId(String id) {
+    Objects.requireNonNull(id, "participantId");
+    if (id.isBlank()) {
+      throw new IllegalArgumentException("participant id must not be blank: '" + id + "'");
+    }
+    if (id.length() > 256) {
+      throw new IllegalArgumentException(
+          "participant id is longer than 256 characters: '" + id.substring(0, 40) + "...'");
+    }
+    for (int i = 0; i < id.length(); i++) {
+      if (Character.isISOControl(id.charAt(i))) {
+        throw new IllegalArgumentException(
+            "participant id has a control character at index " + i + ": '" + printable(id) + "'");
+      }
+    }
+    return id;
+  }
+
   /** A duration that must be positive and fit in int milliseconds (ZooKeeper's unit). */
   public static Duration positiveMillis(Duration d, String what) {
     Objects.requireNonNull(d, what);

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * {@code epoch} counter is bumped whenever a new step starts, so a late callback of an abandoned
  * step is recognised and dropped.
  */
-final class Attempt implements LockHandle {
+final class Attempt implements LockHandle, Request {
   private static final Logger log = LoggerFactory.getLogger(Attempt.class);
 
   /** The life of a request. */
@@ -63,6 +63,7 @@ final class Attempt implements LockHandle {
   private final boolean hasDeadline;
   final CompletableFuture<LockHandle> result = new CompletableFuture<>();
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+  private final CompletableFuture<LockLostException> lostAny = new CompletableFuture<>();
 
   // guarded by this
   private State state = State.PENDING;
@@ -74,11 +75,23 @@ final class Attempt implements LockHandle {
   private long czxid;
   private String watchedPath;
   private Watcher watchedWatcher;
+  private WatcherType watchedType = WatcherType.Data;
+  private int pins; // downgraded read holds sharing this write node
+  private boolean ownerReleased; // this handle was released while pins remained
   private ScheduledFuture<?> timer;
   private CompletableFuture<Void> released;
 
   private boolean nodeGone; // our node was deleted while held; the reason is being found
+  private boolean ownWatchSet; // the data watch on our own node was requested
+  private ScheduledFuture<?> ownWatchTimer;
   private final Watcher ownWatcher = this::onOwnNodeEvent;
+
+  /**
+   * How long a holder goes without a watch on its own node. A forced deletion (an operator deleting
+   * the node) is noticed at most this late, while the many short holds save two requests each: the
+   * watch and its removal before the delete.
+   */
+  static final long OWN_WATCH_DELAY_MILLIS = 50;
 
   Attempt(QueueLock lock, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
     this.lock = lock;
@@ -123,7 +136,7 @@ final class Attempt implements LockHandle {
       nodeSession = conn.sessionId();
       path = lock.dir() + "/" + QueueNode.prefix(lock.kind(), attemptId);
     }
-    byte[] data = ctx.nodeData(lock.kind(), conn.sessionId());
+    byte[] data = ctx.nodeData(lock.kind(), conn.sessionId(), lock.extraData());
     conn.zk()
         .create(
             path,
@@ -199,8 +212,47 @@ final class Attempt implements LockHandle {
           return;
       }
     }
-    // A data watch on our own node tells us if someone else deletes it (forced release).
-    conn.zk().exists(name, ownWatcher, (rc, p, c, s) -> {}, null);
+  }
+
+  /**
+   * Called holding the monitor: a data watch on our own node tells us if someone else deletes it (a
+   * forced release). Set at once by waiters, a little after the grant by holders.
+   */
+  private void watchOwnNode(Session.Conn conn) {
+    if (ownWatchSet || nodePath == null || conn.sessionId() != nodeSession) {
+      return;
+    }
+    ownWatchSet = true;
+    String path = nodePath;
+    conn.zk()
+        .exists(
+            path,
+            ownWatcher,
+            (rc, p, c, stat) -> {
+              if (Code.get(rc) == Code.NONODE) {
+                onOwnNodeEvent(new WatchedEvent(EventType.NodeDeleted, null, path));
+              }
+            },
+            null);
+  }
+
+  private void watchOwnNodeLater() {
+    ownWatchTimer =
+        ctx.scheduler()
+            .schedule(
+                () ->
+                    ctx.session()
+                        .whenConnected(
+                            c -> {
+                              synchronized (this) {
+                                if (state == State.HELD) {
+                                  watchOwnNode(c);
+                                }
+                              }
+                            },
+                            () -> {}),
+                OWN_WATCH_DELAY_MILLIS,
+                TimeUnit.MILLISECONDS);
   }
 
   private void onListed(Session.Conn conn, int e, Code code, List<String> children) {
@@ -217,7 +269,7 @@ final class Attempt implements LockHandle {
         return; // NONODE and expiry are handled by the create's callback and the session observer
       }
     }
-    evaluate(conn, e, children);
+    evaluate(conn, e, children, false);
   }
 
   /**
@@ -283,6 +335,7 @@ final class Attempt implements LockHandle {
                   return;
                 }
                 if (code == Code.OK && stat != null) {
+                  ownWatchSet = true; // this exists() set it
                   nodePath = path;
                   czxid = stat.getCzxid();
                   state = State.CREATING; // known node, not yet evaluated
@@ -295,7 +348,7 @@ final class Attempt implements LockHandle {
                 }
               }
               if (nodePath != null) {
-                evaluate(conn, e, children);
+                evaluate(conn, e, children, false);
               } else {
                 ctx.session().whenConnected(this::send, this::closed);
               }
@@ -323,20 +376,25 @@ final class Attempt implements LockHandle {
 
   // ---------------------------------------------------------------- the rule, and watching
 
-  private void evaluate(Session.Conn conn, int e, List<String> children) {
+  /**
+   * Decides on a listing. {@code queueWatched}: the listing was read with a child watch (the {@link
+   * Ordering.WatchQueue} wait), so if we must still wait, the watch already set is enough.
+   */
+  private void evaluate(Session.Conn conn, int e, List<String> children, boolean queueWatched) {
     List<QueueNode> queue = QueueNode.queue(children);
     if (QueueNode.nearOverflow(queue)) {
-      inCreationOrder(conn, e, queue);
+      inCreationOrder(conn, e, queue, queueWatched);
       return;
     }
-    decide(conn, e, queue);
+    decide(conn, e, queue, queueWatched);
   }
 
   /**
    * The sequence counter has overflowed (see {@link QueueNode}): read every node's creation zxid,
    * pipelined, and decide on the queue in creation order.
    */
-  private void inCreationOrder(Session.Conn conn, int e, List<QueueNode> queue) {
+  private void inCreationOrder(
+      Session.Conn conn, int e, List<QueueNode> queue, boolean queueWatched) {
     QueueNode[] resolved = new QueueNode[queue.size()];
     AtomicInteger left = new AtomicInteger(queue.size());
     AtomicBoolean failed = new AtomicBoolean();
@@ -368,13 +426,13 @@ final class Attempt implements LockHandle {
                   }
                 }
                 ordered.sort(QueueNode.BY_CREATION);
-                decide(conn, e, ordered);
+                decide(conn, e, ordered, queueWatched);
               },
               null);
     }
   }
 
-  private void decide(Session.Conn conn, int e, List<QueueNode> queue) {
+  private void decide(Session.Conn conn, int e, List<QueueNode> queue, boolean queueWatched) {
     Ordering.Decision decision;
     String watchPath;
     Watcher watcher;
@@ -403,14 +461,22 @@ final class Attempt implements LockHandle {
         finishWithdrawn(null);
         return;
       }
+      if (decision instanceof Ordering.WatchQueue) {
+        if (!queueWatched) {
+          watchQueue(conn);
+        }
+        return;
+      }
       Ordering.Watch w = (Ordering.Watch) decision;
       state = State.WAITING;
+      watchOwnNode(conn);
       next = ++epoch;
       watchPath = lock.dir() + "/" + w.node().name();
       boolean allAheadGone = w.allAheadGone();
       watcher = event -> onWatched(conn, next, event, allAheadGone);
       watchedPath = watchPath;
       watchedWatcher = watcher;
+      watchedType = WatcherType.Data;
       boolean headGone = allAheadGone;
       conn.zk()
           .getData(
@@ -426,6 +492,35 @@ final class Attempt implements LockHandle {
               },
               null);
     }
+  }
+
+  /** Called holding the monitor: list the queue with a child watch, and decide on that listing. */
+  private void watchQueue(Session.Conn conn) {
+    state = State.WAITING;
+    int next = ++epoch;
+    Watcher watcher =
+        event -> {
+          if (event.getType() != EventType.None) {
+            relistIfCurrent(conn, next);
+          }
+        };
+    watchedPath = lock.dir();
+    watchedWatcher = watcher;
+    watchedType = WatcherType.Children;
+    conn.zk()
+        .getChildren(
+            lock.dir(),
+            watcher,
+            (AsyncCallback.Children2Callback)
+                (rc, p, c1, children, stat) -> {
+                  Code code = Code.get(rc);
+                  if (code == Code.OK) {
+                    evaluate(conn, next, children, true);
+                  } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                    ctx.session().whenConnected(c -> relistIfCurrent(c, next), this::closed);
+                  }
+                },
+            null);
   }
 
   private void onWatched(Session.Conn conn, int e, WatchedEvent event, boolean allAheadGone) {
@@ -540,6 +635,10 @@ final class Attempt implements LockHandle {
     state = State.HELD;
     epoch++;
     cancelTimer();
+    dropWatch();
+    if (!ownWatchSet) {
+      watchOwnNodeLater();
+    }
     ctx.executor()
         .execute(
             () -> {
@@ -593,7 +692,7 @@ final class Attempt implements LockHandle {
     dropWatch();
     CompletableFuture<Void> gone = CompletableFuture.completedFuture(null);
     if (nodePath != null) {
-      gone = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+      gone = ctx.deleter().delete(nodePath, nodeSession, ownWatch());
     } else if (was == State.CREATING || was == State.RECOVERING) {
       // The create is in flight or its fate unknown: onCreated deletes what it made; a node made by
       // a create whose reply was lost is recognised by its attempt id and deleted.
@@ -621,12 +720,20 @@ final class Attempt implements LockHandle {
       Session.Conn c = ctx.session().current();
       if (c != null) {
         c.zk()
-            .removeWatches(
-                watchedPath, watchedWatcher, WatcherType.Data, true, (rc, p, x) -> {}, null);
+            .removeWatches(watchedPath, watchedWatcher, watchedType, true, (rc, p, x) -> {}, null);
       }
       watchedPath = null;
       watchedWatcher = null;
     }
+  }
+
+  /** Called holding the monitor: the watcher to remove before deleting our node, if it was set. */
+  private Watcher ownWatch() {
+    if (ownWatchTimer != null) {
+      ownWatchTimer.cancel(false);
+      ownWatchTimer = null;
+    }
+    return ownWatchSet ? ownWatcher : null;
   }
 
   private void cancelTimer() {
@@ -648,16 +755,25 @@ final class Attempt implements LockHandle {
     LockLostException ex = new LockLostException(nodePath, nodeSession, reason);
     if (reason == LockLostException.Reason.SUSPENDED) {
       // give the lock back as soon as the connection returns, if the session survived
-      released = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
+      released = ctx.deleter().delete(nodePath, nodeSession, ownWatch());
     } else {
       released = CompletableFuture.completedFuture(null);
     }
-    ctx.executor().execute(() -> lost.complete(ex));
+    boolean tellOwner = !ownerReleased;
+    ctx.executor()
+        .execute(
+            () -> {
+              lostAny.complete(ex);
+              if (tellOwner) {
+                lost.complete(ex);
+              }
+            });
   }
 
   // ---------------------------------------------------------------- session news
 
-  void sessionSuspended() {
+  @Override
+  public void sessionSuspended() {
     if (ctx.config().suspensionPolicy() != io.zklock.SuspensionPolicy.TREAT_AS_LOST) {
       return;
     }
@@ -668,7 +784,8 @@ final class Attempt implements LockHandle {
     }
   }
 
-  void sessionExpired(long expiredSession) {
+  @Override
+  public void sessionExpired(long expiredSession) {
     synchronized (this) {
       if (nodeSession != expiredSession) {
         return;
@@ -694,11 +811,17 @@ final class Attempt implements LockHandle {
     ctx.session().whenConnected(this::send, this::closed);
   }
 
-  void sessionClosed() {
+  @Override
+  public void sessionClosed() {
     closed();
   }
 
   // ---------------------------------------------------------------- LockHandle
+
+  /** The lock this request is for. */
+  QueueLock lock() {
+    return lock;
+  }
 
   @Override
   public String lockName() {
@@ -717,7 +840,59 @@ final class Attempt implements LockHandle {
 
   @Override
   public synchronized boolean isHeld() {
+    return state == State.HELD && !nodeGone && !ownerReleased;
+  }
+
+  // ---------------------------------------------------------------- downgrade (write -> read)
+
+  /**
+   * Adds a downgraded read hold sharing this write node: the node stays until this handle and every
+   * pin are released.
+   *
+   * @return false if this handle does not hold the lock now
+   */
+  synchronized boolean pin() {
+    if (state != State.HELD || nodeGone || ownerReleased) {
+      return false;
+    }
+    pins++;
+    return true;
+  }
+
+  /** Whether the node is still ours (for pins, which outlive the owner's release). */
+  synchronized boolean nodeHeld() {
     return state == State.HELD && !nodeGone;
+  }
+
+  /** Completes on any loss of the node, also after the owner released it while pinned. */
+  CompletableFuture<LockLostException> lostAny() {
+    return lostAny;
+  }
+
+  /** Drops one pin; the last one, after the owner's release, deletes the node. */
+  CompletableFuture<Void> unpin() {
+    synchronized (this) {
+      if (pins == 0) {
+        throw new IllegalStateException("no pin to drop on " + nodePath);
+      }
+      pins--;
+      if (pins > 0 || !ownerReleased) {
+        return CompletableFuture.completedFuture(null);
+      }
+      if (state != State.HELD) {
+        return released != null ? released : CompletableFuture.completedFuture(null);
+      }
+      return deleteHeldNode();
+    }
+  }
+
+  /** Called holding the monitor. */
+  private CompletableFuture<Void> deleteHeldNode() {
+    state = State.RELEASED;
+    epoch++;
+    ctx.unregister(this);
+    released = ctx.deleter().delete(nodePath, nodeSession, ownWatch());
+    return released;
   }
 
   @Override
@@ -727,26 +902,7 @@ final class Attempt implements LockHandle {
 
   @Override
   public void release() {
-    CompletableFuture<Void> f = releaseAsync();
-    boolean interrupted = false;
-    while (true) {
-      try {
-        f.get();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-        break; // the deletion goes on in the background
-      } catch (java.util.concurrent.ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof ZkLockException z) {
-          throw z;
-        }
-        throw new ZkLockException("release failed", nodePath, nodeSession, cause);
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    Acquisitions.awaitRelease(releaseAsync(), nodePath);
   }
 
   @Override
@@ -762,11 +918,12 @@ final class Attempt implements LockHandle {
         }
         return released != null ? released : CompletableFuture.completedFuture(null);
       }
-      state = State.RELEASED;
-      epoch++;
-      ctx.unregister(this);
-      released = ctx.deleter().delete(nodePath, nodeSession, ownWatcher);
-      return released;
+      if (pins > 0) {
+        // downgraded: the node stays, as the read hold's, until the last pin is released
+        ownerReleased = true;
+        return CompletableFuture.completedFuture(null);
+      }
+      return deleteHeldNode();
     }
   }
 

@@ -31,20 +31,63 @@ final class Deleter {
    */
   CompletableFuture<Void> delete(String path, long owner, Watcher ownWatcher) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    attempt(path, owner, ownWatcher, done);
+    attempt(path, owner, ownWatcher, done, 0L, false);
     return done;
   }
 
-  private void attempt(String path, long owner, Watcher ownWatcher, CompletableFuture<Void> done) {
+  /**
+   * Deletes {@code path} like {@link #delete}, for a node whose name is reused by later holders
+   * (the simple lock's): a retry after a connection loss first reads the node back and deletes it
+   * only if its creation zxid is still {@code czxid} (seed 001's checkRelease). The first delete
+   * may have succeeded unseen and someone else may have created the node since; a blind retry would
+   * delete their lock.
+   */
+  CompletableFuture<Void> deleteCreated(String path, long owner, Watcher ownWatcher, long czxid) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    attempt(path, owner, ownWatcher, done, czxid, false);
+    return done;
+  }
+
+  /**
+   * One try. {@code czxid}: the node's creation zxid if its name is reused (0 if unique); {@code
+   * check}: read it back first, because an earlier try met a connection loss.
+   */
+  private void attempt(
+      String path,
+      long owner,
+      Watcher ownWatcher,
+      CompletableFuture<Void> done,
+      long czxid,
+      boolean check) {
     session.whenConnected(
         conn -> {
           if (conn.sessionId() != owner) {
             done.complete(null); // the owning session ended: the ephemeral node went with it
             return;
           }
-          if (ownWatcher != null) {
+          if (check) {
             conn.zk()
-                .removeWatches(path, ownWatcher, WatcherType.Data, true, (rc, p, ctx) -> {}, null);
+                .exists(
+                    path,
+                    false,
+                    (rc, p, ctx, stat) -> {
+                      Code code = Code.get(rc);
+                      if (code == Code.OK && stat != null && stat.getCzxid() == czxid) {
+                        attempt(path, owner, null, done, czxid, false);
+                      } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                        attempt(path, owner, null, done, czxid, true);
+                      } else {
+                        done.complete(null); // gone, or someone else's now
+                      }
+                    },
+                    null);
+            return;
+          }
+          if (ownWatcher != null) {
+            // removeAllWatches, not removeWatches(path, watcher): the latter only checks the
+            // server's watch and removes the client's, so the server would still fire it on our own
+            // delete. Only this session's watches on our own node go; nobody else's.
+            conn.zk().removeAllWatches(path, WatcherType.Data, true, (rc, p, ctx) -> {}, null);
           }
           conn.zk()
               .delete(
@@ -61,7 +104,7 @@ final class Deleter {
                       case CONNECTIONLOSS:
                       case OPERATIONTIMEOUT:
                         // try again when the connection is back (watch already removed locally)
-                        attempt(path, owner, null, done);
+                        attempt(path, owner, null, done, czxid, czxid != 0L);
                         break;
                       default:
                         log.error(

@@ -13,7 +13,9 @@ public enum NodeKind {
   /** A semaphore lease request. */
   SEMAPHORE("s", "semaphore", false),
   /** A leader-election participant: exclusive. */
-  ELECTION("e", "election", true);
+  ELECTION("e", "election", true),
+  /** The one node of a simple lock, named {@code x-lock}: exclusive, not a queue. */
+  SIMPLE("x", "simple", true);
 
   private final String prefix;
   private final String label;

@@ -10,7 +10,7 @@ public final class Ordering {
   private Ordering() {}
 
   /** What a request does after looking at the queue. */
-  public sealed interface Decision permits Hold, Watch {}
+  public sealed interface Decision permits Hold, Watch, WatchQueue {}
 
   /** The request holds the lock. */
   public record Hold() implements Decision {}
@@ -22,7 +22,15 @@ public final class Ordering {
    */
   public record Watch(QueueNode node, boolean allAheadGone) implements Decision {}
 
+  /**
+   * The request waits for any change of the queue (a child watch on the directory), then decides
+   * again. Used by the semaphore's leases, where any earlier lease going may admit us; only the one
+   * request admitted by the semaphore's internal mutex ever waits this way, so there is no herd.
+   */
+  public record WatchQueue() implements Decision {}
+
   private static final Hold HOLD = new Hold();
+  private static final WatchQueue WATCH_QUEUE = new WatchQueue();
 
   /** A rule deciding for the node at {@code index} of {@code queue}. */
   @FunctionalInterface
@@ -55,6 +63,24 @@ public final class Ordering {
       }
     }
     return HOLD;
+  }
+
+  /**
+   * Semaphore lease: holds when fewer than {@code permits} leases are queued ahead of it; otherwise
+   * waits for the queue to change. Every lease is created before its owner lists the queue, so the
+   * holder with the highest position always sees every other holder ahead of it: at most {@code
+   * permits} requests hold at once, whatever the interleaving.
+   *
+   * @throws IllegalArgumentException if {@code permits < 1}
+   */
+  public static Rule lease(int permits) {
+    if (permits < 1) {
+      throw new IllegalArgumentException("permits must be at least 1: " + permits);
+    }
+    return (queue, index) -> {
+      checkIndex(queue, index);
+      return index < permits ? HOLD : WATCH_QUEUE;
+    };
   }
 
   /** The rule for a node kind. */

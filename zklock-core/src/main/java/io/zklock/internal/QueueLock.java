@@ -1,40 +1,71 @@
 package io.zklock.internal;
 
-import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
 
 /**
  * A lock whose requests queue as sequential nodes in one directory and are granted by an {@link
- * Ordering.Rule}: the mutex ({@link NodeKind#MUTEX}, exclusive) and the two sides of the read-write
- * lock ({@link NodeKind#READ}, {@link NodeKind#WRITE}). Each request is an {@link Attempt}.
+ * Ordering.Rule}: the mutex ({@link NodeKind#MUTEX}, exclusive), the two sides of the read-write
+ * lock ({@link NodeKind#READ}, {@link NodeKind#WRITE}), the semaphore's leases ({@link
+ * NodeKind#SEMAPHORE}) and the election ({@link NodeKind#ELECTION}). Each request is an {@link
+ * Attempt}.
  */
-final class QueueLock implements DistributedLock {
+final class QueueLock implements LockPart {
   private final ZkLocksImpl ctx;
   private final String name;
   private final String dir;
   private final NodeKind kind;
   private final Ordering.Rule rule;
+  private final Map<String, String> extraData;
   private final Lock view;
 
   QueueLock(ZkLocksImpl ctx, String name, NodeKind kind) {
-    this.ctx = ctx;
-    this.name = name;
-    this.dir = ctx.dirOf(name);
-    this.kind = kind;
-    this.rule = Ordering.forKind(kind);
-    this.view = new ReentrantView(this);
+    this(ctx, name, ctx.dirOf(name), kind, Ordering.forKind(kind), Map.of(), ReentrantView::new);
   }
 
-  ZkLocksImpl ctx() {
+  /**
+   * A queue lock with everything chosen by the recipe.
+   *
+   * @param name the user's name of the lock
+   * @param dir the directory where requests queue
+   * @param extraData extra fields of every node's data
+   * @param view makes the {@link #asLock()} view
+   */
+  QueueLock(
+      ZkLocksImpl ctx,
+      String name,
+      String dir,
+      NodeKind kind,
+      Ordering.Rule rule,
+      Map<String, String> extraData,
+      Function<QueueLock, Lock> view) {
+    this.ctx = ctx;
+    this.name = name;
+    this.dir = dir;
+    this.kind = kind;
+    this.rule = rule;
+    this.extraData = Map.copyOf(extraData);
+    this.view = view.apply(this);
+  }
+
+  @Override
+  public ZkLocksImpl ctx() {
     return ctx;
   }
 
-  String dir() {
+  @Override
+  public String dir() {
     return dir;
+  }
+
+  @Override
+  public String sortKey() {
+    return dir + "\u0000" + kind.prefix();
   }
 
   NodeKind kind() {
@@ -45,6 +76,10 @@ final class QueueLock implements DistributedLock {
     return rule;
   }
 
+  Map<String, String> extraData() {
+    return extraData;
+  }
+
   @Override
   public String name() {
     return name;
@@ -52,21 +87,17 @@ final class QueueLock implements DistributedLock {
 
   @Override
   public LockHandle acquire() throws InterruptedException {
-    return Acquisitions.await(start(false, 0L, false), dir);
+    return Acquisitions.acquire(this::start, dir);
   }
 
   @Override
   public Optional<LockHandle> tryAcquire() {
-    return Acquisitions.awaitUninterruptibly(start(true, 0L, false), dir);
+    return Acquisitions.tryAcquire(this::start, ctx, dir);
   }
 
   @Override
   public Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
-    long nanos = Args.timeoutNanos(timeout);
-    if (nanos == 0) {
-      return tryAcquire();
-    }
-    return Optional.ofNullable(Acquisitions.await(start(false, nanos, true), dir));
+    return Acquisitions.tryAcquire(this::start, ctx, dir, timeout);
   }
 
   @Override
@@ -74,7 +105,8 @@ final class QueueLock implements DistributedLock {
     return start(false, 0L, false);
   }
 
-  private CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
+  @Override
+  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
     Attempt a = new Attempt(this, tryOnly, nanos, hasDeadline);
     a.start();

@@ -96,6 +96,9 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
       return null;
     }
     NodeKind kind = NodeKind.ofPrefix(name.substring(0, dash));
+    if (kind == NodeKind.SIMPLE) {
+      return null; // the simple lock's one node, x-lock, never queues
+    }
     int idEnd = dash + 1 + ATTEMPT_ID_LENGTH;
     if (kind == null || name.length() <= idEnd + 1 || name.charAt(idEnd) != '-') {
       return null;

@@ -19,6 +19,7 @@ import java.util.concurrent.locks.Lock;
  */
 final class ReentrantView implements Lock {
   private final DistributedLock lock;
+  private final Runnable beforeAcquire;
 
   // written by the owning thread only, read by others to learn they are not the owner
   private volatile Thread owner;
@@ -26,7 +27,16 @@ final class ReentrantView implements Lock {
   private LockHandle handle;
 
   ReentrantView(DistributedLock lock) {
+    this(lock, () -> {});
+  }
+
+  /**
+   * A view that runs {@code beforeAcquire} before each first (not reentrant) acquisition; it may
+   * throw to refuse it, as the read-write view does for an upgrade.
+   */
+  ReentrantView(DistributedLock lock, Runnable beforeAcquire) {
     this.lock = lock;
+    this.beforeAcquire = beforeAcquire;
   }
 
   /** The handle held by the current thread, or null. For {@code lost()} and the token. */
@@ -40,6 +50,7 @@ final class ReentrantView implements Lock {
     if (reenter()) {
       return;
     }
+    beforeAcquire.run();
     CompletableFuture<LockHandle> f = lock.acquireAsync();
     boolean interrupted = false;
     while (true) {
@@ -65,6 +76,7 @@ final class ReentrantView implements Lock {
     if (reenter()) {
       return;
     }
+    beforeAcquire.run();
     own(lock.acquire());
   }
 
@@ -73,6 +85,7 @@ final class ReentrantView implements Lock {
     if (reenter()) {
       return true;
     }
+    beforeAcquire.run();
     Optional<LockHandle> h = lock.tryAcquire();
     h.ifPresent(this::own);
     return h.isPresent();
@@ -86,6 +99,7 @@ final class ReentrantView implements Lock {
     if (reenter()) {
       return true;
     }
+    beforeAcquire.run();
     long nanos = Math.max(0L, unit.toNanos(time));
     Optional<LockHandle> h = lock.tryAcquire(Duration.ofNanos(nanos));
     h.ifPresent(this::own);
@@ -113,9 +127,21 @@ final class ReentrantView implements Lock {
     owner = null;
     boolean wasHeld = h.isHeld();
     h.release();
-    if (!wasHeld && h.lost().isDone()) {
-      throw h.lost().join();
+    if (!wasHeld) {
+      throw lostReason(h);
     }
+  }
+
+  /** The loss of a handle that is no longer held; its reason may take a round trip to learn. */
+  private static IllegalMonitorStateException lostReason(LockHandle h) {
+    try {
+      return h.lost().get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      // fall through
+    }
+    return new IllegalMonitorStateException("the lock " + h.path() + " was no longer held");
   }
 
   /** Not supported: a distributed lock has no condition queues. */

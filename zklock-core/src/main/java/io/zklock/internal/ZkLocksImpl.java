@@ -11,6 +11,7 @@ import io.zklock.ZkLocks;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -40,7 +41,7 @@ public final class ZkLocksImpl implements ZkLocks {
   private final Dirs dirs;
   private final Clock clock;
   private final String host;
-  private final Set<Attempt> active = ConcurrentHashMap.newKeySet();
+  private final Set<Request> active = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private ZkLocksImpl(SessionConfig config, Clock clock) {
@@ -74,7 +75,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
           @Override
           public void suspended(Session.Conn conn) {
-            active.forEach(Attempt::sessionSuspended);
+            active.forEach(Request::sessionSuspended);
           }
 
           @Override
@@ -84,7 +85,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
           @Override
           public void closed() {
-            active.forEach(Attempt::sessionClosed);
+            active.forEach(Request::sessionClosed);
           }
         });
   }
@@ -191,11 +192,27 @@ public final class ZkLocksImpl implements ZkLocks {
     }
   }
 
-  void register(Attempt a) {
+  /**
+   * For requests that must not wait (tryAcquire()): while the connection is down nobody can tell
+   * whether the lock is free, so say so rather than wait or guess.
+   */
+  void checkConnected(String path) {
+    checkOpen();
+    SessionState s = session.state();
+    if (s != SessionState.CONNECTED) {
+      throw new ZkLockException(
+          "not connected to ZooKeeper (session " + s + "): cannot tell whether the lock is free",
+          path,
+          session.sessionId(),
+          null);
+    }
+  }
+
+  void register(Request a) {
     active.add(a);
   }
 
-  void unregister(Attempt a) {
+  void unregister(Request a) {
     active.remove(a);
   }
 
@@ -206,6 +223,17 @@ public final class ZkLocksImpl implements ZkLocks {
 
   /** The data of a lock node: small UTF-8 JSON about the owner, fixed while held. */
   byte[] nodeData(NodeKind kind, long sessionId) {
+    return nodeData(kind, sessionId, Map.of());
+  }
+
+  /**
+   * The data of a lock node with extra string fields (for example the election's participant id, or
+   * the simple lock's attempt id).
+   */
+  byte[] nodeData(NodeKind kind, long sessionId, Map<String, String> extra) {
+    StringBuilder more = new StringBuilder();
+    extra.forEach(
+        (k, v) -> more.append(',').append(Json.quote(k)).append(':').append(Json.quote(v)));
     String json =
         "{\"client\":"
             + Json.quote(config.clientName())
@@ -217,7 +245,9 @@ public final class ZkLocksImpl implements ZkLocks {
             + Long.toHexString(sessionId)
             + "\",\"kind\":\""
             + kind.label()
-            + "\"}";
+            + "\""
+            + more
+            + "}";
     return json.getBytes(StandardCharsets.UTF_8);
   }
 
@@ -230,45 +260,28 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public ReadWriteLock readWriteLock(String name) {
-    String n = Args.lockName(name);
-    DistributedLock read = new QueueLock(this, n, NodeKind.READ);
-    DistributedLock write = new QueueLock(this, n, NodeKind.WRITE);
-    return new ReadWriteLock() {
-      @Override
-      public String name() {
-        return n;
-      }
-
-      @Override
-      public DistributedLock readLock() {
-        return read;
-      }
-
-      @Override
-      public DistributedLock writeLock() {
-        return write;
-      }
-    };
+    return new ReadWriteLockImpl(this, Args.lockName(name));
   }
 
   @Override
   public DistributedLock simpleLock(String name) {
-    throw new UnsupportedOperationException("simpleLock is not implemented yet");
+    return new SimpleLock(this, Args.lockName(name));
   }
 
   @Override
   public DistributedSemaphore semaphore(String name, int permits) {
-    throw new UnsupportedOperationException("semaphore is not implemented yet");
+    return new SemaphoreImpl(this, Args.lockName(name), permits);
   }
 
   @Override
   public DistributedLock multiLock(DistributedLock... locks) {
-    throw new UnsupportedOperationException("multiLock is not implemented yet");
+    checkOpen();
+    return MultiLock.of(this, locks);
   }
 
   @Override
   public LeaderElection leaderElection(String name, String participantId) {
-    throw new UnsupportedOperationException("leaderElection is not implemented yet");
+    return new Election(this, Args.lockName(name), Args.participantId(participantId));
   }
 
   @Override

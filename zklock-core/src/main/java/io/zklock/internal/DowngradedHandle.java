@@ -1,0 +1,85 @@
+package io.zklock.internal;
+
+import io.zklock.LockHandle;
+import io.zklock.LockLostException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The read hold made by a downgrade: it shares the write request's node, which is deleted once both
+ * handles are released.
+ */
+final class DowngradedHandle implements LockHandle {
+  private final Attempt write;
+  private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+
+  // guarded by this
+  private CompletableFuture<Void> released;
+
+  DowngradedHandle(Attempt write, ZkLocksImpl ctx) {
+    this.write = write;
+    write
+        .lostAny()
+        .thenAccept(
+            ex -> {
+              synchronized (this) {
+                if (released != null) {
+                  return;
+                }
+              }
+              lost.complete(ex);
+            });
+  }
+
+  @Override
+  public String lockName() {
+    return write.lockName();
+  }
+
+  @Override
+  public String path() {
+    return write.path();
+  }
+
+  @Override
+  public long fencingToken() {
+    return write.fencingToken();
+  }
+
+  @Override
+  public boolean isHeld() {
+    synchronized (this) {
+      if (released != null) {
+        return false;
+      }
+    }
+    return write.nodeHeld();
+  }
+
+  @Override
+  public CompletableFuture<LockLostException> lost() {
+    return lost;
+  }
+
+  @Override
+  public void release() {
+    Acquisitions.awaitRelease(releaseAsync(), path());
+  }
+
+  @Override
+  public synchronized CompletableFuture<Void> releaseAsync() {
+    if (released == null) {
+      released = write.unpin();
+    }
+    return released;
+  }
+
+  @Override
+  public void close() {
+    release();
+  }
+
+  @Override
+  public String toString() {
+    return "LockHandle[" + lockName() + " (downgraded), node=" + path() + "]";
+  }
+}

@@ -1,0 +1,276 @@
+package io.zklock.internal;
+
+import io.zklock.LeaderElection;
+import io.zklock.LeadershipListener;
+import io.zklock.LockHandle;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election (seed 004) on a queue lock of {@link NodeKind#ELECTION} nodes whose data carries
+ * the participant id: the head of the queue leads. A participant's request is an ordinary {@link
+ * Attempt}, so it survives connection loss and re-queues by itself after a session expiry while
+ * waiting; when leadership is lost (session expired, node deleted) the listeners hear {@code
+ * revoked} and the participant joins the queue again.
+ */
+final class Election implements LeaderElection {
+  private static final Logger log = LoggerFactory.getLogger(Election.class);
+  private static final long REJOIN_DELAY_MS = 200;
+
+  private final ZkLocksImpl ctx;
+  private final String participantId;
+  private final QueueLock queue;
+  private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
+
+  // guarded by this
+  private boolean started;
+  private boolean closed;
+  private CompletableFuture<LockHandle> pending;
+  private LockHandle leadership;
+  private long epoch;
+
+  Election(ZkLocksImpl ctx, String name, String participantId) {
+    this.ctx = ctx;
+    this.participantId = participantId;
+    this.queue =
+        new QueueLock(
+            ctx,
+            name,
+            ctx.dirOf(name),
+            NodeKind.ELECTION,
+            Ordering.forKind(NodeKind.ELECTION),
+            Map.of("participant", participantId),
+            ReentrantView::new);
+  }
+
+  @Override
+  public String participantId() {
+    return participantId;
+  }
+
+  @Override
+  public void start() {
+    synchronized (this) {
+      if (started || closed) {
+        return;
+      }
+      started = true;
+    }
+    join();
+  }
+
+  private void join() {
+    CompletableFuture<LockHandle> f;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      f = queue.acquireAsync();
+      pending = f;
+    }
+    f.whenComplete(this::joined);
+  }
+
+  private void joined(LockHandle h, Throwable err) {
+    if (err != null) {
+      boolean stop;
+      synchronized (this) {
+        stop = closed;
+      }
+      if (stop || err instanceof CancellationException) {
+        return;
+      }
+      try {
+        ctx.checkOpen();
+      } catch (RuntimeException closedCtx) {
+        return; // the ZkLocks was closed: nothing to join
+      }
+      log.warn("leader election {}: request failed; joining again", queue.dir(), err);
+      ctx.scheduler().schedule(this::join, REJOIN_DELAY_MS, TimeUnit.MILLISECONDS);
+      return;
+    }
+    long e;
+    synchronized (this) {
+      pending = null;
+      if (closed) {
+        h.releaseAsync();
+        return;
+      }
+      leadership = h;
+      epoch = h.fencingToken();
+      e = epoch;
+      notifyAll();
+    }
+    for (LeadershipListener l : listeners) {
+      tell(l, true, e);
+    }
+    h.lost().thenAccept(ex -> lostLeadership(h));
+  }
+
+  private void lostLeadership(LockHandle h) {
+    long e;
+    synchronized (this) {
+      if (leadership != h) {
+        return;
+      }
+      leadership = null;
+      e = epoch;
+    }
+    for (LeadershipListener l : listeners) {
+      tell(l, false, e);
+    }
+    join();
+  }
+
+  private void tell(LeadershipListener l, boolean elected, long e) {
+    try {
+      if (elected) {
+        l.elected(e);
+      } else {
+        l.revoked(e);
+      }
+    } catch (RuntimeException ex) {
+      log.warn("leadership listener {} threw; ignored", l, ex);
+    }
+  }
+
+  @Override
+  public synchronized boolean isLeader() {
+    return leadership != null && leadership.isHeld();
+  }
+
+  @Override
+  public synchronized Optional<Long> epoch() {
+    return isLeader() ? Optional.of(epoch) : Optional.empty();
+  }
+
+  @Override
+  public boolean awaitLeadership(Duration timeout) throws InterruptedException {
+    long nanos = Args.timeoutNanos(timeout);
+    long deadline = System.nanoTime() + nanos;
+    synchronized (this) {
+      while (!isLeader()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || closed) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return true;
+    }
+  }
+
+  @Override
+  public Optional<String> leader() {
+    for (int tries = 0; tries < 5; tries++) {
+      Session.Conn conn = ctx.session().current();
+      if (conn == null) {
+        throw new io.zklock.ZkLockException(
+            "not connected: cannot read the leader", queue.dir(), 0L, null);
+      }
+      try {
+        List<QueueNode> nodes = QueueNode.queue(conn.zk().getChildren(queue.dir(), false));
+        nodes.removeIf(n -> n.kind() != NodeKind.ELECTION);
+        if (nodes.isEmpty()) {
+          return Optional.empty();
+        }
+        if (QueueNode.nearOverflow(nodes)) {
+          nodes = inCreationOrder(conn, nodes);
+          if (nodes.isEmpty()) {
+            continue;
+          }
+        }
+        byte[] data = conn.zk().getData(queue.dir() + "/" + nodes.get(0).name(), false, null);
+        return Optional.ofNullable(
+            Json.field(new String(data, StandardCharsets.UTF_8), "participant"));
+      } catch (KeeperException.NoNodeException e) {
+        if (Objects.equals(e.getPath(), queue.dir())) {
+          return Optional.empty();
+        }
+        // the head went between the two reads: look again
+      } catch (KeeperException e) {
+        throw new io.zklock.ZkLockException(
+            "cannot read the leader: " + e.code(), queue.dir(), conn.sessionId(), e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new io.zklock.ZkLockException("interrupted reading the leader", queue.dir(), 0, e);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private List<QueueNode> inCreationOrder(Session.Conn conn, List<QueueNode> nodes)
+      throws KeeperException, InterruptedException {
+    List<QueueNode> out = new java.util.ArrayList<>();
+    for (QueueNode n : nodes) {
+      org.apache.zookeeper.data.Stat s = conn.zk().exists(queue.dir() + "/" + n.name(), false);
+      if (s != null) {
+        out.add(n.withCzxid(s.getCzxid()));
+      }
+    }
+    out.sort(QueueNode.BY_CREATION);
+    return out;
+  }
+
+  @Override
+  public void addListener(LeadershipListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    listeners.add(listener);
+    long e;
+    synchronized (this) {
+      if (!isLeader()) {
+        return;
+      }
+      e = epoch;
+    }
+    ctx.executor().execute(() -> tell(listener, true, e));
+  }
+
+  @Override
+  public void removeListener(LeadershipListener listener) {
+    listeners.remove(listener);
+  }
+
+  @Override
+  public void close() {
+    CompletableFuture<LockHandle> p;
+    LockHandle h;
+    long e;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      p = pending;
+      h = leadership;
+      leadership = null;
+      e = epoch;
+      notifyAll();
+    }
+    if (p != null) {
+      p.cancel(true);
+    }
+    if (h != null) {
+      h.release();
+      for (LeadershipListener l : listeners) {
+        ctx.executor().execute(() -> tell(l, false, e));
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LeaderElection[" + queue.dir() + ", " + participantId + "]";
+  }
+}

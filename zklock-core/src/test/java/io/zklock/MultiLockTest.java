@@ -1,0 +1,167 @@
+package io.zklock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.Lock;
+import org.junit.jupiter.api.Test;
+
+class MultiLockTest extends ZkTestSupport {
+
+  @Test
+  void overlappingSetsFromManySessions_neverDeadlock_andEachLockStaysExclusive() throws Exception {
+    int sessions = 8;
+    int resources = 4;
+    int rounds = 6;
+    AtomicIntegerArray inside = new AtomicIntegerArray(resources);
+    List<String> violations = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService pool = Executors.newFixedThreadPool(sessions);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int s = 0; s < sessions; s++) {
+        ZkLocks locks = client("multi-" + s);
+        Random random = new Random(s);
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int r = 0; r < rounds; r++) {
+                    List<Integer> ids = new ArrayList<>(List.of(0, 1, 2, 3));
+                    Collections.shuffle(ids, random); // callers name them in any order
+                    List<Integer> chosen = ids.subList(0, 2 + random.nextInt(resources - 1));
+                    DistributedLock[] parts = new DistributedLock[chosen.size()];
+                    for (int i = 0; i < parts.length; i++) {
+                      parts[i] = locks.mutex("res/" + chosen.get(i));
+                    }
+                    try (LockHandle h = locks.multiLock(parts).acquire()) {
+                      for (int id : chosen) {
+                        if (inside.incrementAndGet(id) != 1) {
+                          violations.add("resource " + id + " held twice");
+                        }
+                      }
+                      Thread.sleep(1);
+                      for (int id : chosen) {
+                        inside.decrementAndGet(id);
+                      }
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : futures) {
+        f.get(60, TimeUnit.SECONDS); // a deadlock would show as a timeout here
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(violations).isEmpty();
+    awaitNoLockNodes();
+  }
+
+  @Test
+  void timeoutOnOnePart_releasesTheOthers_withOneDeadline() throws Exception {
+    LockHandle b = client().mutex("b").acquire();
+    ZkLocks locks = client();
+    DistributedLock multi = locks.multiLock(locks.mutex("b"), locks.mutex("a"));
+
+    long start = System.nanoTime();
+    Optional<LockHandle> got = multi.tryAcquire(Duration.ofMillis(300));
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+    assertThat(got).isEmpty();
+    assertThat(ms).as("one deadline for the whole set").isBetween(290L, 5_000L);
+    assertThat(client().mutex("a").tryAcquire())
+        .as("the part acquired first was released")
+        .hasValueSatisfying(LockHandle::release);
+    assertThat(multi.tryAcquire()).as("busy").isEmpty();
+    b.release();
+    awaitNoLockNodes();
+  }
+
+  @Test
+  void handle_tokenIsTheMax_andLostWhenAnyPartIsLost() throws Exception {
+    ZkLocks locks = client();
+    LockHandle h = locks.multiLock(locks.mutex("x"), locks.simpleLock("y")).acquire();
+    List<String> nodes = lockNodes();
+    assertThat(nodes).hasSize(2);
+    long max = 0;
+    for (String p : nodes) {
+      max = Math.max(max, raw().exists(p, false).getCzxid());
+    }
+    assertThat(h.fencingToken()).isEqualTo(max);
+    assertThat(h.isHeld()).isTrue();
+
+    raw().delete(namespace + "/y/x-lock", -1);
+
+    LockLostException lost = h.lost().get(10, TimeUnit.SECONDS);
+    assertThat(lost.reason()).isEqualTo(LockLostException.Reason.NODE_DELETED);
+    assertThat(h.isHeld()).isFalse();
+    h.release();
+    assertNoLockNodes();
+  }
+
+  @Test
+  void badParts_areRefused() {
+    ZkLocks locks = client();
+    DistributedLock a = locks.mutex("a");
+    assertThatThrownBy(() -> locks.multiLock())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("none");
+    assertThatThrownBy(() -> locks.multiLock(a, null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lock 1");
+    assertThatThrownBy(() -> locks.multiLock(a, locks.mutex("a")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("twice");
+    ReadWriteLock rw = locks.readWriteLock("rw");
+    assertThatThrownBy(() -> locks.multiLock(rw.readLock(), rw.writeLock()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("twice");
+    DistributedLock foreign =
+        new DistributedLock() {
+          @Override
+          public String name() {
+            return "foreign";
+          }
+
+          @Override
+          public LockHandle acquire() {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public Optional<LockHandle> tryAcquire() {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public Optional<LockHandle> tryAcquire(Duration timeout) {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public CompletableFuture<LockHandle> acquireAsync() {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public Lock asLock() {
+            throw new UnsupportedOperationException();
+          }
+        };
+    assertThatThrownBy(() -> locks.multiLock(a, foreign))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a zklock lock");
+  }
+}

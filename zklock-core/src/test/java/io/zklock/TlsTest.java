@@ -1,0 +1,75 @@
+package io.zklock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.TestCertificates;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * TLS to the ensemble, against an embedded server with a secure port and generated certificates.
+ */
+class TlsTest {
+  private static TestCertificates certs;
+  private static EmbeddedZooKeeper zk;
+
+  @BeforeAll
+  static void start() {
+    certs = TestCertificates.generate();
+    zk = EmbeddedZooKeeper.standalone().tls(certs).start();
+  }
+
+  @AfterAll
+  static void stop() {
+    zk.close();
+    certs.close();
+  }
+
+  private TlsConfig tls() {
+    return TlsConfig.builder()
+        .trustStore(certs.trustStore(), certs.password().toCharArray())
+        .keyStore(certs.clientKeyStore(), certs.password().toCharArray())
+        .build();
+  }
+
+  @Test
+  void tls_connectsAndLocks() throws Exception {
+    try (ZkLocks locks =
+        ZkLocks.builder(zk.secureConnectString()).tls(tls()).namespace("/tls").build()) {
+      assertThat(locks.sessionState()).isEqualTo(SessionState.CONNECTED);
+      try (LockHandle h = locks.mutex("secure").acquire()) {
+        assertThat(h.isHeld()).isTrue();
+        assertThat(h.fencingToken()).isPositive();
+      }
+    }
+  }
+
+  @Test
+  void plainClient_onTheSecurePort_failsToConnectWithAClearMessage() {
+    assertThatThrownBy(
+            () ->
+                ZkLocks.builder(zk.secureConnectString())
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .build())
+        .isInstanceOf(ZkLockException.class)
+        .hasMessageContaining(zk.secureConnectString())
+        .hasMessageContaining("no server answered");
+  }
+
+  @Test
+  void tlsConfig_withoutTrustStore_isRejected() {
+    assertThatThrownBy(() -> TlsConfig.builder().build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("trust store");
+    assertThatThrownBy(
+            () ->
+                TlsConfig.builder()
+                    .trustStore(java.nio.file.Path.of("/no/such/store.p12"), new char[0]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("/no/such/store.p12");
+  }
+}
