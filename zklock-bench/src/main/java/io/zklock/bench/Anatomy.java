@@ -46,7 +46,7 @@ final class Anatomy {
             }));
     v.add(
         new Variant(
-            "create+getChildren pipelined; delete (zklock's design)",
+            "create+getChildren pipelined; delete (zklock, holds < 50 ms)",
             (zk, dir, ex) -> zk.delete(createAndList(zk, dir, false, null).join(), -1)));
     v.add(
         new Variant(
@@ -54,7 +54,7 @@ final class Anatomy {
             (zk, dir, ex) -> zk.delete(createAndList(zk, dir, false, ex).join(), -1)));
     v.add(
         new Variant(
-            "  + exists(own) watch; removeWatches(watcher)+delete (zklock today)",
+            "  + exists(own) watch; removeWatches(watcher)+delete (zklock before 5548690)",
             (zk, dir, ex) -> {
               String p = createAndList(zk, dir, true, ex).join();
               zk.removeWatches(p, NOOP, WatcherType.Data, true, (rc, x, c) -> {}, null);
@@ -62,7 +62,7 @@ final class Anatomy {
             }));
     v.add(
         new Variant(
-            "  + exists(own) watch; removeAllWatches+delete",
+            "  + exists(own) watch; removeAllWatches+delete (zklock, longer holds)",
             (zk, dir, ex) -> {
               String p = createAndList(zk, dir, true, ex).join();
               zk.removeAllWatches(p, WatcherType.Data, true, (rc, x, c) -> {}, null);
@@ -70,7 +70,7 @@ final class Anatomy {
             }));
     v.add(
         new Variant(
-            "  + exists(own) watch; delete (let it fire)",
+            "  + exists(own) watch; delete, the watch fires",
             (zk, dir, ex) -> zk.delete(createAndList(zk, dir, true, ex).join(), -1)));
     return v;
   }
