@@ -308,16 +308,11 @@ final class Report {
     int barW = 420;
     int barH = 12;
     StringBuilder body = new StringBuilder();
-    int y = 60;
+    int y = 66;
     double scaleMax = 3.0;
+    body.append(text(10, 40, "Throughput relative to the scenario's baseline (= 1.0)", 13, "bold"));
     body.append(
-        text(
-            10,
-            40,
-            "Throughput relative to the scenario's baseline (= 1.0); bars: median"
-                + " of same-repetition ratios, whiskers: min..max",
-            13,
-            "bold"));
+        text(10, 54, "bars: median of same-repetition ratios; whiskers: min..max", 11, "italic"));
     for (Result r : results.values()) {
       Scenario s = r.scenario;
       if (!s.higherIsBetter || s.baseline == null) {
@@ -363,20 +358,17 @@ final class Report {
         y += barH + 4;
       }
       for (Target t : targets) {
-        if (t.scenario.equals(s.name)) {
-          double goal = goalOf(t);
-          if (!Double.isNaN(goal)) {
-            int gx = left + (int) Math.round(goal / scaleMax * barW);
-            body.append(
-                String.format(
-                    Locale.ROOT,
-                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c53030\""
-                        + " stroke-dasharray=\"3,2\"/>",
-                    gx,
-                    y - s.impls.size() * (barH + 4) - 2,
-                    gx,
-                    y));
-          }
+        if (t.scenario.equals(s.name) && t.vs == s.baseline && !Double.isNaN(t.goal)) {
+          int gx = left + (int) Math.round(t.goal / scaleMax * barW);
+          body.append(
+              String.format(
+                  Locale.ROOT,
+                  "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c53030\""
+                      + " stroke-dasharray=\"3,2\"/>",
+                  gx,
+                  y - s.impls.size() * (barH + 4) - 2,
+                  gx,
+                  y));
         }
       }
       y += 8;
@@ -399,7 +391,7 @@ final class Report {
         text(
             left,
             y + 32,
-            "red dashes: the issue's target (ratios above 3.0 are cut)",
+            "red dashes: the issue's target against this baseline (ratios above 3.0 are cut)",
             10,
             "italic"));
     y += 60;
@@ -453,11 +445,6 @@ final class Report {
 
   private static double median(Result r, Impl impl, String key) {
     return Result.median(r.values(impl, w -> w.extra().getOrDefault(key, Double.NaN)));
-  }
-
-  private static double goalOf(Target t) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile(">= ([0-9.]+)x").matcher(t.text);
-    return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
   }
 
   private static String text(int x, int y, String s, int size, String style) {

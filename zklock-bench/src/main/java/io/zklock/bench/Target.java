@@ -7,6 +7,8 @@ import java.util.Map;
 abstract class Target {
   final String scenario;
   final String text;
+  Impl vs; // for ratio targets: the denominator
+  double goal = Double.NaN; // for ratio targets: the least ratio
 
   Target(String scenario, String text) {
     this.scenario = scenario;
@@ -22,25 +24,29 @@ abstract class Target {
 
   /** zklock's rate / {@code vs}'s rate (median of same-repetition ratios) at least {@code min}. */
   static Target ratio(String scenario, Impl vs, double min, String text) {
-    return new Target(scenario, text) {
-      @Override
-      double measured(Map<String, Result> results) {
-        Result r = results.get(scenario);
-        return r == null
-            ? Double.NaN
-            : Result.median(r.pairedRatios(Impl.ZKLOCK, vs, Window::value));
-      }
+    Target t =
+        new Target(scenario, text) {
+          @Override
+          double measured(Map<String, Result> results) {
+            Result r = results.get(scenario);
+            return r == null
+                ? Double.NaN
+                : Result.median(r.pairedRatios(Impl.ZKLOCK, vs, Window::value));
+          }
 
-      @Override
-      boolean met(double m) {
-        return m >= min;
-      }
+          @Override
+          boolean met(double m) {
+            return m >= min;
+          }
 
-      @Override
-      String format(double m) {
-        return String.format("%.2fx %s", m, vs.label);
-      }
-    };
+          @Override
+          String format(double m) {
+            return String.format("%.2fx %s", m, vs.label);
+          }
+        };
+    t.vs = vs;
+    t.goal = min;
+    return t;
   }
 
   /** zklock's watch events per acquisition at most {@code max}; naive's shown beside it. */
