@@ -1,0 +1,175 @@
+package io.zklock.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * A profile of the uncontended cycle: the request patterns of zklock and Curator replayed with raw
+ * ZooKeeper calls, one ingredient at a time, interleaved like the scenarios. It tells what each
+ * request and each thread hop of an acquire+release costs on this machine, measured rather than
+ * guessed. Not a target; a diagnostic printed after the tables.
+ */
+final class Anatomy {
+  private Anatomy() {}
+
+  interface Cycle {
+    void run(ZooKeeper zk, String dir, ExecutorService executor) throws Exception;
+  }
+
+  record Variant(String name, Cycle cycle) {}
+
+  static final Watcher NOOP = e -> {};
+
+  static List<Variant> variants() {
+    List<Variant> v = new ArrayList<>();
+    v.add(
+        new Variant("create; delete (raw floor)", (zk, dir, ex) -> zk.delete(create(zk, dir), -1)));
+    v.add(
+        new Variant(
+            "create; getChildren; delete (Curator's requests)",
+            (zk, dir, ex) -> {
+              String p = create(zk, dir);
+              zk.getChildren(dir, false);
+              zk.delete(p, -1);
+            }));
+    v.add(
+        new Variant(
+            "create+getChildren pipelined; delete (zklock, holds < 50 ms)",
+            (zk, dir, ex) -> zk.delete(createAndList(zk, dir, false, null).join(), -1)));
+    v.add(
+        new Variant(
+            "  + grant handed through an executor (zklock's thread hop)",
+            (zk, dir, ex) -> zk.delete(createAndList(zk, dir, false, ex).join(), -1)));
+    v.add(
+        new Variant(
+            "  + exists(own) watch; removeWatches(watcher)+delete (zklock before 5548690)",
+            (zk, dir, ex) -> {
+              String p = createAndList(zk, dir, true, ex).join();
+              zk.removeWatches(p, NOOP, WatcherType.Data, true, (rc, x, c) -> {}, null);
+              zk.delete(p, -1);
+            }));
+    v.add(
+        new Variant(
+            "  + exists(own) watch; removeAllWatches+delete (zklock, longer holds)",
+            (zk, dir, ex) -> {
+              String p = createAndList(zk, dir, true, ex).join();
+              zk.removeAllWatches(p, WatcherType.Data, true, (rc, x, c) -> {}, null);
+              zk.delete(p, -1);
+            }));
+    v.add(
+        new Variant(
+            "  + exists(own) watch; delete, the watch fires",
+            (zk, dir, ex) -> zk.delete(createAndList(zk, dir, true, ex).join(), -1)));
+    return v;
+  }
+
+  static String create(ZooKeeper zk, String dir) throws Exception {
+    return zk.create(
+        dir + "/m-", new byte[16], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
+  }
+
+  /** create and getChildren sent back to back; the future completes with the node's path. */
+  static CompletableFuture<String> createAndList(
+      ZooKeeper zk, String dir, boolean ownWatch, ExecutorService executor) {
+    CompletableFuture<String> done = new CompletableFuture<>();
+    String[] created = new String[1];
+    zk.create(
+        dir + "/m-",
+        new byte[16],
+        ZooDefs.Ids.OPEN_ACL_UNSAFE,
+        CreateMode.EPHEMERAL_SEQUENTIAL,
+        (AsyncCallback.StringCallback)
+            (rc, p, c, name) -> {
+              created[0] = name;
+              if (ownWatch) {
+                zk.exists(name, NOOP, (rc2, p2, c2, s) -> {}, null);
+              }
+            },
+        null);
+    zk.getChildren(
+        dir,
+        false,
+        (AsyncCallback.ChildrenCallback)
+            (rc, p, c, children) -> {
+              if (executor == null) {
+                done.complete(created[0]);
+              } else {
+                executor.execute(() -> done.complete(created[0]));
+              }
+            },
+        null);
+    return done;
+  }
+
+  /** Runs every variant, interleaved, and prints rate, requests and watch events per cycle. */
+  static Map<String, double[]> run(Env env, PrintStream out) throws Exception {
+    List<Variant> variants = variants();
+    Map<String, List<Window>> windows = new LinkedHashMap<>();
+    variants.forEach(v -> windows.put(v.name(), new ArrayList<>()));
+    ExecutorService executor = Executors.newFixedThreadPool(2);
+    out.print("anatomy:");
+    try (RawZk raw = new RawZk(env.connectString())) {
+      String dir = "/bench-anatomy";
+      raw.ensurePersistent(dir);
+      int reps = 2;
+      for (int round = env.config.quick ? 0 : -1; round < reps; round++) {
+        for (int k = 0; k < variants.size(); k++) {
+          Variant v = variants.get(Math.floorMod(k + round, variants.size()));
+          Window w = Loop.run(env, List.of(() -> v.cycle().run(raw.zk, dir, executor)));
+          if (round >= 0) {
+            windows.get(v.name()).add(w);
+          }
+          out.print(".");
+          out.flush();
+        }
+      }
+    } finally {
+      executor.shutdownNow();
+    }
+    out.println();
+    Map<String, double[]> summary = new LinkedHashMap<>();
+    List<String[]> rows = new ArrayList<>();
+    double floor = Double.NaN;
+    for (var e : windows.entrySet()) {
+      double rate = Result.median(e.getValue().stream().mapToDouble(Window::value).toArray());
+      double req =
+          Result.median(e.getValue().stream().mapToDouble(Window::requestsPerOp).toArray());
+      double ev =
+          Result.median(e.getValue().stream().mapToDouble(Window::watchEventsPerOp).toArray());
+      if (Double.isNaN(floor)) {
+        floor = rate;
+      }
+      summary.put(e.getKey(), new double[] {rate, req, ev});
+      rows.add(
+          new String[] {
+            e.getKey(),
+            Report.num(rate),
+            String.format(java.util.Locale.ROOT, "%.0f", 1e6 / rate),
+            Report.ratio(rate / floor),
+            Report.num(req),
+            Report.num(ev)
+          });
+    }
+    out.println();
+    out.println("Anatomy of an uncontended cycle (raw ZooKeeper replays, medians)");
+    Report.print(
+        out,
+        new String[] {
+          "request pattern", "cycles/s", "µs/cycle", "vs floor", "req/op", "watch ev/op"
+        },
+        rows);
+    return summary;
+  }
+}

@@ -1,0 +1,200 @@
+package io.zklock.bench;
+
+import io.zklock.testkit.EmbeddedZooKeeper;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs the side-by-side benchmarks of issue 6 on one embedded ZooKeeper server: implementations
+ * interleaved (A B C D, then B C D A, ...) after one unrecorded warm-up round, several repetitions,
+ * medians and spread, every figure also as a ratio against a baseline measured in the same run. The
+ * benchmark never fails a build: targets are reported, not asserted.
+ *
+ * <p>{@code ./mvnw -B -q -pl zklock-bench -am exec:java -Dexec.args="--quick"}; the CLI calls
+ * {@link #run(String[], PrintStream)}.
+ */
+public final class BenchMain {
+  private BenchMain() {}
+
+  public static void main(String[] args) {
+    int code = run(args, System.out);
+    System.out.flush();
+    System.exit(code);
+  }
+
+  /**
+   * Runs the benchmarks as the command line asks and prints the tables to {@code out}.
+   *
+   * @return 0 when the run completed (whether or not the targets were met), 2 for bad arguments, 1
+   *     when the run itself failed
+   */
+  public static int run(String[] args, PrintStream out) {
+    BenchConfig config;
+    try {
+      config = BenchConfig.parse(args);
+    } catch (IllegalArgumentException e) {
+      out.println(e.getMessage());
+      out.print(BenchConfig.USAGE);
+      return 2;
+    }
+    try {
+      Report report = execute(config, out);
+      return report == null ? 2 : 0;
+    } catch (Exception e) {
+      out.println("benchmark run failed: " + e);
+      e.printStackTrace(out);
+      return 1;
+    }
+  }
+
+  /** Runs the selected scenarios and returns the report (null: nothing to run). */
+  static Report execute(BenchConfig config, PrintStream out) throws Exception {
+    Logging.quiet();
+    List<Scenario> selected = select(config, out);
+    if (selected == null) {
+      return null;
+    }
+    Map<String, String> machine = machine(config);
+    out.println(
+        "zklock bench: "
+            + machine.get("cores")
+            + " cores, JDK "
+            + machine.get("jdk")
+            + ", fsync "
+            + (config.fsync ? "on" : "off")
+            + ", windows "
+            + config.warmupSeconds
+            + " s warm-up + "
+            + config.measureSeconds
+            + " s, "
+            + config.reps
+            + " reps");
+    Map<String, Result> results = new LinkedHashMap<>();
+    Map<String, double[]> anatomy = Map.of();
+    RawZk.ENSURED.clear();
+    long start = System.nanoTime();
+    try (EmbeddedZooKeeper zk =
+        EmbeddedZooKeeper.standalone()
+            .forceSync(config.fsync)
+            .maxClientConnections(0)
+            // ZooKeeper's default: the testkit's 1 s would reap lock directories mid-window
+            .containerCheckInterval(Duration.ofMinutes(1))
+            .start()) {
+      Env env = new Env(zk, config);
+      for (Scenario s : selected) {
+        results.put(s.name, runScenario(s, env, out));
+      }
+      if (config.scenarios.isEmpty() || config.scenarios.contains("anatomy")) {
+        anatomy = Anatomy.run(env, out);
+      }
+    }
+    machine.put(
+        "runSeconds", String.format(Locale.ROOT, "%.0f", (System.nanoTime() - start) / 1e9));
+    Report report = new Report(results, Target.all(), machine, anatomy);
+    report.printTables(out);
+    report.write(config.json, config.svg);
+    if (config.json != null) {
+      out.println("wrote " + config.json);
+    }
+    if (config.svg != null) {
+      out.println("wrote " + config.svg);
+    }
+    return report;
+  }
+
+  private static List<Scenario> select(BenchConfig config, PrintStream out) {
+    List<Scenario> all = Scenarios.all();
+    if (config.list) {
+      for (Scenario s : all) {
+        out.println(s.name + "\t" + s.title);
+      }
+      out.println("anatomy\tprofile: zklock's and Curator's uncontended requests replayed raw");
+      return null;
+    }
+    if (config.scenarios.isEmpty()) {
+      return all;
+    }
+    List<Scenario> selected = new ArrayList<>();
+    for (String name : config.scenarios) {
+      if (name.equals("anatomy")) {
+        continue; // the diagnostic replay, run after the scenarios
+      }
+      Scenario found = null;
+      for (Scenario s : all) {
+        if (s.name.equals(name)) {
+          found = s;
+        }
+      }
+      if (found == null) {
+        out.println("unknown scenario '" + name + "'; --list shows them");
+        return null;
+      }
+      selected.add(found);
+    }
+    return selected;
+  }
+
+  static Result runScenario(Scenario s, Env env, PrintStream out) {
+    int reps = s.reps(env.config);
+    Result result = new Result(s, reps);
+    long t0 = System.nanoTime();
+    out.print(s.name + ":");
+    out.flush();
+    List<Impl> impls = new ArrayList<>(s.impls);
+    for (int round = s.warmRound() && !env.config.quick ? -1 : 0; round < reps; round++) {
+      int shift = Math.floorMod(round, impls.size());
+      for (int k = 0; k < impls.size(); k++) {
+        Impl impl = impls.get((k + shift) % impls.size());
+        if (result.notes.containsKey(impl)) {
+          continue; // unsupported or failed before
+        }
+        try {
+          Window w = s.measure(impl, env);
+          if (round >= 0) {
+            result.windows.get(impl)[round] = w;
+          }
+          out.print(" " + impl.label + "=" + Report.num(w.value()));
+        } catch (UnsupportedOperationException e) {
+          result.notes.put(impl, "not supported: " + e.getMessage());
+          out.print(" " + impl.label + "=n/a");
+        } catch (Exception e) {
+          result.notes.put(impl, "failed: " + e);
+          out.print(" " + impl.label + "=FAILED(" + e + ")");
+        }
+        out.flush();
+      }
+      out.print(round < 0 ? " |" : " ;");
+    }
+    result.seconds = (System.nanoTime() - t0) / 1e9;
+    out.println(String.format(Locale.ROOT, " (%.0f s)", result.seconds));
+    return result;
+  }
+
+  static Map<String, String> machine(BenchConfig config) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("date", Instant.now().toString());
+    m.put("cores", String.valueOf(Runtime.getRuntime().availableProcessors()));
+    m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+    m.put("maxHeap", (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
+    m.put(
+        "server",
+        "embedded standalone ZooKeeper, 127.0.0.1, fsync " + (config.fsync ? "on" : "off"));
+    m.put(
+        "windows",
+        config.warmupSeconds
+            + " s warm-up + "
+            + config.measureSeconds
+            + " s, "
+            + config.reps
+            + " reps"
+            + (config.quick ? " (quick)" : ""));
+    return m;
+  }
+}

@@ -1,0 +1,16 @@
+package io.zklock.bench;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Keeps ZooKeeper's and Curator's INFO chatter out of the benchmark's output. */
+final class Logging {
+  private Logging() {}
+
+  static void quiet() {
+    if (LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)
+        instanceof ch.qos.logback.classic.Logger root) {
+      root.setLevel(ch.qos.logback.classic.Level.WARN);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.zklock.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/** The windows of one scenario, by implementation and repetition, and their summaries. */
+final class Result {
+  final Scenario scenario;
+  final int reps;
+  final Map<Impl, Window[]> windows = new EnumMap<>(Impl.class);
+  final Map<Impl, String> notes = new EnumMap<>(Impl.class);
+  double seconds;
+
+  Result(Scenario scenario, int reps) {
+    this.scenario = scenario;
+    this.reps = reps;
+    for (Impl i : scenario.impls) {
+      windows.put(i, new Window[reps]);
+    }
+  }
+
+  boolean has(Impl impl) {
+    return values(impl, Window::value).length > 0;
+  }
+
+  List<Window> list(Impl impl) {
+    List<Window> out = new ArrayList<>();
+    for (Window w : windows.getOrDefault(impl, new Window[0])) {
+      if (w != null) {
+        out.add(w);
+      }
+    }
+    return out;
+  }
+
+  double[] values(Impl impl, java.util.function.ToDoubleFunction<Window> f) {
+    return list(impl).stream().mapToDouble(f).toArray();
+  }
+
+  /** Ratios value(impl)/value(vs) of the windows measured side by side in the same repetition. */
+  double[] pairedRatios(Impl impl, Impl vs, java.util.function.ToDoubleFunction<Window> f) {
+    Window[] a = windows.get(impl);
+    Window[] b = windows.get(vs);
+    if (a == null || b == null) {
+      return new double[0];
+    }
+    List<Double> r = new ArrayList<>();
+    for (int i = 0; i < reps; i++) {
+      if (a[i] != null && b[i] != null && f.applyAsDouble(b[i]) != 0) {
+        r.add(f.applyAsDouble(a[i]) / f.applyAsDouble(b[i]));
+      }
+    }
+    return r.stream().mapToDouble(Double::doubleValue).toArray();
+  }
+
+  static double median(double[] v) {
+    if (v.length == 0) {
+      return Double.NaN;
+    }
+    double[] s = v.clone();
+    Arrays.sort(s);
+    int m = s.length / 2;
+    return s.length % 2 == 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+  }
+
+  static double min(double[] v) {
+    return Arrays.stream(v).min().orElse(Double.NaN);
+  }
+
+  static double max(double[] v) {
+    return Arrays.stream(v).max().orElse(Double.NaN);
+  }
+}

@@ -1,0 +1,341 @@
+package io.zklock.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** The scenarios of issue 6, by name. */
+final class Scenarios {
+  private Scenarios() {}
+
+  static final List<Impl> ALL = List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.NAIVE, Impl.RAW);
+  static final List<Impl> RECIPES = List.of(Impl.ZKLOCK, Impl.CURATOR);
+
+  static List<Scenario> all() {
+    return List.of(
+        uncontended(false),
+        uncontended(true),
+        contended(10, "contended-10"),
+        contended(50, "contended-50"),
+        herd(),
+        distinctLocks(),
+        readWrite(),
+        semaphore(),
+        asyncWaiters());
+  }
+
+  /** One session, one thread, one lock: acquire, release, again. */
+  static Scenario uncontended(boolean async) {
+    String name = async ? "uncontended-async" : "uncontended";
+    String title =
+        async
+            ? "uncontended acquire + releaseAsync() (Curator: release())"
+            : "uncontended acquire + release()";
+    return new Scenario(name, title, "acq/s", true, ALL, Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        List<BenchLock.Client> clients = env.connect(impl, 1);
+        try {
+          BenchLock lock = clients.get(0).mutex(name + "-" + impl.label);
+          Loop.Op op = async ? () -> lock.acquire().releaseAsync() : () -> lock.acquire().release();
+          return Loop.run(env, List.of(op));
+        } finally {
+          Env.closeAll(clients);
+        }
+      }
+    };
+  }
+
+  /** N sessions, one thread each, one lock: every acquisition is a handoff. */
+  static Scenario contended(int sessions, String name) {
+    return new Scenario(
+        name,
+        "one lock, " + sessions + " sessions contending (RAW: write→watch ping-pong ring)",
+        "handoffs/s",
+        true,
+        ALL,
+        Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        return contend(impl, env, sessions, name);
+      }
+    };
+  }
+
+  static Window contend(Impl impl, Env env, int sessions, String name) throws Exception {
+    List<BenchLock.Client> clients = env.connect(impl, sessions);
+    try {
+      List<BenchLock> locks = impl.oneLockPerClient(clients, env.freshName(name));
+      List<Loop.Op> ops = new ArrayList<>();
+      for (BenchLock lock : locks) {
+        ops.add(() -> lock.acquire().release());
+      }
+      Window w = Loop.run(env, ops);
+      w.extra().put("handoffs/s", w.value());
+      return w;
+    } finally {
+      Env.closeAll(clients);
+    }
+  }
+
+  /**
+   * Watch events per acquisition with many sessions queued on one lock: the same contention loop,
+   * the server's watch-event count per acquisition as the figure.
+   */
+  static Scenario herd() {
+    return new Scenario(
+        "herd",
+        "watch events per acquisition, many sessions on one lock",
+        "events/acq",
+        false,
+        ALL,
+        Impl.CURATOR) {
+      @Override
+      int reps(BenchConfig config) {
+        return config.quick ? Math.min(config.reps, 2) : 1; // 500 sessions a window: slow
+      }
+
+      @Override
+      boolean warmRound() {
+        return false;
+      }
+
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        Window w = contend(impl, env, env.config.herdSessions, "herd");
+        Window out =
+            new Window(
+                w.watchEventsPerOp(), w.ops(), w.requestsPerOp(), w.watchEventsPerOp(), w.extra());
+        out.extra().put("sessions", (double) env.config.herdSessions);
+        return out;
+      }
+    };
+  }
+
+  /** 1,000 locks, 8 sessions × 4 threads, each picking locks at random (same seeds for all). */
+  static Scenario distinctLocks() {
+    int locks = 1000;
+    int sessions = 8;
+    int threads = 4;
+    return new Scenario(
+        "distinct-1000",
+        "1,000 distinct locks, 8 sessions x 4 threads (RAW: create+delete)",
+        "acq/s",
+        true,
+        ALL,
+        Impl.RAW) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        List<BenchLock.Client> clients = env.connect(impl, sessions);
+        try {
+          List<Loop.Op> ops = new ArrayList<>();
+          for (int s = 0; s < sessions; s++) {
+            BenchLock[] byIndex = new BenchLock[locks];
+            for (int i = 0; i < locks; i++) {
+              byIndex[i] = clients.get(s).mutex("distinct/" + impl.label + "-" + i);
+            }
+            for (int t = 0; t < threads; t++) {
+              Random rnd = new Random(31L * s + t);
+              ops.add(() -> byIndex[rnd.nextInt(locks)].acquire().release());
+            }
+          }
+          return Loop.run(env, ops);
+        } finally {
+          Env.closeAll(clients);
+        }
+      }
+    };
+  }
+
+  /** Read-write lock, 10 sessions, 90% reads. */
+  static Scenario readWrite() {
+    int sessions = 10;
+    return new Scenario(
+        "rw-90", "read-write lock, 90% reads, 10 sessions", "acq/s", true, RECIPES, Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        List<BenchLock.Client> clients = env.connect(impl, sessions);
+        try {
+          String name = env.freshName("rw");
+          List<Loop.Op> ops = new ArrayList<>();
+          for (int s = 0; s < sessions; s++) {
+            BenchLock read = clients.get(s).readLock(name);
+            BenchLock write = clients.get(s).writeLock(name);
+            Random rnd = new Random(17L * s);
+            ops.add(() -> (rnd.nextInt(10) == 0 ? write : read).acquire().release());
+          }
+          return Loop.run(env, ops);
+        } finally {
+          Env.closeAll(clients);
+        }
+      }
+    };
+  }
+
+  /** Semaphore, 5 permits, 10 sessions: skipped while zklock has no semaphore. */
+  static Scenario semaphore() {
+    int sessions = 10;
+    int permits = 5;
+    return new Scenario(
+        "semaphore-5",
+        "semaphore, 5 permits, 10 sessions (Curator: InterProcessSemaphoreV2)",
+        "acq/s",
+        true,
+        RECIPES,
+        Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        List<BenchLock.Client> clients = env.connect(impl, sessions);
+        try {
+          String name = env.freshName("sem");
+          List<Loop.Op> ops = new ArrayList<>();
+          for (BenchLock.Client c : clients) {
+            BenchLock sem = c.semaphore(name, permits);
+            ops.add(() -> sem.acquire().release());
+          }
+          return Loop.run(env, ops);
+        } finally {
+          Env.closeAll(clients);
+        }
+      }
+    };
+  }
+
+  /**
+   * N pending acquireAsync() on one ZkLocks: threads the library adds, heap per waiter (GC'd
+   * used-heap difference), then how fast the queue drains when each grant releases at once. zklock
+   * only: Curator has no asynchronous acquire (N pending would need N threads).
+   */
+  static Scenario asyncWaiters() {
+    return new Scenario(
+        "async-waiters",
+        "pending acquireAsync() in one JVM (zklock only)",
+        "bytes/waiter",
+        false,
+        List.of(Impl.ZKLOCK),
+        null) {
+      @Override
+      int reps(BenchConfig config) {
+        return 1;
+      }
+
+      @Override
+      boolean warmRound() {
+        return false;
+      }
+
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        int n = env.config.asyncWaiters;
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        try (RawZk observer = new RawZk(env.connectString())) {
+          long heap0 = usedHeapAfterGc(memory);
+          int threads0 = threads.getThreadCount();
+          ZkLockClient client = (ZkLockClient) impl.connect(env.connectString(), 0);
+          try {
+            String name = env.freshName("async");
+            var lock = client.locks().mutex(name);
+            var head = lock.acquire();
+            long heap1 = usedHeapAfterGc(memory);
+            int threads1 = threads.getThreadCount();
+            long watchesBefore = watchCount(env);
+            Env.Counters c0 = env.counters();
+            long q0 = System.nanoTime();
+            List<CompletableFuture<io.zklock.LockHandle>> pending = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              pending.add(lock.acquireAsync());
+            }
+            String dir = client.queueDir(name);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (observer.zk.getAllChildrenNumber(dir) < n + 1) {
+              if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the waiters did not queue within 120 s");
+              }
+              Thread.sleep(20);
+            }
+            // every waiter has its node; now wait until each has set its watches, so no listing is
+            // still in flight in the client. The server keeps one watch per path and session:
+            // waiter i's watch on its predecessor and waiter i-1's watch on its own node are one.
+            waitWatchCount(env, watchesBefore, n, deadline);
+            long q1 = System.nanoTime();
+            Env.Counters c1 = env.counters();
+            int threads2 = threads.getThreadCount();
+            long heap2 = usedHeapAfterGc(memory);
+
+            // drain: each grant releases at once; timed over the first handoffs (at most 1,000),
+            // the rest are withdrawn when the session closes
+            int drainCount = Math.min(n, 1_000);
+            java.util.concurrent.CountDownLatch drained =
+                new java.util.concurrent.CountDownLatch(drainCount);
+            for (CompletableFuture<io.zklock.LockHandle> f : pending) {
+              f.thenAccept(
+                  h -> {
+                    drained.countDown();
+                    h.releaseAsync();
+                  });
+            }
+            long d0 = System.nanoTime();
+            head.release();
+            if (!drained.await(60, TimeUnit.SECONDS)) {
+              throw new IllegalStateException("the first " + drainCount + " handoffs took > 60 s");
+            }
+            long d1 = System.nanoTime();
+
+            Window w =
+                new Window(
+                    (heap2 - heap1) / (double) n,
+                    n,
+                    (c1.packetsReceived() - c0.packetsReceived()) / (double) n,
+                    (c1.watchEvents() - c0.watchEvents()) / (double) n,
+                    new java.util.LinkedHashMap<>());
+            w.extra().put("waiters", (double) n);
+            w.extra().put("library threads", (double) (threads2 - threads0));
+            w.extra().put("threads added by the waiters", (double) (threads2 - threads1));
+            w.extra().put("heap of the idle ZkLocks (bytes)", (double) (heap1 - heap0));
+            w.extra().put("queue seconds", (q1 - q0) / 1e9);
+            w.extra()
+                .put("drain handoffs/s (first " + drainCount + ")", drainCount / ((d1 - d0) / 1e9));
+            return w;
+          } finally {
+            client.close();
+          }
+        }
+      }
+    };
+  }
+
+  static long watchCount(Env env) {
+    return Long.parseLong(env.zk.mntr().getOrDefault("zk_watch_count", "0"));
+  }
+
+  /** Waits until the server holds {@code expected} more watches than {@code before}. */
+  static void waitWatchCount(Env env, long before, long expected, long deadline)
+      throws InterruptedException {
+    while (watchCount(env) - before < expected) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "the waiters did not set their watches: "
+                + (watchCount(env) - before)
+                + " of "
+                + expected);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  static long usedHeapAfterGc(MemoryMXBean memory) throws InterruptedException {
+    long best = Long.MAX_VALUE;
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(50);
+      best = Math.min(best, memory.getHeapMemoryUsage().getUsed());
+    }
+    return best;
+  }
+}

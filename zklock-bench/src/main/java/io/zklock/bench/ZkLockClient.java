@@ -1,0 +1,80 @@
+package io.zklock.bench;
+
+import io.zklock.DistributedLock;
+import io.zklock.LockHandle;
+import io.zklock.ZkLocks;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** zklock behind the facade: one {@link ZkLocks} (one session) per client. */
+final class ZkLockClient implements BenchLock.Client {
+  static final String NAMESPACE = "/bench-zklock";
+
+  private final ZkLocks locks;
+  private final Map<String, BenchLock> cache = new ConcurrentHashMap<>();
+
+  ZkLockClient(String connectString, int index) {
+    this.locks =
+        ZkLocks.builder(connectString)
+            .namespace(NAMESPACE)
+            .sessionTimeout(Duration.ofSeconds(30))
+            .connectTimeout(Duration.ofSeconds(30))
+            .clientName("bench-" + index)
+            .build();
+  }
+
+  ZkLocks locks() {
+    return locks;
+  }
+
+  static BenchLock wrap(DistributedLock lock) {
+    return () -> held(lock.acquire());
+  }
+
+  static BenchLock.Held held(LockHandle h) {
+    return new BenchLock.Held() {
+      @Override
+      public void release() {
+        h.release();
+      }
+
+      @Override
+      public void releaseAsync() {
+        h.releaseAsync();
+      }
+    };
+  }
+
+  @Override
+  public BenchLock mutex(String name) {
+    return cache.computeIfAbsent("m:" + name, k -> wrap(locks.mutex(name)));
+  }
+
+  @Override
+  public BenchLock readLock(String name) {
+    return cache.computeIfAbsent("r:" + name, k -> wrap(locks.readWriteLock(name).readLock()));
+  }
+
+  @Override
+  public BenchLock writeLock(String name) {
+    return cache.computeIfAbsent("w:" + name, k -> wrap(locks.readWriteLock(name).writeLock()));
+  }
+
+  @Override
+  public BenchLock semaphore(String name, int permits) {
+    // throws UnsupportedOperationException until the semaphore lands in zklock-core
+    var sem = locks.semaphore(name, permits);
+    return () -> held(sem.acquire());
+  }
+
+  @Override
+  public String queueDir(String name) {
+    return NAMESPACE + "/" + name;
+  }
+
+  @Override
+  public void close() {
+    locks.close();
+  }
+}
