@@ -380,6 +380,43 @@ class MutexTest extends ZkTestSupport {
   }
 
   @Test
+  void waitingNodeDeletedByOperator_neverTwoLiveHolders() throws Exception {
+    LockHandle holder = client("h").mutex("forcedwait").acquire();
+    CompletableFuture<LockHandle> w = client("w").mutex("forcedwait").acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
+    CompletableFuture<LockHandle> x = client("x").mutex("forcedwait").acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 3);
+    String wNode =
+        lockNodes().stream()
+            .sorted(
+                (a, b) ->
+                    Integer.compare(
+                        QueueNode.parse(a.substring(a.lastIndexOf('/') + 1)).sequence(),
+                        QueueNode.parse(b.substring(b.lastIndexOf('/') + 1)).sequence()))
+            .toList()
+            .get(1);
+
+    raw().delete(wNode, -1); // an operator removes the waiting request by hand
+    holder.release();
+
+    LockHandle xh = x.get(10, TimeUnit.SECONDS);
+    // w may have been granted on the strength of its predecessor's deletion; it must learn at once
+    // that its node is gone, so that only one live holder remains
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> {
+              LockHandle wh = w.getNow(null);
+              assertThat(wh == null || !wh.isHeld()).as("w is not a live holder").isTrue();
+            });
+    if (w.isDone()) {
+      assertThat(w.get().lost()).isCompleted();
+    }
+    assertThat(xh.isHeld()).isTrue();
+    xh.release();
+  }
+
+  @Test
   void serverRestartWhileHeld_lockSurvives() throws Exception {
     ZkLocks locks = client();
     LockHandle held = locks.mutex("restart").acquire();

@@ -469,7 +469,8 @@ final class Attempt implements LockHandle, Request {
       }
       Ordering.Watch w = (Ordering.Watch) decision;
       state = State.WAITING;
-      watchOwnNode(conn);
+      // No watch on our own node while waiting: a waiter's node deleted by hand is noticed when we
+      // next list, or, if we are granted first, by the holder's delayed watch (docs/guarantees.md).
       next = ++epoch;
       watchPath = lock.dir() + "/" + w.node().name();
       boolean allAheadGone = w.allAheadGone();
