@@ -66,8 +66,27 @@ class ZooKeeperEnsembleTest {
       }
 
       ensemble.resume(follower);
+      // Resumed, the server first answers as the follower it was, then notices it lost its leader
+      // and re-syncs, refusing requests meanwhile: wait until it serves again.
+      Awaitility.await("the resumed server serves again")
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .untilAsserted(
+              () ->
+                  assertThat(ensemble.mntr(follower).get("zk_server_state"))
+                      .isIn("follower", "leader"));
       ensemble.awaitQuorum(Duration.ofSeconds(30));
-      assertThat(ensemble.mntr(follower).get("zk_server_state")).isIn("follower", "leader");
+      Awaitility.await("the resumed server has caught up with what was written while it slept")
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .untilAsserted(
+              () -> {
+                try (ZkClients.Recorded c =
+                    ZkClients.connect(ensemble.connectString(follower), 4000)) {
+                  c.zk.sync("/", (rc, path, ctx) -> {}, null);
+                  assertThat(c.zk.exists("/while-paused", false)).isNotNull();
+                }
+              });
     }
   }
 
