@@ -43,6 +43,10 @@ public final class BenchMain {
       out.print(BenchConfig.USAGE);
       return 2;
     }
+    if (config.list) {
+      select(config, out); // prints the scenarios
+      return 0;
+    }
     try {
       Report report = execute(config, out);
       return report == null ? 2 : 0;

@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
       ServerCommand.class,
       LsCommand.class,
       ExecCommand.class,
+      BenchCommand.class,
       DemoWorker.class,
       CommandLine.HelpCommand.class
     },

@@ -26,7 +26,7 @@ class HelpAndErrorsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "demo", "server", "ls", "exec"})
+  @ValueSource(strings = {"", "demo", "server", "ls", "exec", "bench"})
   void help_everyCommand_printsUsageAndExitsZero(String command) {
     Cli.Result r = command.isEmpty() ? Cli.run("--help") : Cli.run(command, "--help");
 
@@ -35,11 +35,26 @@ class HelpAndErrorsTest {
   }
 
   @Test
+  void bench_list_namesTheScenarios() {
+    Cli.Result r = Cli.run("bench", "--list");
+
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.out()).contains("uncontended", "contended-10", "herd", "rw-90");
+  }
+
+  @Test
+  void bench_badOption_isAUsageError() {
+    Cli.Result r = Cli.run("bench", "--no-such-option");
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+  }
+
+  @Test
   void help_top_listsCommandsAndExitCodes_butNotTheHiddenWorker() {
     Cli.Result r = Cli.run("--help");
 
     assertThat(r.out())
-        .contains("demo", "server", "ls", "exec", "Exit codes", "5 cannot connect")
+        .contains("demo", "server", "ls", "exec", "bench", "Exit codes", "5 cannot connect")
         .doesNotContain("demo-worker");
   }
 

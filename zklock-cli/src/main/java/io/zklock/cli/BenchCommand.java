@@ -1,0 +1,65 @@
+package io.zklock.cli;
+
+import io.zklock.bench.BenchMain;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+
+/** {@code zklock bench}: the side-by-side benchmarks of zklock-bench, from the command line. */
+@Command(
+    name = "bench",
+    header = "Benchmarks zklock against Curator, the naive lock and raw ZooKeeper.",
+    description = {
+      "Runs the benchmarks of docs/benchmarks.md on one embedded ZooKeeper server: zklock,"
+          + " Apache Curator, the seeds' naive lock and raw ZooKeeper, interleaved, with ratios"
+          + " against a baseline measured in the same run. The default run takes about 5 minutes;"
+          + " --quick about one.",
+      "",
+      "Options are those of the harness: --quick, --scenarios a,b, --list, --json FILE, --svg FILE,"
+          + " --reps N, --seconds S, --warmup S, --herd N, --waiters N, --fsync."
+    })
+final class BenchCommand implements Callable<Integer> {
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help message and exit.")
+  boolean help;
+
+  @Unmatched List<String> args = new ArrayList<>();
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    OutputStream toWriter =
+        new OutputStream() {
+          @Override
+          public void write(int b) {
+            out.write(b);
+          }
+
+          @Override
+          public void write(byte[] b, int off, int len) {
+            out.write(new String(b, off, len, StandardCharsets.UTF_8));
+          }
+
+          @Override
+          public void flush() {
+            out.flush();
+          }
+        };
+    try (PrintStream ps = new PrintStream(toWriter, true, StandardCharsets.UTF_8)) {
+      return BenchMain.run(args.toArray(String[]::new), ps);
+    }
+  }
+}
