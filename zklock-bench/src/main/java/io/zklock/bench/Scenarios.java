@@ -259,10 +259,11 @@ final class Scenarios {
               }
               Thread.sleep(20);
             }
-            // every waiter has its node; now wait until each has set its watches, so no listing is
-            // still in flight in the client. The server keeps one watch per path and session:
-            // waiter i's watch on its predecessor and waiter i-1's watch on its own node are one.
-            waitWatchCount(env, watchesBefore, n, deadline);
+            // every waiter has its node; now wait until each has set its watch, so no listing is
+            // still in flight in the client. A waiter watches only its predecessor (not its own
+            // node): n waiters, n distinct predecessors, less the holder's node, which the holding
+            // request of this same session already watches (one watch per path and session).
+            waitWatchCount(env, watchesBefore, n - 1, deadline);
             long q1 = System.nanoTime();
             Env.Counters c1 = env.counters();
             int threads2 = threads.getThreadCount();
