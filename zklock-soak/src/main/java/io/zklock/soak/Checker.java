@@ -23,6 +23,7 @@ public final class Checker {
   private final Map<String, Proc> procs = new LinkedHashMap<>();
   private final List<Event> storeEvents = new ArrayList<>();
   private final List<Event> faults = new ArrayList<>();
+  private final List<long[]> zkFaults = new ArrayList<>();
   private long runStart = Long.MAX_VALUE;
 
   /** One request and, if granted, its grant. Times are nanoTime stamps, -1 when absent. */
@@ -63,6 +64,7 @@ public final class Checker {
     boolean hung;
     final Map<String, Long> sessionLostT = new HashMap<>();
     final List<long[]> faultWindows = new ArrayList<>();
+    final List<Event> sessionEvents = new ArrayList<>();
   }
 
   /** The verdict and the figures. */
@@ -78,6 +80,27 @@ public final class Checker {
 
   public Checker(SoakConfig config) {
     this.config = config;
+  }
+
+  /**
+   * Checks the logs of a run again from its work directory (every {@code *.log}): {@code java -cp
+   * ... io.zklock.soak.Checker <dir>} re-reads a kept run without re-running it.
+   */
+  public static void main(String[] args) throws java.io.IOException {
+    java.nio.file.Path dir = java.nio.file.Path.of(args[0]);
+    List<Event> events = new ArrayList<>();
+    try (var files = java.nio.file.Files.list(dir)) {
+      for (java.nio.file.Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+        events.addAll(EventLog.read(f));
+      }
+    }
+    Event start = events.stream().filter(e -> e.ev().equals("RUN_START")).findFirst().orElseThrow();
+    SoakConfig config =
+        SoakConfig.defaults(
+            start.getLong("seed", 0),
+            java.time.Duration.ofSeconds(start.getLong("seconds", 0)),
+            dir);
+    System.out.print(new Checker(config).check(events).summary());
   }
 
   /** Checks the merged events of every log of a run. */
@@ -151,16 +174,16 @@ public final class Checker {
         String target = e.get("target");
         if (!target.startsWith("zk")) {
           proc(target).faultWindows.add(new long[] {e.t(), Long.MAX_VALUE});
+        } else {
+          zkFaults.add(new long[] {e.t(), Long.MAX_VALUE});
         }
       }
       case "FAULT_END" -> {
         faults.add(e);
         String target = e.get("target");
-        if (!target.startsWith("zk")) {
-          List<long[]> w = proc(target).faultWindows;
-          if (!w.isEmpty()) {
-            w.get(w.size() - 1)[1] = e.t();
-          }
+        List<long[]> w = target.startsWith("zk") ? zkFaults : proc(target).faultWindows;
+        if (!w.isEmpty()) {
+          w.get(w.size() - 1)[1] = e.t();
         }
       }
       case "CLEAN_LIVE" -> {
@@ -190,6 +213,7 @@ public final class Checker {
           violation("LIVENESS", e.get("proc") + " worker crashed: " + e.get("err"));
       case "SESSION" -> {
         count("sessions." + e.get("state"));
+        proc(e.get("proc")).sessionEvents.add(e);
         if ("LOST".equals(e.get("state"))) {
           proc(e.get("proc")).sessionLostT.putIfAbsent(e.get("session"), e.t());
         }
@@ -412,7 +436,8 @@ public final class Checker {
             }
             Handle older = a.token < b.token ? a : b;
             Handle newer = older == a ? b : a;
-            if (expired(older)) {
+            String why = unexcused(older, newer);
+            if (why == null) {
               count("overlaps.excusedByExpiry");
               delay("overlap.excused", Math.min(end(a), end(b)) - b.grantT);
             } else {
@@ -435,13 +460,88 @@ public final class Checker {
                       + rel(older.grantT)
                       + ") held until "
                       + rel(end(older))
-                      + " and its session never expired");
+                      + ": "
+                      + why);
             }
           }
         }
         active.add(b);
       }
     }
+  }
+
+  /**
+   * Null if the overlap of {@code older} (the lower token) with {@code newer} is the expected
+   * paused-holder case, else why not: older's session must have expired, through a fault that began
+   * before newer's grant; and if older's process was connected when a fault on it began, newer must
+   * come at least a third of the session timeout after (the server heard from the client at most a
+   * third of the timeout before the fault, pings being that frequent, and expires a session only
+   * after a full timeout of silence).
+   */
+  private String unexcused(Handle older, Handle newer) {
+    if (!expired(older)) {
+      return "its session never expired";
+    }
+    long[] cause = cause(older);
+    if (cause == null) {
+      count("overlaps.expiredWithoutFault");
+      return null;
+    }
+    if (newer.grantT < cause[0]) {
+      return "granted before the fault that expired the older holder's session began ("
+          + rel(cause[0])
+          + ")";
+    }
+    long third = config.sessionTimeout().toNanos() / 3;
+    if (cause[2] == 1
+        && connectedAt(proc(older.proc), cause[0])
+        && newer.grantT < cause[0] + third) {
+      return "granted "
+          + TimeUnit.NANOSECONDS.toMillis(newer.grantT - cause[0])
+          + " ms after the fault on the older holder's connected process began ("
+          + rel(cause[0])
+          + "), sooner than its session can expire";
+    }
+    return null;
+  }
+
+  /**
+   * The fault that cost {@code h}'s session, as {start, end, 1 for a fault on h's process or 0 for
+   * an ensemble fault}: the one that began last before h's process heard of the expiry; null if h's
+   * session did not expire or no fault came before.
+   */
+  private long[] cause(Handle h) {
+    Proc p = proc(h.proc);
+    Long lostT = h.session == null ? null : p.sessionLostT.get(h.session);
+    long t = lostT != null ? lostT : "SESSION_EXPIRED".equals(h.lossReason) ? h.lossT : -1;
+    if (t < 0) {
+      return null;
+    }
+    long[] client = lastFaultBefore(p, t);
+    long[] zk = null;
+    for (long[] w : zkFaults) {
+      if (w[0] <= t) {
+        zk = w;
+      }
+    }
+    if (client == null && zk == null) {
+      return null;
+    }
+    if (zk == null || client != null && client[0] >= zk[0]) {
+      return new long[] {client[0], client[1], 1};
+    }
+    return new long[] {zk[0], zk[1], 0};
+  }
+
+  /** Whether the last session event of {@code p} before {@code t} was CONNECTED. */
+  private static boolean connectedAt(Proc p, long t) {
+    String state = null;
+    for (Event e : p.sessionEvents) {
+      if (e.t() <= t) {
+        state = e.get("state");
+      }
+    }
+    return "CONNECTED".equals(state);
   }
 
   // --------------------------------------------------------------- liveness
@@ -516,10 +616,13 @@ public final class Checker {
           delay("loss.afterSessionLost", h.lossT - lostT);
         }
       }
+      long[] cause = cause(h);
       if (lostT != null
-          && h.releaseStartT >= 0
-          && h.releaseStartT <= lostT + grace
-          && h.lossT < 0) {
+          && cause != null
+          && h.lossT < 0
+          && h.releaseStartT >= cause[0]
+          && h.releaseStartT <= lostT + grace) {
+        // released after the fault began but before the process heard its session had expired
         count("releasesInDoubt");
       }
     }
@@ -579,9 +682,9 @@ public final class Checker {
       if (p.killedT >= 0 && dead.releaseStartT < 0 && dead.lossT < 0) {
         death = p.killedT;
       } else if (expired(dead)) {
-        long[] fault = lastFaultBefore(p, end(dead));
-        if (fault != null && fault[0] >= dead.grantT) {
-          death = fault[0];
+        long[] cause = cause(dead);
+        if (cause != null && cause[2] == 1 && cause[0] >= dead.grantT && end(dead) >= cause[0]) {
+          death = cause[0]; // cut off or paused while holding, and its session expired
         }
       }
       if (death < 0) {

@@ -126,6 +126,41 @@ class SoakCheckerTest {
   }
 
   @Test
+  void overlapBeganSoonerThanTheEnsembleCanExpireTheHolder_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 3);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1.6, 2); // 0.1 s after a was cut off
+    ev(7.5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(
+            v -> v.startsWith("EXCLUSION") && v.contains("sooner than its session can expire"));
+  }
+
+  @Test
+  void overlapBeganBeforeTheFault_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 6);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2, 3);
+    ev(4, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(9, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(9.5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("before the fault"));
+  }
+
+  @Test
   void staleWriteRejectedFromHandleNeverLost_fencingViolation() {
     start("a", "s1");
     hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
