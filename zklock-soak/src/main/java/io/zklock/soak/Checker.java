@@ -43,6 +43,7 @@ public final class Checker {
     String lossSession;
 
     long endT = -1;
+    boolean heldAtRelease;
 
     boolean granted() {
       return grantT >= 0;
@@ -268,7 +269,11 @@ public final class Checker {
         count("losses");
         count("losses." + h.lossReason);
       }
-      case "RELEASE_START" -> handle(e).releaseStartT = e.t();
+      case "RELEASE_START" -> {
+        Handle h = handle(e);
+        h.releaseStartT = e.t();
+        h.heldAtRelease = !"false".equals(e.get("held"));
+      }
       case "RELEASE_DONE" -> {
         Handle h = handle(e);
         h.releaseDoneT = e.t();
@@ -589,6 +594,18 @@ public final class Checker {
                 + " that its process never reported LOST");
       }
       Long lostT = h.session == null ? null : p.sessionLostT.get(h.session);
+      if (lostT != null && h.heldAtRelease && h.releaseStartT > lostT + grace) {
+        violation(
+            "LIVENESS",
+            h.h
+                + " still said isHeld() at "
+                + rel(h.releaseStartT)
+                + ", after its process heard session "
+                + h.session
+                + " expired ("
+                + rel(lostT)
+                + ")");
+      }
       if (lostT != null
           && h.lossT < 0
           && (h.releaseStartT < 0 || h.releaseStartT > lostT + grace)) {
@@ -641,13 +658,13 @@ public final class Checker {
 
   /**
    * After a holder dies (its process is killed, or it is paused or cut off and its session
-   * expires), a waiter of a conflicting side must get the lock within {@code limit} = session
-   * timeout + bound. The deadline moves on while other faults keep happening: each client fault
+   * expires), the lock must not stay stuck: within {@code limit} = session timeout + bound someone
+   * else is granted it, or someone else holds it (a live holder ahead in the queue may rightly keep
+   * a waiter waiting). The deadline moves on while other faults keep happening: each client fault
    * that starts, and each ensemble fault that ends, before the deadline sets it to that moment +
    * limit (a paused or killed waiter ahead in the queue blocks until its own session expires; an
-   * election delays every expiry). If some other, unfaulted client requested a conflicting side
-   * before the deadline and was still waiting at it, the first conflicting grant after the death
-   * must come by the deadline.
+   * election delays every expiry). A violation needs a witness: another, unfaulted client that
+   * requested the lock more than a second before the deadline and still waited at it.
    */
   private void checkHandover() {
     long limit = config.sessionTimeout().toNanos() + config.handoverBound().toNanos();
@@ -696,14 +713,22 @@ public final class Checker {
           deadline = Math.max(deadline, a[0] + limit);
         }
       }
-      long firstGrant = Long.MAX_VALUE;
-      Handle waiter = null;
+      long firstGrant = Long.MAX_VALUE; // progress: any grant in the lock after the death
+      long handover = Long.MAX_VALUE; // to a request that was already waiting at the death
+      Handle busy = null; // a live holder still holding at the deadline: the queue may wait on it
+      Handle waiter = null; // a witness: an unfaulted client still waiting at the deadline
       for (Handle w : byDir.get(dead.side.dir())) {
-        if (!w.side.conflictsWith(dead.side) || w.proc.equals(dead.proc)) {
+        if (w.proc.equals(dead.proc)) {
           continue;
         }
         if (w.granted() && w.grantT > death) {
           firstGrant = Math.min(firstGrant, w.grantT);
+          if (w.requestT < death) {
+            handover = Math.min(handover, w.grantT);
+          }
+        }
+        if (w.granted() && w.grantT <= deadline && end(w) >= deadline) {
+          busy = w;
         }
         if (w.requestT < deadline - TimeUnit.SECONDS.toNanos(1)
             && w.endOfWaitT() > deadline
@@ -712,9 +737,10 @@ public final class Checker {
         }
       }
       count("handover.checked");
-      if (firstGrant <= deadline) {
-        delay("handover", firstGrant - death);
-      } else if (waiter != null) {
+      if (handover <= deadline) {
+        delay("handover", handover - death);
+      }
+      if (firstGrant > deadline && busy == null && waiter != null) {
         violation(
             "LIVENESS",
             "holder "
@@ -725,9 +751,12 @@ public final class Checker {
                 + waiter.h
                 + " waited from "
                 + rel(waiter.requestT)
-                + " but no conflicting grant came by "
-                + rel(deadline));
-      } else {
+                + " but nothing in "
+                + dead.side.dir()
+                + " was granted by "
+                + rel(deadline)
+                + " and nobody else held it");
+      } else if (waiter == null) {
         count("handover.noWaiter");
       }
     }

@@ -8,6 +8,12 @@ public enum Fault {
   KILL_FOLLOWER,
   /** Close every connection of one client once; it reconnects at once (session survives). */
   CUT_CLIENT,
+  /**
+   * Let one client's requests through but hold the replies for 0.2-0.6 session timeouts, then close
+   * its connections: the server applied creates and deletes whose replies the client never gets
+   * (zklock must find its node by attempt id, and must not orphan it).
+   */
+  LOSE_REPLIES,
   /** Black-hole one client's connections for 0.3-0.8 session timeouts (session survives). */
   BLACKHOLE_SHORT,
   /** Black-hole one client's connections for 1.5-2.5 session timeouts (session expires). */

@@ -238,6 +238,16 @@ public final class SoakRun {
         s.proxies.forEach(FaultProxy::cut);
         log.log("FAULT_END", "kind", fault, "target", s.proc);
       }
+      case LOSE_REPLIES -> {
+        Slot s = slots.get(random.nextInt(slots.size()));
+        long ms = session * (20 + random.nextInt(40)) / 100;
+        log.log("FAULT_START", "kind", fault, "target", s.proc, "ms", ms);
+        s.proxies.forEach(FaultProxy::muteReplies);
+        sleepMillis(ms);
+        s.proxies.forEach(FaultProxy::cut);
+        s.proxies.forEach(FaultProxy::pass);
+        log.log("FAULT_END", "kind", fault, "target", s.proc);
+      }
       case BLACKHOLE_SHORT, BLACKHOLE_LONG -> {
         Slot s = pickHolder(fault == Fault.BLACKHOLE_LONG);
         long ms =

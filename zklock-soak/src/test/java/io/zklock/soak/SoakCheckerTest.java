@@ -197,6 +197,22 @@ class SoakCheckerTest {
   }
 
   @Test
+  void isHeldStillTrueAfterExpiryHeard_livenessViolation() {
+    start("a", "s1");
+    ev(0.5, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(5.01, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(8, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    ev(8.1, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(10, "a");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("LIVENESS") && v.contains("still said isHeld()"));
+  }
+
+  @Test
   void requestWithoutOutcome_livenessViolation_unlessItsProcessWasKilled() {
     start("a", "s1");
     start("b", "s2");
@@ -226,7 +242,27 @@ class SoakCheckerTest {
     clean();
 
     assertThat(check().violations())
-        .anyMatch(v -> v.startsWith("LIVENESS") && v.contains("no conflicting grant"));
+        .anyMatch(v -> v.startsWith("LIVENESS") && v.contains("nothing in soak/mutex was granted"));
+  }
+
+  @Test
+  void holderKilled_waiterBehindALiveLongHolder_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.READ, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.READ, "token", 10, "session", "s1");
+    hold("c", "c/1", Side.READ, 11, "s3", 1.2, 20); // a live reader, ahead of the writer
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.WRITE, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(11.5, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(30, "b");
+    close(30, "c");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
   }
 
   @Test
