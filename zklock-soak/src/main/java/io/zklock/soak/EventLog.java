@@ -17,6 +17,7 @@ import java.util.List;
 public final class EventLog implements AutoCloseable {
   private final FileOutputStream out;
   private final List<Event> memory;
+  private boolean closed;
 
   /**
    * @param keepInMemory also keep the events in a list ({@link #events()}), for the orchestrator
@@ -38,8 +39,11 @@ public final class EventLog implements AutoCloseable {
     return e;
   }
 
-  /** Writes an event already stamped. */
+  /** Writes an event already stamped; after {@link #close()}, drops it. */
   public synchronized void write(Event e) {
+    if (closed) {
+      return; // a late listener call after the client closed its log
+    }
     try {
       out.write((e.format() + "\n").getBytes(StandardCharsets.UTF_8));
     } catch (IOException ex) {
@@ -73,6 +77,7 @@ public final class EventLog implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    closed = true;
     try {
       out.close();
     } catch (IOException e) {
