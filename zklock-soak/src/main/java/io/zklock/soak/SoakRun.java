@@ -198,18 +198,24 @@ public final class SoakRun {
     }
   }
 
+  /**
+   * Injects faults, one at a time with 1.5-4 s of quiet between them, until the deadline has passed
+   * and at least one full round (every kind once) is done.
+   */
   private void injectFaults(long deadline) throws InterruptedException {
     List<Fault> round = new ArrayList<>();
-    while (System.nanoTime() < deadline) {
+    int injected = 0;
+    while (System.nanoTime() < deadline || injected < Fault.values().length) {
       if (round.isEmpty()) {
         round.addAll(List.of(Fault.values()));
         Collections.shuffle(round, random);
       }
-      sleepMillis(2000 + random.nextInt(3000));
-      if (System.nanoTime() >= deadline) {
+      sleepMillis(1500 + random.nextInt(2500));
+      if (System.nanoTime() >= deadline && injected >= Fault.values().length) {
         break;
       }
       inject(round.remove(0));
+      injected++;
     }
   }
 
@@ -294,13 +300,15 @@ public final class SoakRun {
   }
 
   /**
-   * A client process in its critical section (it has written "begin" and not yet "end"), waiting up
-   * to two seconds for one; else any client. Pausing or killing a holder is what tests fencing and
+   * A client process in its critical section (it has written "begin" and not yet "end"): with
+   * {@code preferLongHold}, one that began a 12-second hold less than 2 s ago, if one comes within
+   * 10 s (a fault on it ends while it still holds, so it must hear of its loss); else any holder
+   * within 2 s; else any client. Faulting a holder is what tests fencing, loss reporting and
    * handover.
    */
   private Slot pickHolder(boolean preferLongHold) throws InterruptedException {
     if (preferLongHold) {
-      Slot s = findHolder(true, 8);
+      Slot s = findHolder(true, 10);
       if (s != null) {
         return s;
       }
