@@ -1,0 +1,832 @@
+package io.zklock.soak;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Checks a soak run from its logs alone: fencing, exclusion, liveness and cleanliness. The exact
+ * rules are documented in docs/reliability.md; each violation is one line of text naming the rule
+ * and the events concerned.
+ */
+public final class Checker {
+  private final SoakConfig config;
+  private final List<String> violations = new ArrayList<>();
+  private final Map<String, Long> counters = new TreeMap<>();
+  private final Map<String, List<Long>> delays = new TreeMap<>();
+  private final Map<String, Handle> handles = new LinkedHashMap<>();
+  private final Map<String, Proc> procs = new LinkedHashMap<>();
+  private final List<Event> storeEvents = new ArrayList<>();
+  private final List<Event> faults = new ArrayList<>();
+  private final List<long[]> zkFaults = new ArrayList<>();
+  private long runStart = Long.MAX_VALUE;
+
+  /** One request and, if granted, its grant. Times are nanoTime stamps, -1 when absent. */
+  static final class Handle {
+    String h;
+    String proc;
+    Side side;
+    long requestT = -1;
+    String outcome;
+    long grantT = -1;
+    long token;
+    String session;
+    long releaseStartT = -1;
+    long releaseDoneT = -1;
+    long lossT = -1;
+    String lossReason;
+    String lossSession;
+
+    long endT = -1;
+    boolean heldAtRelease;
+
+    boolean granted() {
+      return grantT >= 0;
+    }
+
+    /** When the request stopped waiting: granted, timed out or failed; MAX_VALUE if never. */
+    long endOfWaitT() {
+      return endT >= 0 ? endT : Long.MAX_VALUE;
+    }
+  }
+
+  /** One client process. */
+  static final class Proc {
+    String proc;
+    long killedT = -1;
+    Integer exitCode;
+    boolean closed;
+    boolean quiesced;
+    boolean hung;
+    final Map<String, Long> sessionLostT = new HashMap<>();
+    final List<long[]> faultWindows = new ArrayList<>();
+    final List<Event> sessionEvents = new ArrayList<>();
+  }
+
+  /** The verdict and the figures. */
+  public record Report(
+      List<String> violations,
+      Map<String, Long> counters,
+      Map<String, List<Long>> delaysMillis,
+      String summary) {
+    public long counter(String name) {
+      return counters.getOrDefault(name, 0L);
+    }
+  }
+
+  public Checker(SoakConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * Checks the logs of a run again from its work directory (every {@code *.log}): {@code java -cp
+   * ... io.zklock.soak.Checker <dir>} re-reads a kept run without re-running it.
+   */
+  public static void main(String[] args) throws java.io.IOException {
+    java.nio.file.Path dir = java.nio.file.Path.of(args[0]);
+    List<Event> events = new ArrayList<>();
+    try (var files = java.nio.file.Files.list(dir)) {
+      for (java.nio.file.Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+        events.addAll(EventLog.read(f));
+      }
+    }
+    Event start = events.stream().filter(e -> e.ev().equals("RUN_START")).findFirst().orElseThrow();
+    SoakConfig config =
+        SoakConfig.defaults(
+            start.getLong("seed", 0),
+            java.time.Duration.ofSeconds(start.getLong("seconds", 0)),
+            dir);
+    System.out.print(new Checker(config).check(events).summary());
+  }
+
+  /** Checks the merged events of every log of a run. */
+  public Report check(List<Event> events) {
+    List<Event> sorted = new ArrayList<>(events);
+    sorted.sort(Comparator.comparingLong(Event::t)); // stable: each log keeps its own order
+    for (Event e : sorted) {
+      index(e);
+    }
+    checkFencing();
+    checkExclusion();
+    checkLiveness();
+    checkProcesses();
+    return report();
+  }
+
+  private void count(String name) {
+    counters.merge(name, 1L, Long::sum);
+  }
+
+  private void delay(String name, long nanos) {
+    delays.computeIfAbsent(name, k -> new ArrayList<>()).add(TimeUnit.NANOSECONDS.toMillis(nanos));
+  }
+
+  private void violation(String rule, String text) {
+    violations.add(rule + ": " + text);
+  }
+
+  private Proc proc(String name) {
+    return procs.computeIfAbsent(
+        name,
+        n -> {
+          Proc p = new Proc();
+          p.proc = n;
+          return p;
+        });
+  }
+
+  private Handle handle(Event e) {
+    String h = e.get("h");
+    return handles.computeIfAbsent(
+        h,
+        k -> {
+          Handle x = new Handle();
+          x.h = k;
+          x.proc = e.get("proc");
+          return x;
+        });
+  }
+
+  private String rel(long t) {
+    return String.format("%.3fs", (t - runStart) / 1e9);
+  }
+
+  private void index(Event e) {
+    switch (e.ev()) {
+      case "RUN_START" -> runStart = e.t();
+      case "PROC_SPAWN" -> {
+        proc(e.get("proc"));
+        count("processes.spawned");
+      }
+      case "PROC_KILLED" -> proc(e.get("proc")).killedT = e.t();
+      case "PROC_EXIT" -> proc(e.get("proc")).exitCode = (int) e.getLong("code", -1);
+      case "PROC_HUNG" -> proc(e.get("proc")).hung = true;
+      case "NOT_QUIESCED" ->
+          violation("LIVENESS", e.get("proc") + " did not finish its workers after the stop");
+      case "FAULT_START" -> {
+        faults.add(e);
+        count("faults." + e.get("kind"));
+        count("faults.total");
+        String target = e.get("target");
+        if (!target.startsWith("zk")) {
+          proc(target).faultWindows.add(new long[] {e.t(), Long.MAX_VALUE});
+        } else {
+          zkFaults.add(new long[] {e.t(), Long.MAX_VALUE});
+        }
+      }
+      case "FAULT_END" -> {
+        faults.add(e);
+        String target = e.get("target");
+        List<long[]> w = target.startsWith("zk") ? zkFaults : proc(target).faultWindows;
+        if (!w.isEmpty()) {
+          w.get(w.size() - 1)[1] = e.t();
+        }
+      }
+      case "CLEAN_LIVE" -> {
+        long orphans = e.getLong("orphans", 0);
+        counters.put("clean.orphansOfLiveSessions", orphans);
+        if (orphans > 0) {
+          violation(
+              "CLEANLINESS",
+              orphans + " lock node(s) of quiesced live sessions: " + e.get("nodes"));
+        }
+      }
+      case "CLEAN_FINAL" -> {
+        long remaining = e.getLong("remaining", 0);
+        counters.put("clean.remainingAfterClose", remaining);
+        counters.put("clean.msUntilEmpty", e.getLong("ms", 0));
+        if (remaining > 0) {
+          violation(
+              "CLEANLINESS",
+              remaining + " lock node(s) remain after every client closed: " + e.get("nodes"));
+        }
+      }
+      case "STORE_ACCEPT", "STORE_REJECT" -> storeEvents.add(e);
+      case "PROC_START" -> count("processes.started");
+      case "CLOCK_MISMATCH" ->
+          violation("RUN", e.get("proc") + " cannot share the orchestrator's clock: " + e.fields());
+      case "WORKER_CRASH" ->
+          violation("LIVENESS", e.get("proc") + " worker crashed: " + e.get("err"));
+      case "SESSION" -> {
+        count("sessions." + e.get("state"));
+        proc(e.get("proc")).sessionEvents.add(e);
+        if ("LOST".equals(e.get("state"))) {
+          proc(e.get("proc")).sessionLostT.putIfAbsent(e.get("session"), e.t());
+        }
+      }
+      case "QUIESCED" -> proc(e.get("proc")).quiesced = true;
+      case "CLOSED" -> proc(e.get("proc")).closed = true;
+      case "UNSUPPORTED" -> count("unsupported." + e.get("side"));
+      case "REQUEST" -> {
+        Handle h = handle(e);
+        h.requestT = e.t();
+        h.side = Side.valueOf(e.get("side"));
+        count("requests");
+      }
+      case "GRANT" -> {
+        Handle h = handle(e);
+        h.outcome = "GRANT";
+        h.grantT = e.t();
+        h.endT = e.t();
+        h.side = Side.valueOf(e.get("side"));
+        h.token = e.getLong("token", -1);
+        h.session = e.get("session");
+        count("grants");
+        count("grants." + h.side);
+        delay("wait.grant", e.t() - h.requestT);
+      }
+      case "TIMEOUT" -> {
+        handle(e).outcome = "TIMEOUT";
+        handle(e).endT = e.t();
+        count("timeouts");
+      }
+      case "ACQUIRE_ERROR" -> {
+        Handle h = handle(e);
+        h.outcome = "ERROR";
+        h.endT = e.t();
+        count("acquireErrors");
+        violation(
+            "LIVENESS",
+            h.h
+                + " request failed at "
+                + rel(e.t())
+                + " (requests survive faults): "
+                + e.get("err"));
+      }
+      case "WRITE" -> {
+        count("writes." + ("true".equals(e.get("ok")) ? "accepted" : "rejected"));
+      }
+      case "LOSS" -> {
+        Handle h = handle(e);
+        h.lossT = e.t();
+        h.lossReason = e.get("reason");
+        h.lossSession = e.get("session");
+        count("losses");
+        count("losses." + h.lossReason);
+      }
+      case "RELEASE_START" -> {
+        Handle h = handle(e);
+        h.releaseStartT = e.t();
+        h.heldAtRelease = !"false".equals(e.get("held"));
+      }
+      case "RELEASE_DONE" -> {
+        Handle h = handle(e);
+        h.releaseDoneT = e.t();
+        delay("release", e.t() - h.releaseStartT);
+      }
+      case "RELEASE_ERROR" ->
+          violation(
+              "LIVENESS", e.get("h") + " release threw at " + rel(e.t()) + ": " + e.get("err"));
+      default -> {
+        // RUN_STOP, STOPPING and other markers
+      }
+    }
+  }
+
+  /** Whether the ensemble demonstrably expired the session behind this handle. */
+  private boolean expired(Handle h) {
+    if ("SESSION_EXPIRED".equals(h.lossReason)) {
+      return true;
+    }
+    return h.session != null && proc(h.proc).sessionLostT.containsKey(h.session);
+  }
+
+  private boolean killed(Handle h) {
+    return proc(h.proc).killedT >= 0;
+  }
+
+  /** The end of a holder's belief that it holds: release called, loss heard, or process killed. */
+  private long end(Handle h) {
+    long end = Long.MAX_VALUE;
+    if (h.releaseStartT >= 0) {
+      end = Math.min(end, h.releaseStartT);
+    }
+    if (h.lossT >= 0) {
+      end = Math.min(end, h.lossT);
+    }
+    Proc p = proc(h.proc);
+    if (p.killedT >= 0) {
+      end = Math.min(end, p.killedT);
+    }
+    return end;
+  }
+
+  // ---------------------------------------------------------------- fencing
+
+  private void checkFencing() {
+    Map<String, Long> all = new HashMap<>();
+    Map<String, Long> writer = new HashMap<>();
+    for (Event e : storeEvents) {
+      String key = e.get("key");
+      String side = e.get("side");
+      long token = e.getLong("token", -1);
+      long a = all.getOrDefault(key, Long.MIN_VALUE);
+      long w = writer.getOrDefault(key, Long.MIN_VALUE);
+      boolean accepted = e.ev().equals("STORE_ACCEPT");
+      boolean allowed =
+          switch (side) {
+            case "M", "W" -> token >= a;
+            case "R" -> token >= w;
+            default -> true;
+          };
+      if (accepted && !allowed) {
+        violation(
+            "FENCING",
+            "store accepted "
+                + e.get("h")
+                + " token "
+                + token
+                + " on "
+                + key
+                + " after accepting "
+                + (side.equals("R") ? w : a)
+                + " at "
+                + rel(e.t()));
+      }
+      if (accepted) {
+        all.put(key, Math.max(a, token));
+        if (side.equals("M") || side.equals("W")) {
+          writer.put(key, Math.max(w, token));
+        }
+      } else {
+        count("store.staleRejected");
+        Handle h = handles.get(e.get("h"));
+        if (h == null || !(expired(h) || h.lossT >= 0 || killed(h))) {
+          violation(
+              "FENCING",
+              "store rejected "
+                  + e.get("h")
+                  + " (token "
+                  + token
+                  + ", "
+                  + e.get("phase")
+                  + ") at "
+                  + rel(e.t())
+                  + " though its handle was never lost: a higher token wrote while it held");
+        }
+      }
+    }
+    // grant order equals token order among holders that were never lost
+    Map<String, long[]> max = new HashMap<>(); // dir -> {max any, max exclusive}
+    List<Handle> granted = new ArrayList<>();
+    for (Handle h : handles.values()) {
+      if (h.granted() && h.side != Side.SEMAPHORE && !expired(h) && h.lossT < 0) {
+        granted.add(h);
+      }
+    }
+    granted.sort(Comparator.comparingLong(x -> x.grantT));
+    for (Handle h : granted) {
+      long[] m =
+          max.computeIfAbsent(h.side.dir(), k -> new long[] {Long.MIN_VALUE, Long.MIN_VALUE});
+      boolean exclusive = h.side != Side.READ;
+      long bound = exclusive ? m[0] : m[1];
+      if (h.token <= bound) {
+        violation(
+            "FENCING",
+            h.h
+                + " granted at "
+                + rel(h.grantT)
+                + " with token "
+                + h.token
+                + " not above "
+                + bound
+                + " of an earlier conflicting holder");
+      }
+      m[0] = Math.max(m[0], h.token);
+      if (exclusive) {
+        m[1] = Math.max(m[1], h.token);
+      }
+    }
+  }
+
+  // -------------------------------------------------------------- exclusion
+
+  private void checkExclusion() {
+    Map<String, List<Handle>> byDir = new HashMap<>();
+    for (Handle h : handles.values()) {
+      if (h.granted()) {
+        byDir.computeIfAbsent(h.side.dir(), k -> new ArrayList<>()).add(h);
+      }
+    }
+    for (List<Handle> list : byDir.values()) {
+      list.sort(Comparator.comparingLong(x -> x.grantT));
+      List<Handle> active = new ArrayList<>();
+      for (Handle b : list) {
+        active.removeIf(a -> end(a) <= b.grantT);
+        if (b.side == Side.SEMAPHORE) {
+          int over = active.size() + 1 - Side.SEMAPHORE_PERMITS;
+          long stale = active.stream().filter(this::expired).count();
+          if (over > 0 && stale < over) {
+            violation(
+                "EXCLUSION",
+                b.h
+                    + " is lease "
+                    + (active.size() + 1)
+                    + " of "
+                    + Side.SEMAPHORE_PERMITS
+                    + " at "
+                    + rel(b.grantT));
+          } else if (over > 0) {
+            count("overlaps.excusedByExpiry");
+          }
+        } else {
+          for (Handle a : active) {
+            if (!a.side.conflictsWith(b.side)) {
+              continue;
+            }
+            Handle older = a.token < b.token ? a : b;
+            Handle newer = older == a ? b : a;
+            String why = unexcused(older, newer);
+            if (why == null) {
+              count("overlaps.excusedByExpiry");
+              delay("overlap.excused", Math.min(end(a), end(b)) - b.grantT);
+            } else {
+              violation(
+                  "EXCLUSION",
+                  newer.h
+                      + " ("
+                      + newer.side
+                      + ", token "
+                      + newer.token
+                      + ") granted at "
+                      + rel(newer.grantT)
+                      + " while "
+                      + older.h
+                      + " ("
+                      + older.side
+                      + ", token "
+                      + older.token
+                      + ", granted "
+                      + rel(older.grantT)
+                      + ") held until "
+                      + rel(end(older))
+                      + ": "
+                      + why);
+            }
+          }
+        }
+        active.add(b);
+      }
+    }
+  }
+
+  /**
+   * Null if the overlap of {@code older} (the lower token) with {@code newer} is the expected
+   * paused-holder case, else why not: older's session must have expired, through a fault that began
+   * before newer's grant; and if older's process was connected when a fault on it began, newer must
+   * come at least a third of the session timeout after (the server heard from the client at most a
+   * third of the timeout before the fault, pings being that frequent, and expires a session only
+   * after a full timeout of silence).
+   */
+  private String unexcused(Handle older, Handle newer) {
+    if (!expired(older)) {
+      return "its session never expired";
+    }
+    long[] cause = cause(older);
+    if (cause == null) {
+      count("overlaps.expiredWithoutFault");
+      return null;
+    }
+    if (newer.grantT < cause[0]) {
+      return "granted before the fault that expired the older holder's session began ("
+          + rel(cause[0])
+          + ")";
+    }
+    long third = config.sessionTimeout().toNanos() / 3;
+    if (cause[2] == 1
+        && connectedAt(proc(older.proc), cause[0])
+        && newer.grantT < cause[0] + third) {
+      return "granted "
+          + TimeUnit.NANOSECONDS.toMillis(newer.grantT - cause[0])
+          + " ms after the fault on the older holder's connected process began ("
+          + rel(cause[0])
+          + "), sooner than its session can expire";
+    }
+    return null;
+  }
+
+  /**
+   * The fault that cost {@code h}'s session, as {start, end, 1 for a fault on h's process or 0 for
+   * an ensemble fault}: the one that began last before h's process heard of the expiry; null if h's
+   * session did not expire or no fault came before.
+   */
+  private long[] cause(Handle h) {
+    Proc p = proc(h.proc);
+    Long lostT = h.session == null ? null : p.sessionLostT.get(h.session);
+    long t = lostT != null ? lostT : "SESSION_EXPIRED".equals(h.lossReason) ? h.lossT : -1;
+    if (t < 0) {
+      return null;
+    }
+    long[] client = lastFaultBefore(p, t);
+    long[] zk = null;
+    for (long[] w : zkFaults) {
+      if (w[0] <= t) {
+        zk = w;
+      }
+    }
+    if (client == null && zk == null) {
+      return null;
+    }
+    if (zk == null || client != null && client[0] >= zk[0]) {
+      return new long[] {client[0], client[1], 1};
+    }
+    return new long[] {zk[0], zk[1], 0};
+  }
+
+  /** Whether the last session event of {@code p} before {@code t} was CONNECTED. */
+  private static boolean connectedAt(Proc p, long t) {
+    String state = null;
+    for (Event e : p.sessionEvents) {
+      if (e.t() <= t) {
+        state = e.get("state");
+      }
+    }
+    return "CONNECTED".equals(state);
+  }
+
+  // --------------------------------------------------------------- liveness
+
+  private void checkLiveness() {
+    long grace = TimeUnit.SECONDS.toNanos(1);
+    for (Handle h : handles.values()) {
+      Proc p = proc(h.proc);
+      boolean killed = p.killedT >= 0;
+      if (h.outcome == null && !killed) {
+        violation("LIVENESS", h.h + " requested at " + rel(h.requestT) + " never ended");
+      }
+      if (!h.granted()) {
+        continue;
+      }
+      if (h.releaseDoneT < 0 && !killed) {
+        violation(
+            "LIVENESS",
+            h.h
+                + " granted at "
+                + rel(h.grantT)
+                + " never finished its release ("
+                + h.releaseStartT
+                + ")");
+      }
+      if (h.lossT >= 0 && !"SESSION_EXPIRED".equals(h.lossReason)) {
+        violation(
+            "LIVENESS",
+            h.h
+                + " lost for reason "
+                + h.lossReason
+                + " at "
+                + rel(h.lossT)
+                + ", but nobody deletes nodes or closes early in this soak");
+      }
+      if (h.lossT >= 0
+          && !killed
+          && h.lossSession != null
+          && !p.sessionLostT.containsKey(h.lossSession)) {
+        violation(
+            "LIVENESS",
+            h.h
+                + " reported lost by expiry of session "
+                + h.lossSession
+                + " that its process never reported LOST");
+      }
+      Long lostT = h.session == null ? null : p.sessionLostT.get(h.session);
+      if (lostT != null && h.heldAtRelease && h.releaseStartT > lostT + grace) {
+        violation(
+            "LIVENESS",
+            h.h
+                + " still said isHeld() at "
+                + rel(h.releaseStartT)
+                + ", after its process heard session "
+                + h.session
+                + " expired ("
+                + rel(lostT)
+                + ")");
+      }
+      if (lostT != null
+          && h.lossT < 0
+          && (h.releaseStartT < 0 || h.releaseStartT > lostT + grace)) {
+        if (!killed) {
+          violation(
+              "LIVENESS",
+              h.h
+                  + " (token "
+                  + h.token
+                  + ") was held when its session "
+                  + h.session
+                  + " expired (reported "
+                  + rel(lostT)
+                  + ") but lost() never completed");
+        }
+      }
+      if (h.lossT >= 0) {
+        long[] fault = lastFaultBefore(p, h.lossT);
+        if (fault != null && fault[1] != Long.MAX_VALUE) {
+          delay("loss.afterFaultEnd", h.lossT - fault[1]);
+        } else {
+          count("losses.withoutClientFault");
+        }
+        if (lostT != null) {
+          delay("loss.afterSessionLost", h.lossT - lostT);
+        }
+      }
+      long[] cause = cause(h);
+      if (lostT != null
+          && cause != null
+          && h.lossT < 0
+          && h.releaseStartT >= cause[0]
+          && h.releaseStartT <= lostT + grace) {
+        // released after the fault began but before the process heard its session had expired
+        count("releasesInDoubt");
+      }
+    }
+    checkHandover();
+  }
+
+  private static long[] lastFaultBefore(Proc p, long t) {
+    long[] best = null;
+    for (long[] w : p.faultWindows) {
+      if (w[0] <= t) {
+        best = w;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * After a holder dies (its process is killed, or it is paused or cut off and its session
+   * expires), the lock must not stay stuck: within {@code limit} = session timeout + bound someone
+   * else is granted it, or someone else holds it (a live holder ahead in the queue may rightly keep
+   * a waiter waiting). The deadline moves on while other faults keep happening: each client fault
+   * that starts, and each ensemble fault that ends, before the deadline sets it to that moment +
+   * limit (a paused or killed waiter ahead in the queue blocks until its own session expires; an
+   * election delays every expiry). A violation needs a witness: another, unfaulted client that
+   * requested the lock more than a second before the deadline and still waited at it.
+   */
+  private void checkHandover() {
+    long limit = config.sessionTimeout().toNanos() + config.handoverBound().toNanos();
+    List<long[]> anchors = new ArrayList<>(); // times that restart the clock
+    Map<String, Long> openZk = new HashMap<>();
+    for (Event e : faults) {
+      boolean zk = e.get("target").startsWith("zk");
+      if (e.ev().equals("FAULT_START")) {
+        if (zk) {
+          openZk.put(e.get("target"), e.t());
+        } else {
+          anchors.add(new long[] {e.t()});
+        }
+      } else if (zk) {
+        openZk.remove(e.get("target"));
+        anchors.add(new long[] {e.t()});
+      }
+    }
+    anchors.sort(Comparator.comparingLong(a -> a[0]));
+    Map<String, List<Handle>> byDir = new HashMap<>();
+    for (Handle h : handles.values()) {
+      if (h.side != null && h.side != Side.SEMAPHORE && h.requestT >= 0) {
+        byDir.computeIfAbsent(h.side.dir(), k -> new ArrayList<>()).add(h);
+      }
+    }
+    for (Handle dead : handles.values()) {
+      if (!dead.granted() || dead.side == Side.SEMAPHORE) {
+        continue;
+      }
+      Proc p = proc(dead.proc);
+      long death = -1;
+      if (p.killedT >= 0 && dead.releaseStartT < 0 && dead.lossT < 0) {
+        death = p.killedT;
+      } else if (expired(dead)) {
+        long[] cause = cause(dead);
+        if (cause != null && cause[2] == 1 && cause[0] >= dead.grantT && end(dead) >= cause[0]) {
+          death = cause[0]; // cut off or paused while holding, and its session expired
+        }
+      }
+      if (death < 0) {
+        continue;
+      }
+      long deadline = death + limit;
+      for (long[] a : anchors) {
+        if (a[0] > death && a[0] <= deadline) {
+          deadline = Math.max(deadline, a[0] + limit);
+        }
+      }
+      long firstGrant = Long.MAX_VALUE; // progress: any grant in the lock after the death
+      long handover = Long.MAX_VALUE; // to a request that was already waiting at the death
+      Handle busy = null; // a live holder still holding at the deadline: the queue may wait on it
+      Handle waiter = null; // a witness: an unfaulted client still waiting at the deadline
+      for (Handle w : byDir.get(dead.side.dir())) {
+        if (w.proc.equals(dead.proc)) {
+          continue;
+        }
+        if (w.granted() && w.grantT > death) {
+          firstGrant = Math.min(firstGrant, w.grantT);
+          if (w.requestT < death) {
+            handover = Math.min(handover, w.grantT);
+          }
+        }
+        if (w.granted() && w.grantT <= deadline && end(w) >= deadline) {
+          busy = w;
+        }
+        if (w.requestT < deadline - TimeUnit.SECONDS.toNanos(1)
+            && w.endOfWaitT() > deadline
+            && !faulted(w.proc, w.requestT, deadline)) {
+          waiter = w;
+        }
+      }
+      count("handover.checked");
+      if (handover <= deadline) {
+        delay("handover", handover - death);
+      }
+      if (firstGrant > deadline && busy == null && waiter != null) {
+        violation(
+            "LIVENESS",
+            "holder "
+                + dead.h
+                + " died at "
+                + rel(death)
+                + "; "
+                + waiter.h
+                + " waited from "
+                + rel(waiter.requestT)
+                + " but nothing in "
+                + dead.side.dir()
+                + " was granted by "
+                + rel(deadline)
+                + " and nobody else held it");
+      } else if (waiter == null) {
+        count("handover.noWaiter");
+      }
+    }
+  }
+
+  private boolean faulted(String procName, long from, long to) {
+    Proc p = proc(procName);
+    if (p.killedT >= 0 && p.killedT <= to) {
+      return true;
+    }
+    for (long[] w : p.faultWindows) {
+      if (w[0] <= to && w[1] >= from) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void checkProcesses() {
+    for (Proc p : procs.values()) {
+      if (p.killedT >= 0) {
+        count("processes.killed");
+        continue;
+      }
+      if (p.hung) {
+        violation("LIVENESS", p.proc + " did not exit after close (killed)");
+      } else if (p.exitCode == null || p.exitCode != 0 || !p.closed) {
+        violation(
+            "LIVENESS",
+            p.proc + " did not close cleanly (exit " + p.exitCode + ", closed " + p.closed + ")");
+      }
+    }
+  }
+
+  // ----------------------------------------------------------------- report
+
+  private Report report() {
+    counters.put("violations", (long) violations.size());
+    Map<String, List<Long>> d = new TreeMap<>(delays);
+    StringBuilder s = new StringBuilder();
+    s.append("zklock soak: seed ")
+        .append(config.seed())
+        .append(", ")
+        .append(config.duration().toSeconds())
+        .append(" s of faults, ")
+        .append(config.clients())
+        .append(" client processes x ")
+        .append(config.workers())
+        .append(" workers, session timeout ")
+        .append(config.sessionTimeout().toMillis())
+        .append(" ms\n");
+    counters.forEach((k, v) -> s.append(String.format("  %-34s %d%n", k, v)));
+    d.forEach(
+        (k, v) -> {
+          List<Long> x = new ArrayList<>(v);
+          x.sort(null);
+          s.append(
+              String.format(
+                  "  %-34s n=%d min=%d p50=%d p99=%d max=%d ms%n",
+                  "delay." + k,
+                  x.size(),
+                  x.get(0),
+                  x.get(x.size() / 2),
+                  x.get(Math.min(x.size() - 1, (int) (x.size() * 0.99))),
+                  x.get(x.size() - 1)));
+        });
+    s.append("  violations: ").append(violations.size()).append('\n');
+    for (String v : violations.subList(0, Math.min(50, violations.size()))) {
+      s.append("    ").append(v).append('\n');
+    }
+    return new Report(List.copyOf(violations), Map.copyOf(counters), d, s.toString());
+  }
+}

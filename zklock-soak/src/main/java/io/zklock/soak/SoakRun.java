@@ -1,0 +1,504 @@
+package io.zklock.soak;
+
+import io.zklock.internal.QueueNode;
+import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.FaultProxy;
+import io.zklock.testkit.ZooKeeperEnsemble;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The orchestrator of a soak run: starts the ensemble (three child JVMs), the fenced store, the
+ * client processes (each behind its own three fault proxies), injects the seeded fault schedule,
+ * stops everything, checks cleanliness, and hands every log to the {@link Checker}.
+ */
+public final class SoakRun {
+  static final String NAMESPACE = "/soak";
+
+  private final SoakConfig config;
+  private final Random random;
+  private final EventLog log;
+  private final List<Slot> slots = new ArrayList<>();
+  private final Path stopFile;
+  private final Path closeFile;
+  private ZooKeeperEnsemble ensemble;
+  private FencedStore store;
+
+  /** One client position: its proxies and its current process (replaced after a kill). */
+  private final class Slot {
+    final int index;
+    final List<FaultProxy> proxies;
+    int incarnation;
+    String proc;
+    Process process;
+    final List<Path> logs = new ArrayList<>();
+
+    Slot(int index, List<FaultProxy> proxies) {
+      this.index = index;
+      this.proxies = proxies;
+    }
+  }
+
+  public SoakRun(SoakConfig config) {
+    this.config = config;
+    this.random = new Random(config.seed());
+    try {
+      Files.createDirectories(config.workDir());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    this.log = new EventLog(config.workDir().resolve("orchestrator.log"), true);
+    this.stopFile = config.workDir().resolve("stop");
+    this.closeFile = config.workDir().resolve("close");
+  }
+
+  /** Runs the soak and checks it; the report's violations must be empty. */
+  public Checker.Report run() throws InterruptedException {
+    long t0 = System.nanoTime();
+    log.log(
+        "RUN_START",
+        "seed",
+        config.seed(),
+        "seconds",
+        config.duration().toSeconds(),
+        "clients",
+        config.clients(),
+        "workers",
+        config.workers(),
+        "sessionMs",
+        config.sessionTimeout().toMillis(),
+        "tickMs",
+        config.tickTime().toMillis());
+    try {
+      ensemble =
+          EmbeddedZooKeeper.ensemble(3)
+              .childProcesses()
+              .tickTime(config.tickTime())
+              .jvmOptions(List.of("-XX:TieredStopAtLevel=1"))
+              .start();
+      store = FencedStore.start(config.workDir().resolve("store.log"));
+      for (int i = 0; i < config.clients(); i++) {
+        Slot slot = new Slot(i, FaultProxy.forEnsemble(ensemble));
+        slots.add(slot);
+        spawn(slot);
+      }
+      awaitStarted();
+      injectFaults(t0 + config.duration().toNanos());
+      stopClients();
+      checkFinalCleanliness();
+    } finally {
+      for (Slot s : slots) {
+        if (s.process != null && s.process.isAlive()) {
+          s.process.destroyForcibly();
+        }
+        s.proxies.forEach(FaultProxy::close);
+      }
+      if (store != null) {
+        store.close();
+      }
+      if (ensemble != null) {
+        ensemble.close();
+      }
+      log.close();
+    }
+    List<Event> events = new ArrayList<>(log.events());
+    events.addAll(store.events());
+    for (Slot s : slots) {
+      for (Path p : s.logs) {
+        if (Files.exists(p)) {
+          events.addAll(EventLog.read(p));
+        }
+      }
+    }
+    Checker.Report report = new Checker(config).check(events);
+    try {
+      Files.writeString(config.workDir().resolve("summary.txt"), report.summary());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return report;
+  }
+
+  private void spawn(Slot slot) {
+    slot.proc = "c" + slot.index + "." + slot.incarnation++;
+    Path logFile = config.workDir().resolve(slot.proc + ".log");
+    slot.logs.add(logFile);
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-Xmx96m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto",
+                "-XX:-UsePerfData",
+                "-cp",
+                System.getProperty("java.class.path"),
+                SoakClient.class.getName()));
+    Map<String, Object> args = new HashMap<>();
+    args.put("proc", slot.proc);
+    args.put("log", logFile);
+    args.put("stop", stopFile);
+    args.put("close", closeFile);
+    args.put("store", store.port());
+    args.put("acquireMs", config.acquireTimeout().toMillis());
+    args.put("seed", config.seed() * 1000 + slot.index * 100 + slot.incarnation);
+    args.put("base", System.nanoTime());
+    args.put("parent", ProcessHandle.current().pid());
+    args.put("connect", FaultProxy.connectString(slot.proxies));
+    args.put("namespace", NAMESPACE);
+    args.put("sessionMs", config.sessionTimeout().toMillis());
+    args.put("workers", config.workers());
+    args.forEach((k, v) -> cmd.add(k + "=" + v));
+    try {
+      slot.process =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(
+                  Redirect.appendTo(config.workDir().resolve(slot.proc + ".out").toFile()))
+              .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start soak client " + slot.proc, e);
+    }
+    log.log("PROC_SPAWN", "proc", slot.proc, "pid", slot.process.pid());
+  }
+
+  /** Waits until every client has logged its first session (so faults hit running clients). */
+  private void awaitStarted() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    for (Slot s : slots) {
+      Path p = s.logs.get(s.logs.size() - 1);
+      while (!Files.exists(p)
+          || EventLog.read(p).stream().noneMatch(e -> e.ev().equals("SESSION"))) {
+        if (!s.process.isAlive() || System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "soak client " + s.proc + " did not start; see " + config.workDir());
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /**
+   * Injects faults, one at a time with 1.5-4 s of quiet between them, until the deadline has passed
+   * and at least one full round (every kind once) is done.
+   */
+  private void injectFaults(long deadline) throws InterruptedException {
+    List<Fault> round = new ArrayList<>();
+    int injected = 0;
+    while (System.nanoTime() < deadline || injected < Fault.values().length) {
+      if (round.isEmpty()) {
+        round.addAll(List.of(Fault.values()));
+        Collections.shuffle(round, random);
+      }
+      sleepMillis(1500 + random.nextInt(2500));
+      if (System.nanoTime() >= deadline && injected >= Fault.values().length) {
+        break;
+      }
+      inject(round.remove(0));
+      injected++;
+    }
+  }
+
+  private void inject(Fault fault) throws InterruptedException {
+    long session = config.sessionTimeout().toMillis();
+    switch (fault) {
+      case KILL_LEADER, KILL_FOLLOWER -> {
+        ensemble.awaitQuorum(Duration.ofSeconds(60));
+        int leader = ensemble.leaderIndex();
+        int victim = leader;
+        if (fault == Fault.KILL_FOLLOWER) {
+          do {
+            victim = random.nextInt(ensemble.size());
+          } while (victim == leader);
+        }
+        log.log("FAULT_START", "kind", fault, "target", "zk" + victim);
+        ensemble.kill(victim);
+        sleepMillis(1000 + random.nextInt(2000));
+        ensemble.restart(victim);
+        ensemble.awaitQuorum(Duration.ofSeconds(60));
+        log.log("FAULT_END", "kind", fault, "target", "zk" + victim);
+      }
+      case CUT_CLIENT -> {
+        Slot s = slots.get(random.nextInt(slots.size()));
+        log.log("FAULT_START", "kind", fault, "target", s.proc);
+        s.proxies.forEach(FaultProxy::cut);
+        log.log("FAULT_END", "kind", fault, "target", s.proc);
+      }
+      case LOSE_REPLIES -> {
+        Slot s = slots.get(random.nextInt(slots.size()));
+        long ms = session * (20 + random.nextInt(40)) / 100;
+        log.log("FAULT_START", "kind", fault, "target", s.proc, "ms", ms);
+        s.proxies.forEach(FaultProxy::muteReplies);
+        sleepMillis(ms);
+        s.proxies.forEach(FaultProxy::cut);
+        s.proxies.forEach(FaultProxy::pass);
+        log.log("FAULT_END", "kind", fault, "target", s.proc);
+      }
+      case BLACKHOLE_SHORT, BLACKHOLE_LONG -> {
+        Slot s = pickHolder(fault == Fault.BLACKHOLE_LONG);
+        long ms =
+            fault == Fault.BLACKHOLE_SHORT
+                ? session * (30 + random.nextInt(50)) / 100
+                : session * (150 + random.nextInt(100)) / 100;
+        log.log("FAULT_START", "kind", fault, "target", s.proc, "ms", ms);
+        s.proxies.forEach(FaultProxy::blackhole);
+        sleepMillis(ms);
+        s.proxies.forEach(FaultProxy::pass);
+        log.log("FAULT_END", "kind", fault, "target", s.proc);
+      }
+      case REFUSE_LONG -> {
+        Slot s = pickHolder(true);
+        long ms = session * (150 + random.nextInt(50)) / 100;
+        log.log("FAULT_START", "kind", fault, "target", s.proc, "ms", ms);
+        s.proxies.forEach(FaultProxy::refuse);
+        sleepMillis(ms);
+        s.proxies.forEach(FaultProxy::pass);
+        log.log("FAULT_END", "kind", fault, "target", s.proc);
+      }
+      case PAUSE_CLIENT -> {
+        Slot s = pickHolder(true);
+        long ms = session * (150 + random.nextInt(100)) / 100;
+        log.log("FAULT_START", "kind", fault, "target", s.proc, "pid", s.process.pid(), "ms", ms);
+        signal(s.process, "STOP");
+        sleepMillis(ms);
+        signal(s.process, "CONT");
+        log.log("FAULT_END", "kind", fault, "target", s.proc);
+      }
+      case KILL_CLIENT -> {
+        Slot s = pickHolder(false);
+        log.log("FAULT_START", "kind", fault, "target", s.proc, "pid", s.process.pid());
+        s.process.destroyForcibly();
+        if (!s.process.waitFor(30, TimeUnit.SECONDS)) {
+          throw new IllegalStateException(s.proc + " survived SIGKILL");
+        }
+        log.log("PROC_KILLED", "proc", s.proc, "pid", s.process.pid());
+        log.log("FAULT_END", "kind", fault, "target", s.proc);
+        spawn(s);
+      }
+      default -> throw new IllegalArgumentException("unknown fault " + fault);
+    }
+  }
+
+  /**
+   * A client process in its critical section (it has written "begin" and not yet "end"): with
+   * {@code preferLongHold}, one that began a 12-second hold less than 2 s ago, if one comes within
+   * 10 s (a fault on it ends while it still holds, so it must hear of its loss); else any holder
+   * within 2 s; else any client. Faulting a holder is what tests fencing, loss reporting and
+   * handover.
+   */
+  private Slot pickHolder(boolean preferLongHold) throws InterruptedException {
+    if (preferLongHold) {
+      Slot s = findHolder(true, 10);
+      if (s != null) {
+        return s;
+      }
+    }
+    Slot s = findHolder(false, 2);
+    return s != null ? s : slots.get(random.nextInt(slots.size()));
+  }
+
+  private Slot findHolder(boolean longHold, int seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (System.nanoTime() < deadline) {
+      Set<String> holders = store.processesInCriticalSection(longHold);
+      List<Slot> candidates = slots.stream().filter(s -> holders.contains(s.proc)).toList();
+      if (!candidates.isEmpty()) {
+        return candidates.get(random.nextInt(candidates.size()));
+      }
+      Thread.sleep(5);
+    }
+    return null;
+  }
+
+  private static void signal(Process p, String signal) throws InterruptedException {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run kill", e);
+    }
+  }
+
+  /**
+   * Stops the workers (stop file), looks for lock nodes owned by the quiesced live sessions
+   * (orphans: every worker released or withdrew), then lets the clients close and waits for them.
+   */
+  private void stopClients() throws InterruptedException {
+    log.log("RUN_STOP");
+    touch(stopFile);
+    long stopDeadline =
+        System.nanoTime() + config.acquireTimeout().toNanos() + TimeUnit.SECONDS.toNanos(30);
+    Map<String, String> liveSessions = new HashMap<>();
+    for (Slot s : slots) {
+      Path p = s.logs.get(s.logs.size() - 1);
+      while (true) {
+        Event q =
+            EventLog.read(p).stream()
+                .filter(e -> e.ev().equals("QUIESCED"))
+                .findFirst()
+                .orElse(null);
+        if (q != null) {
+          liveSessions.put(q.get("session"), s.proc);
+          break;
+        }
+        if (!s.process.isAlive() || System.nanoTime() > stopDeadline) {
+          log.log("NOT_QUIESCED", "proc", s.proc, "alive", s.process.isAlive());
+          break;
+        }
+        Thread.sleep(100);
+      }
+    }
+    // withdrawals and releases are complete when tryAcquire/release return; allow one session
+    // timeout for a background deletion all the same
+    long orphanDeadline = System.nanoTime() + config.sessionTimeout().toNanos();
+    List<String> orphans;
+    while (true) {
+      orphans = new ArrayList<>();
+      for (Map.Entry<String, Long> node : lockNodes().entrySet()) {
+        String owner = Long.toHexString(node.getValue());
+        if (liveSessions.containsKey(owner)) {
+          orphans.add(node.getKey() + "@" + liveSessions.get(owner));
+        }
+      }
+      if (orphans.isEmpty() || System.nanoTime() > orphanDeadline) {
+        break;
+      }
+      Thread.sleep(200);
+    }
+    log.log("CLEAN_LIVE", "orphans", orphans.size(), "nodes", String.join(",", orphans));
+    touch(closeFile);
+    for (Slot s : slots) {
+      long left = Math.max(0, stopDeadline - System.nanoTime()) + TimeUnit.SECONDS.toNanos(10);
+      if (!s.process.waitFor(left, TimeUnit.NANOSECONDS)) {
+        log.log("PROC_HUNG", "proc", s.proc, "pid", s.process.pid());
+        s.process.destroyForcibly();
+        s.process.waitFor(30, TimeUnit.SECONDS);
+      }
+      log.log("PROC_EXIT", "proc", s.proc, "code", s.process.exitValue());
+    }
+  }
+
+  /**
+   * After every client has closed, waits up to two session timeouts plus ten seconds (killed
+   * clients' sessions expire in that time) for the lock nodes to go; logs what remains.
+   */
+  private void checkFinalCleanliness() throws InterruptedException {
+    long start = System.nanoTime();
+    long deadline = start + 2 * config.sessionTimeout().toNanos() + TimeUnit.SECONDS.toNanos(10);
+    Map<String, Long> nodes;
+    while (true) {
+      nodes = lockNodes();
+      if (nodes.isEmpty() || System.nanoTime() > deadline) {
+        break;
+      }
+      Thread.sleep(200);
+    }
+    log.log(
+        "CLEAN_FINAL",
+        "remaining",
+        nodes.size(),
+        "ms",
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+        "nodes",
+        String.join(",", nodes.keySet()));
+  }
+
+  /** Every lock node under the namespace (parsed by {@link QueueNode#parse}) and its owner. */
+  private Map<String, Long> lockNodes() throws InterruptedException {
+    CountDownLatch connected = new CountDownLatch(1);
+    Map<String, Long> out = new HashMap<>();
+    ZooKeeper zk;
+    try {
+      zk =
+          new ZooKeeper(
+              ensemble.connectString(),
+              10_000,
+              e -> {
+                if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                  connected.countDown();
+                }
+              });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    try {
+      if (!connected.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("cannot connect to the ensemble to list lock nodes");
+      }
+      walk(zk, NAMESPACE, out);
+    } catch (KeeperException e) {
+      throw new IllegalStateException("cannot list lock nodes: " + e, e);
+    } finally {
+      zk.close();
+    }
+    return out;
+  }
+
+  private static void walk(ZooKeeper zk, String path, Map<String, Long> out)
+      throws KeeperException, InterruptedException {
+    List<String> children;
+    try {
+      children = zk.getChildren(path, false);
+    } catch (KeeperException.NoNodeException e) {
+      return;
+    }
+    for (String child : children) {
+      String p = path + "/" + child;
+      Stat stat = zk.exists(p, false);
+      if (stat == null) {
+        continue;
+      }
+      if (QueueNode.parse(child) != null && stat.getEphemeralOwner() != 0) {
+        out.put(p, stat.getEphemeralOwner());
+      } else {
+        walk(zk, p, out);
+      }
+    }
+  }
+
+  private static void touch(Path p) {
+    try {
+      Files.writeString(p, "");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void sleepMillis(long ms) throws InterruptedException {
+    Thread.sleep(ms);
+  }
+
+  /** Deletes a work directory of an earlier run. */
+  static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Collections.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}

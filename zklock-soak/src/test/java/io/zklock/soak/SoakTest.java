@@ -1,0 +1,51 @@
+package io.zklock.soak;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fault-injection soak (issue 7). Short run: two minutes of faults inside {@code ./mvnw
+ * verify}. Long run: {@code -Dsoak.minutes=30}. The seed is printed; {@code -Dsoak.seed=<n>}
+ * replays a schedule.
+ */
+class SoakTest {
+
+  @Test
+  void soak_faultSchedule_noViolationsAndEnoughWorkAndFaults() throws Exception {
+    int minutes = Integer.getInteger("soak.minutes", 0);
+    Duration duration = minutes > 0 ? Duration.ofMinutes(minutes) : Duration.ofMinutes(2);
+    long seed = Long.getLong("soak.seed", System.currentTimeMillis() % 1_000_000);
+    Path workDir = Path.of("target", "soak", "seed-" + seed).toAbsolutePath();
+    SoakRun.deleteRecursively(workDir);
+    System.out.println("zklock soak: seed " + seed + ", " + duration + ", logs in " + workDir);
+
+    Checker.Report report = new SoakRun(SoakConfig.defaults(seed, duration, workDir)).run();
+
+    System.out.println(report.summary());
+    assertThat(report.violations())
+        .as("violations (seed %d, logs in %s):%n%s", seed, workDir, report.summary())
+        .isEmpty();
+    long seconds = duration.toSeconds();
+    assertThat(report.counter("grants"))
+        .as("granted acquisitions (at least one a second)")
+        .isGreaterThanOrEqualTo(seconds);
+    for (Side side : new Side[] {Side.MUTEX, Side.WRITE, Side.READ}) {
+      assertThat(report.counter("grants." + side))
+          .as("grants of %s (at least one per 10 s)", side)
+          .isGreaterThanOrEqualTo(seconds / 10);
+    }
+    assertThat(report.counter("faults.total"))
+        .as("faults injected (at least one per 12 s)")
+        .isGreaterThanOrEqualTo(seconds / 12);
+    for (Fault kind : Fault.values()) {
+      assertThat(report.counter("faults." + kind)).as("faults of kind %s", kind).isPositive();
+    }
+    assertThat(report.counter("losses.SESSION_EXPIRED"))
+        .as("locks lost to session expiry and reported to their holders")
+        .isPositive();
+    assertThat(report.counter("handover.checked")).as("handovers after a holder died").isPositive();
+  }
+}
