@@ -217,6 +217,33 @@ class ReadWriteLockTest extends ZkTestSupport {
   }
 
   @Test
+  void jdkView_readUnlock_afterTheReadNodeWasDeleted_throwsLockLost() throws Exception {
+    ZkLocks locks = client();
+    Lock read = locks.readWriteLock("gone").asReadWriteLock().readLock();
+    read.lock();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .alias("the holder watches its own node")
+        .until(() -> Long.parseLong(server.mntr().getOrDefault("zk_watch_count", "0")) >= 1);
+    raw().delete(lockNodes().get(0), -1);
+    // The same session's next reply comes after the deletion's watch event: the holder has heard.
+    assertThat(locks.readWriteLock("gone").writeLock().tryAcquire())
+        .hasValueSatisfying(LockHandle::release);
+
+    assertThatThrownBy(read::unlock)
+        .as("the read node was deleted by someone else while held: the unlock says so")
+        .isInstanceOf(LockLostException.class)
+        .satisfies(
+            e ->
+                assertThat(((LockLostException) e).reason())
+                    .isEqualTo(LockLostException.Reason.NODE_DELETED));
+    assertThatThrownBy(read::unlock)
+        .as("the hold is cleared")
+        .isInstanceOf(IllegalMonitorStateException.class)
+        .isNotInstanceOf(LockLostException.class);
+  }
+
+  @Test
   void jdkView_upgradeIsRefused_insteadOfDeadlocking() throws Exception {
     java.util.concurrent.locks.ReadWriteLock view = client().readWriteLock("up").asReadWriteLock();
     Lock read = view.readLock();

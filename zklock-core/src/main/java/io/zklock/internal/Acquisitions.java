@@ -6,38 +6,12 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Blocking waits on an acquisition future, shared by every recipe. */
 final class Acquisitions {
   private Acquisitions() {}
-
-  /** Starts one request of a lock; see {@link LockPart#start}. */
-  @FunctionalInterface
-  interface Starter {
-    CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline);
-  }
-
-  /** {@link io.zklock.DistributedLock#acquire()} of any lock that can {@link Starter start}. */
-  static LockHandle acquire(Starter lock, String path) throws InterruptedException {
-    return await(lock.start(false, 0L, false), path);
-  }
-
-  /** {@link io.zklock.DistributedLock#tryAcquire()}: never waits, refuses to guess offline. */
-  static Optional<LockHandle> tryAcquire(Starter lock, ZkLocksImpl ctx, String path) {
-    ctx.checkConnected(path);
-    return awaitUninterruptibly(lock.start(true, 0L, false), path);
-  }
-
-  /** {@link io.zklock.DistributedLock#tryAcquire(java.time.Duration)}: zero means no wait. */
-  static Optional<LockHandle> tryAcquire(
-      Starter lock, ZkLocksImpl ctx, String path, java.time.Duration timeout)
-      throws InterruptedException {
-    long nanos = Args.timeoutNanos(timeout);
-    if (nanos == 0) {
-      return tryAcquire(lock, ctx, path);
-    }
-    return Optional.ofNullable(await(lock.start(false, nanos, true), path));
-  }
 
   /**
    * Waits for {@code f}; on interrupt, cancels it (which withdraws the request) and rethrows.
@@ -89,6 +63,52 @@ final class Acquisitions {
       return r;
     }
     return new ZkLockException("acquisition failed", path, 0L, cause);
+  }
+
+  /**
+   * {@link java.util.concurrent.locks.Lock#lock()}: acquires without being interruptible; an
+   * interrupt is remembered and restored once the lock is held.
+   */
+  static LockHandle acquireUninterruptibly(io.zklock.DistributedLock lock) {
+    CompletableFuture<LockHandle> f = lock.acquireAsync();
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return f.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          throw unwrap(e.getCause(), lock.name());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * {@link java.util.concurrent.locks.Lock#unlock()} of the last hold: releases {@code h}, and
+   * throws its {@link io.zklock.LockLostException} (an {@link IllegalMonitorStateException}) if it
+   * was lost while held, for then the critical section was not protected to the end. The loss's
+   * reason may take a round trip to learn; this waits for it a little.
+   */
+  static void releaseChecked(LockHandle h) {
+    boolean wasHeld = h.isHeld();
+    h.release();
+    if (wasHeld) {
+      return;
+    }
+    try {
+      throw h.lost().get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // no reason to give: fall through
+    }
+    throw new IllegalMonitorStateException("the lock " + h.path() + " was no longer held");
   }
 
   /**

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * {@code epoch} counter is bumped whenever a new step starts, so a late callback of an abandoned
  * step is recognised and dropped.
  */
-final class Attempt implements LockHandle, Request {
+final class Attempt implements Handle, Request {
   private static final Logger log = LoggerFactory.getLogger(Attempt.class);
 
   /** The life of a request. */
@@ -58,10 +58,7 @@ final class Attempt implements LockHandle, Request {
 
   private final QueueLock lock;
   private final ZkLocksImpl ctx;
-  private final boolean tryOnly;
-  private final long deadlineNanos; // Long.MAX_VALUE: none
-  private final boolean hasDeadline;
-  final CompletableFuture<LockHandle> result = new CompletableFuture<>();
+  private final Ticket ticket;
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
   private final CompletableFuture<LockLostException> lostAny = new CompletableFuture<>();
 
@@ -78,7 +75,6 @@ final class Attempt implements LockHandle, Request {
   private WatcherType watchedType = WatcherType.Data;
   private int pins; // downgraded read holds sharing this write node
   private boolean ownerReleased; // this handle was released while pins remained
-  private ScheduledFuture<?> timer;
   private CompletableFuture<Void> released;
 
   private boolean nodeGone; // our node was deleted while held; the reason is being found
@@ -93,27 +89,18 @@ final class Attempt implements LockHandle, Request {
    */
   static final long OWN_WATCH_DELAY_MILLIS = 50;
 
-  Attempt(QueueLock lock, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
+  Attempt(QueueLock lock, Ticket ticket) {
     this.lock = lock;
     this.ctx = lock.ctx();
-    this.tryOnly = tryOnly;
-    this.hasDeadline = hasDeadline;
-    this.deadlineNanos = hasDeadline ? ctx.clock().nanoTime() + timeoutNanos : Long.MAX_VALUE;
-    if (hasDeadline && !tryOnly) {
-      this.timer = ctx.scheduler().schedule(() -> giveUp(null), timeoutNanos, TimeUnit.NANOSECONDS);
-    }
+    this.ticket = ticket;
   }
 
-  /** Starts the request; {@link #result} completes with the handle, or null on timeout/busy. */
-  void start() {
+  /** Starts the request; the future completes with the handle, or null when busy or timed out. */
+  CompletableFuture<LockHandle> start() {
     ctx.register(this);
-    result.whenComplete(
-        (h, err) -> {
-          if (result.isCancelled()) {
-            giveUp(null);
-          }
-        });
+    ticket.onGiveUp(() -> giveUp(null));
     ctx.session().whenConnected(this::send, this::closed);
+    return ticket.result;
   }
 
   // ---------------------------------------------------------------- create + list, pipelined
@@ -125,7 +112,7 @@ final class Attempt implements LockHandle, Request {
       if (state != State.PENDING) {
         return;
       }
-      if (hasDeadline && !tryOnly && ctx.clock().nanoTime() - deadlineNanos >= 0) {
+      if (ticket.expired()) {
         finishWithdrawn(null);
         return;
       }
@@ -457,7 +444,7 @@ final class Attempt implements LockHandle, Request {
         grant();
         return;
       }
-      if (tryOnly) {
+      if (ticket.tryOnly()) {
         finishWithdrawn(null);
         return;
       }
@@ -586,47 +573,17 @@ final class Attempt implements LockHandle, Request {
     }
   }
 
-  /**
-   * Our node vanished while held. A session expiry deletes it too (and the server may tell us of
-   * the deletion before it closes the connection), so ask the server once: a live session means
-   * someone deleted our node; an expired one, that the session ended.
-   */
+  /** Our node vanished while held: find out why (one round trip), then report the loss. */
   private void classifyLoss() {
-    ctx.session()
-        .whenConnected(
-            conn -> {
-              if (conn.sessionId() != nodeSession) {
-                synchronized (this) {
-                  if (state == State.HELD) {
-                    loseLocked(LockLostException.Reason.SESSION_EXPIRED);
-                  }
-                }
-                return;
-              }
-              conn.zk()
-                  .exists(
-                      nodePath,
-                      false,
-                      (rc, p, c1, stat) -> {
-                        Code code = Code.get(rc);
-                        synchronized (this) {
-                          if (state != State.HELD) {
-                            return;
-                          }
-                          if (code == Code.NONODE || code == Code.OK) {
-                            loseLocked(LockLostException.Reason.NODE_DELETED);
-                            return;
-                          }
-                          if (code == Code.SESSIONEXPIRED) {
-                            loseLocked(LockLostException.Reason.SESSION_EXPIRED);
-                            return;
-                          }
-                        }
-                        classifyLoss(); // connection lost: ask again when it is back
-                      },
-                      null);
-            },
-            this::closed);
+    ctx.session().classifyLoss(nodeSession, nodePath, this::lose, this::closed);
+  }
+
+  private void lose(LockLostException.Reason reason) {
+    synchronized (this) {
+      if (state == State.HELD) {
+        loseLocked(reason);
+      }
+    }
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -635,18 +592,11 @@ final class Attempt implements LockHandle, Request {
   private void grant() {
     state = State.HELD;
     epoch++;
-    cancelTimer();
     dropWatch();
     if (!ownWatchSet) {
       watchOwnNodeLater();
     }
-    ctx.executor()
-        .execute(
-            () -> {
-              if (!result.complete(this)) {
-                releaseAsync(); // cancelled or timed out in the meantime: give it back
-              }
-            });
+    ticket.grant(this);
   }
 
   /**
@@ -662,11 +612,8 @@ final class Attempt implements LockHandle, Request {
         return;
       }
     }
-    // Granted just now, racing this withdrawal: whoever completes the result first decides.
-    boolean withdrawn =
-        failure == null ? result.complete(null) : result.completeExceptionally(failure);
-    if (withdrawn || result.isCancelled()) {
-      releaseAsync();
+    if (ticket.takeBack(failure)) {
+      releaseAsync(); // granted just now, but the caller gave up first
     }
   }
 
@@ -689,7 +636,6 @@ final class Attempt implements LockHandle, Request {
     State was = state;
     state = State.WITHDRAWN;
     epoch++;
-    cancelTimer();
     dropWatch();
     CompletableFuture<Void> gone = CompletableFuture.completedFuture(null);
     if (nodePath != null) {
@@ -700,19 +646,11 @@ final class Attempt implements LockHandle, Request {
       ctx.deleter().deleteAttempt(lock.dir(), attemptId, nodeSession);
     }
     ctx.unregister(this);
-    Runnable complete =
-        () -> {
-          if (failure != null) {
-            result.completeExceptionally(failure);
-          } else {
-            result.complete(null);
-          }
-        };
-    if (tryOnly) {
+    if (ticket.tryOnly()) {
       // tryAcquire() found the lock busy: answer once our node is gone, so nothing is left behind
-      gone.whenCompleteAsync((v, t) -> complete.run(), ctx.executor());
+      ticket.endAfter(gone, failure);
     } else {
-      ctx.executor().execute(complete);
+      ticket.end(failure);
     }
   }
 
@@ -735,13 +673,6 @@ final class Attempt implements LockHandle, Request {
       ownWatchTimer = null;
     }
     return ownWatchSet ? ownWatcher : null;
-  }
-
-  private void cancelTimer() {
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
-    }
   }
 
   private boolean isTerminal() {
@@ -902,11 +833,6 @@ final class Attempt implements LockHandle, Request {
   }
 
   @Override
-  public void release() {
-    Acquisitions.awaitRelease(releaseAsync(), nodePath);
-  }
-
-  @Override
   public CompletableFuture<Void> releaseAsync() {
     synchronized (this) {
       if (released != null) {
@@ -926,11 +852,6 @@ final class Attempt implements LockHandle, Request {
       }
       return deleteHeldNode();
     }
-  }
-
-  @Override
-  public void close() {
-    release();
   }
 
   @Override

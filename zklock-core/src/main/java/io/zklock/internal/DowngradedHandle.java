@@ -1,6 +1,5 @@
 package io.zklock.internal;
 
-import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import java.util.concurrent.CompletableFuture;
 
@@ -8,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
  * The read hold made by a downgrade: it shares the write request's node, which is deleted once both
  * handles are released.
  */
-final class DowngradedHandle implements LockHandle {
+final class DowngradedHandle implements Handle {
   private final Attempt write;
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
 
@@ -61,21 +60,11 @@ final class DowngradedHandle implements LockHandle {
   }
 
   @Override
-  public void release() {
-    Acquisitions.awaitRelease(releaseAsync(), path());
-  }
-
-  @Override
   public synchronized CompletableFuture<Void> releaseAsync() {
     if (released == null) {
       released = write.unpin();
     }
     return released;
-  }
-
-  @Override
-  public void close() {
-    release();
   }
 
   @Override

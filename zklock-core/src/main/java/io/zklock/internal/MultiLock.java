@@ -3,14 +3,12 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -22,7 +20,7 @@ import java.util.concurrent.locks.Lock;
  * multi-locks never wait for each other in a cycle; a timeout is one deadline for the whole set;
  * whatever was acquired is released if a later part fails, times out, is interrupted or cancelled.
  */
-final class MultiLock implements DistributedLock {
+final class MultiLock implements StartableLock {
   private final ZkLocksImpl ctx;
   private final List<LockPart> parts;
   private final String name;
@@ -86,26 +84,17 @@ final class MultiLock implements DistributedLock {
   }
 
   @Override
-  public LockHandle acquire() throws InterruptedException {
-    return Acquisitions.acquire(this::start, name);
+  public ZkLocksImpl ctx() {
+    return ctx;
   }
 
   @Override
-  public Optional<LockHandle> tryAcquire() {
-    return Acquisitions.tryAcquire(this::start, ctx, name);
+  public String errorPath() {
+    return name;
   }
 
   @Override
-  public Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
-    return Acquisitions.tryAcquire(this::start, ctx, name, timeout);
-  }
-
-  @Override
-  public CompletableFuture<LockHandle> acquireAsync() {
-    return start(false, 0L, false);
-  }
-
-  private CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
+  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
     Acquisition r =
         new Acquisition(tryOnly, hasDeadline ? ctx.clock().nanoTime() + nanos : 0L, hasDeadline);
@@ -227,7 +216,7 @@ final class MultiLock implements DistributedLock {
   }
 
   /** The handle of the whole set. */
-  static final class MultiHandle implements LockHandle {
+  static final class MultiHandle implements Handle {
     private final String name;
     private final List<LockHandle> handles;
     private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
@@ -287,11 +276,6 @@ final class MultiLock implements DistributedLock {
     }
 
     @Override
-    public void release() {
-      Acquisitions.awaitRelease(releaseAsync(), path());
-    }
-
-    @Override
     public synchronized CompletableFuture<Void> releaseAsync() {
       if (released == null) {
         CompletableFuture<?>[] all = new CompletableFuture<?>[handles.size()];
@@ -301,11 +285,6 @@ final class MultiLock implements DistributedLock {
         released = CompletableFuture.allOf(all);
       }
       return released;
-    }
-
-    @Override
-    public void close() {
-      release();
     }
 
     @Override

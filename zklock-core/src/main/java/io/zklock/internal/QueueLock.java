@@ -1,9 +1,7 @@
 package io.zklock.internal;
 
 import io.zklock.LockHandle;
-import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
@@ -86,31 +84,14 @@ final class QueueLock implements LockPart {
   }
 
   @Override
-  public LockHandle acquire() throws InterruptedException {
-    return Acquisitions.acquire(this::start, dir);
-  }
-
-  @Override
-  public Optional<LockHandle> tryAcquire() {
-    return Acquisitions.tryAcquire(this::start, ctx, dir);
-  }
-
-  @Override
-  public Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
-    return Acquisitions.tryAcquire(this::start, ctx, dir, timeout);
-  }
-
-  @Override
-  public CompletableFuture<LockHandle> acquireAsync() {
-    return start(false, 0L, false);
+  public String errorPath() {
+    return dir;
   }
 
   @Override
   public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
-    Attempt a = new Attempt(this, tryOnly, nanos, hasDeadline);
-    a.start();
-    return a.result;
+    return new Attempt(this, new Ticket(ctx, tryOnly, nanos, hasDeadline)).start();
   }
 
   @Override

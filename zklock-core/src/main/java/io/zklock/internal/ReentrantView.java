@@ -5,8 +5,6 @@ import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -51,21 +49,7 @@ final class ReentrantView implements Lock {
       return;
     }
     beforeAcquire.run();
-    CompletableFuture<LockHandle> f = lock.acquireAsync();
-    boolean interrupted = false;
-    while (true) {
-      try {
-        own(f.get());
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (ExecutionException e) {
-        throw Acquisitions.unwrap(e.getCause(), lock.name());
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    own(Acquisitions.acquireUninterruptibly(lock));
   }
 
   @Override
@@ -125,23 +109,7 @@ final class ReentrantView implements Lock {
     LockHandle h = handle;
     handle = null;
     owner = null;
-    boolean wasHeld = h.isHeld();
-    h.release();
-    if (!wasHeld) {
-      throw lostReason(h);
-    }
-  }
-
-  /** The loss of a handle that is no longer held; its reason may take a round trip to learn. */
-  private static IllegalMonitorStateException lostReason(LockHandle h) {
-    try {
-      return h.lost().get(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      // fall through
-    }
-    return new IllegalMonitorStateException("the lock " + h.path() + " was no longer held");
+    Acquisitions.releaseChecked(h);
   }
 
   /** Not supported: a distributed lock has no condition queues. */

@@ -5,9 +5,7 @@ import io.zklock.LockHandle;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -104,21 +102,7 @@ final class RwView implements java.util.concurrent.locks.ReadWriteLock {
       if (reenter() || downgrade()) {
         return;
       }
-      CompletableFuture<LockHandle> f = lock.acquireAsync();
-      boolean interrupted = false;
-      while (true) {
-        try {
-          own(f.get());
-          break;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (ExecutionException e) {
-          throw Acquisitions.unwrap(e.getCause(), lock.name());
-        }
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+      own(Acquisitions.acquireUninterruptibly(lock));
     }
 
     @Override
@@ -173,11 +157,7 @@ final class RwView implements java.util.concurrent.locks.ReadWriteLock {
         return;
       }
       holds.remove(me);
-      boolean wasHeld = h.handle.isHeld();
-      h.handle.release();
-      if (!wasHeld && h.handle.lost().isDone()) {
-        throw h.handle.lost().join();
-      }
+      Acquisitions.releaseChecked(h.handle);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.zklock.internal;
 
+import io.zklock.LockLostException;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.TlsConfig;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
@@ -377,6 +379,45 @@ final class Session {
             onClosed.run();
           }
         });
+  }
+
+  /**
+   * Finds out why a held node of session {@code nodeSession} vanished, and tells {@code verdict}. A
+   * session expiry deletes the node too, and the server may report the deletion before it closes
+   * the connection, so this asks the server once: a live session means someone deleted the node
+   * ({@link LockLostException.Reason#NODE_DELETED}); an ended one, that the session expired. A
+   * connection loss on the way asks again when the connection is back.
+   *
+   * @param path any path; only the answer's code matters
+   */
+  void classifyLoss(
+      long nodeSession,
+      String path,
+      Consumer<LockLostException.Reason> verdict,
+      Runnable onClosed) {
+    whenConnected(
+        c -> {
+          if (c.sessionId() != nodeSession) {
+            verdict.accept(LockLostException.Reason.SESSION_EXPIRED);
+            return;
+          }
+          c.zk()
+              .exists(
+                  path,
+                  false,
+                  (rc, p, x, stat) -> {
+                    Code code = Code.get(rc);
+                    if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                      classifyLoss(nodeSession, path, verdict, onClosed);
+                    } else if (code == Code.SESSIONEXPIRED) {
+                      verdict.accept(LockLostException.Reason.SESSION_EXPIRED);
+                    } else {
+                      verdict.accept(LockLostException.Reason.NODE_DELETED);
+                    }
+                  },
+                  null);
+        },
+        onClosed);
   }
 
   void addListener(SessionListener l) {

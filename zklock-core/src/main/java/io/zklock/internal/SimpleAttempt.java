@@ -6,8 +6,6 @@ import io.zklock.ZkLockException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -26,7 +24,7 @@ import org.apache.zookeeper.data.Stat;
  * connection loss on create the request reads the node back: its own id means the create happened
  * (adopt it), another id means someone else holds the lock (seed 001's checkNode).
  */
-final class SimpleAttempt implements LockHandle, Request {
+final class SimpleAttempt implements Handle, Request {
 
   /** The life of a request. */
   enum State {
@@ -51,11 +49,8 @@ final class SimpleAttempt implements LockHandle, Request {
   private final SimpleLock lock;
   private final ZkLocksImpl ctx;
   private final String path;
-  private final boolean tryOnly;
-  private final boolean hasDeadline;
-  private final long deadlineNanos;
+  private final Ticket ticket;
   private final String attemptId = QueueNode.newAttemptId();
-  final CompletableFuture<LockHandle> result = new CompletableFuture<>();
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
   private final Watcher ownWatcher = this::onOwnNodeEvent;
 
@@ -66,31 +61,22 @@ final class SimpleAttempt implements LockHandle, Request {
   private long nodeSession;
   private long czxid;
   private Watcher waitWatcher;
-  private ScheduledFuture<?> timer;
   private CompletableFuture<Void> released;
   private boolean nodeGone;
 
-  SimpleAttempt(SimpleLock lock, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
+  SimpleAttempt(SimpleLock lock, Ticket ticket) {
     this.lock = lock;
     this.ctx = lock.ctx();
     this.path = lock.path();
-    this.tryOnly = tryOnly;
-    this.hasDeadline = hasDeadline;
-    this.deadlineNanos = hasDeadline ? ctx.clock().nanoTime() + timeoutNanos : Long.MAX_VALUE;
-    if (hasDeadline && !tryOnly) {
-      this.timer = ctx.scheduler().schedule(() -> giveUp(null), timeoutNanos, TimeUnit.NANOSECONDS);
-    }
+    this.ticket = ticket;
   }
 
-  void start() {
+  /** Starts the request; the future completes with the handle, or null when busy or timed out. */
+  CompletableFuture<LockHandle> start() {
     ctx.register(this);
-    result.whenComplete(
-        (h, err) -> {
-          if (result.isCancelled()) {
-            giveUp(null);
-          }
-        });
+    ticket.onGiveUp(() -> giveUp(null));
     ctx.session().whenConnected(this::send, this::closed);
+    return ticket.result;
   }
 
   private void send(Session.Conn conn) {
@@ -99,7 +85,7 @@ final class SimpleAttempt implements LockHandle, Request {
       if (state != State.PENDING) {
         return;
       }
-      if (hasDeadline && !tryOnly && ctx.clock().nanoTime() - deadlineNanos >= 0) {
+      if (ticket.expired()) {
         finishWithdrawn(null);
         return;
       }
@@ -267,7 +253,7 @@ final class SimpleAttempt implements LockHandle, Request {
 
   /** Called holding the monitor: the node is someone else's. Watch it, or give up. */
   private void busy(Session.Conn conn) {
-    if (tryOnly) {
+    if (ticket.tryOnly()) {
       finishWithdrawn(null);
       return;
     }
@@ -275,10 +261,8 @@ final class SimpleAttempt implements LockHandle, Request {
     int next = ++epoch;
     Watcher w =
         event -> {
-          if (event.getType() == EventType.NodeDeleted) {
-            retry(next);
-          } else if (event.getType() != EventType.None) {
-            rewatch(next);
+          if (event.getType() != EventType.None) {
+            rewatch(next); // deleted, or changed hands: try again
           }
         };
     waitWatcher = w;
@@ -290,7 +274,7 @@ final class SimpleAttempt implements LockHandle, Request {
             (rc, p, c, data, stat) -> {
               Code code = Code.get(rc);
               if (code == Code.NONODE) {
-                retry(next);
+                rewatch(next);
               } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
                 ctx.session().whenConnected(c2 -> rewatch(next), this::closed);
               }
@@ -298,6 +282,7 @@ final class SimpleAttempt implements LockHandle, Request {
             null);
   }
 
+  /** The watched node changed or went: try the create again (busy() watches again if needed). */
   private void rewatch(int e) {
     synchronized (this) {
       if (e != epoch || state != State.WAITING) {
@@ -307,10 +292,6 @@ final class SimpleAttempt implements LockHandle, Request {
       epoch++;
     }
     ctx.session().whenConnected(this::send, this::closed); // create again; busy() re-watches
-  }
-
-  private void retry(int e) {
-    rewatch(e);
   }
 
   /** A withdrawn request's create met a connection loss: delete the node if it is ours. */
@@ -350,32 +331,9 @@ final class SimpleAttempt implements LockHandle, Request {
     }
   }
 
-  /** Our node vanished while held: a live session means someone deleted it. */
+  /** Our node vanished while held: find out why (one round trip), then report the loss. */
   private void classifyLoss() {
-    ctx.session()
-        .whenConnected(
-            conn -> {
-              if (conn.sessionId() != nodeSession) {
-                lose(LockLostException.Reason.SESSION_EXPIRED);
-                return;
-              }
-              conn.zk()
-                  .exists(
-                      lock.dir(),
-                      false,
-                      (rc, p, c, stat) -> {
-                        Code code = Code.get(rc);
-                        if (code == Code.SESSIONEXPIRED) {
-                          lose(LockLostException.Reason.SESSION_EXPIRED);
-                        } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
-                          classifyLoss();
-                        } else {
-                          lose(LockLostException.Reason.NODE_DELETED);
-                        }
-                      },
-                      null);
-            },
-            this::closed);
+    ctx.session().classifyLoss(nodeSession, lock.dir(), this::lose, this::closed);
   }
 
   private void lose(LockLostException.Reason reason) {
@@ -392,14 +350,7 @@ final class SimpleAttempt implements LockHandle, Request {
   private void grant() {
     state = State.HELD;
     epoch++;
-    cancelTimer();
-    ctx.executor()
-        .execute(
-            () -> {
-              if (!result.complete(this)) {
-                releaseAsync();
-              }
-            });
+    ticket.grant(this);
   }
 
   void giveUp(Throwable failure) {
@@ -411,10 +362,8 @@ final class SimpleAttempt implements LockHandle, Request {
         return;
       }
     }
-    boolean withdrawn =
-        failure == null ? result.complete(null) : result.completeExceptionally(failure);
-    if (withdrawn || result.isCancelled()) {
-      releaseAsync();
+    if (ticket.takeBack(failure)) {
+      releaseAsync(); // granted just now, but the caller gave up first
     }
   }
 
@@ -433,22 +382,13 @@ final class SimpleAttempt implements LockHandle, Request {
     State was = state;
     state = State.WITHDRAWN;
     epoch++;
-    cancelTimer();
     dropWaitWatch();
     if (was == State.RECOVERING) {
       deleteIfOurs(nodeSession);
     }
     // CREATING: onCreated deletes what the create made
     ctx.unregister(this);
-    ctx.executor()
-        .execute(
-            () -> {
-              if (failure != null) {
-                result.completeExceptionally(failure);
-              } else {
-                result.complete(null);
-              }
-            });
+    ticket.end(failure);
   }
 
   private void dropWaitWatch() {
@@ -458,13 +398,6 @@ final class SimpleAttempt implements LockHandle, Request {
         c.zk().removeWatches(path, waitWatcher, WatcherType.Data, true, (rc, p, x) -> {}, null);
       }
       waitWatcher = null;
-    }
-  }
-
-  private void cancelTimer() {
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
     }
   }
 
@@ -557,11 +490,6 @@ final class SimpleAttempt implements LockHandle, Request {
   }
 
   @Override
-  public void release() {
-    Acquisitions.awaitRelease(releaseAsync(), path);
-  }
-
-  @Override
   public CompletableFuture<Void> releaseAsync() {
     synchronized (this) {
       if (released != null) {
@@ -579,11 +507,6 @@ final class SimpleAttempt implements LockHandle, Request {
       released = ctx.deleter().deleteCreated(path, nodeSession, ownWatcher, czxid);
       return released;
     }
-  }
-
-  @Override
-  public void close() {
-    release();
   }
 
   @Override

@@ -1,8 +1,6 @@
 package io.zklock.internal;
 
 import io.zklock.LockHandle;
-import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
@@ -54,31 +52,14 @@ final class SimpleLock implements LockPart {
   }
 
   @Override
-  public LockHandle acquire() throws InterruptedException {
-    return Acquisitions.acquire(this::start, dir);
-  }
-
-  @Override
-  public Optional<LockHandle> tryAcquire() {
-    return Acquisitions.tryAcquire(this::start, ctx, dir);
-  }
-
-  @Override
-  public Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
-    return Acquisitions.tryAcquire(this::start, ctx, dir, timeout);
-  }
-
-  @Override
-  public CompletableFuture<LockHandle> acquireAsync() {
-    return start(false, 0L, false);
+  public String errorPath() {
+    return dir;
   }
 
   @Override
   public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
-    SimpleAttempt a = new SimpleAttempt(this, tryOnly, nanos, hasDeadline);
-    a.start();
-    return a.result;
+    return new SimpleAttempt(this, new Ticket(ctx, tryOnly, nanos, hasDeadline)).start();
   }
 
   @Override

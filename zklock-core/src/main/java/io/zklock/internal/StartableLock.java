@@ -1,0 +1,55 @@
+package io.zklock.internal;
+
+import io.zklock.DistributedLock;
+import io.zklock.LockHandle;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A lock of this library seen through its one primitive, {@link #start}: the blocking, try and
+ * asynchronous ways to acquire of {@link DistributedLock} are built on it, the same for every
+ * recipe.
+ */
+interface StartableLock extends DistributedLock {
+
+  /** The instance whose session the lock uses. */
+  ZkLocksImpl ctx();
+
+  /** What errors of this lock name: the lock directory, or a multi-lock's name. */
+  String errorPath();
+
+  /**
+   * Starts one request: {@code tryOnly} never waits for a holder; otherwise {@code hasDeadline}
+   * bounds the wait to {@code nanos}. The future completes with the handle, or null when busy or
+   * timed out; cancelling it withdraws the request.
+   */
+  CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline);
+
+  @Override
+  default LockHandle acquire() throws InterruptedException {
+    return Acquisitions.await(start(false, 0L, false), errorPath());
+  }
+
+  /** Never waits for a holder, and refuses to guess while the connection is down. */
+  @Override
+  default Optional<LockHandle> tryAcquire() {
+    ctx().checkConnected(errorPath());
+    return Acquisitions.awaitUninterruptibly(start(true, 0L, false), errorPath());
+  }
+
+  /** A zero timeout is {@link #tryAcquire()}. */
+  @Override
+  default Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
+    long nanos = Args.timeoutNanos(timeout);
+    if (nanos == 0) {
+      return tryAcquire();
+    }
+    return Optional.ofNullable(Acquisitions.await(start(false, nanos, true), errorPath()));
+  }
+
+  @Override
+  default CompletableFuture<LockHandle> acquireAsync() {
+    return start(false, 0L, false);
+  }
+}
