@@ -105,7 +105,7 @@ final class LockListing {
         continue;
       }
       present.add(n.withCzxid(stat.getCzxid()));
-      data.add(FlatJson.parse(bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8)));
+      data.add(Json.parseObject(bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8)));
       stats.add(stat);
     }
     List<Integer> order = new ArrayList<>();
