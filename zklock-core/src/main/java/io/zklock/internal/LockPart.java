@@ -16,4 +16,10 @@ interface LockPart extends StartableLock {
 
   /** The lock directory, unique per contended resource. */
   String dir();
+
+  /** Errors of a part name its lock directory. */
+  @Override
+  default String errorPath() {
+    return dir();
+  }
 }

@@ -84,11 +84,6 @@ final class QueueLock implements LockPart {
   }
 
   @Override
-  public String errorPath() {
-    return dir;
-  }
-
-  @Override
   public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
     return new Attempt(this, new Ticket(ctx, tryOnly, nanos, hasDeadline)).start();

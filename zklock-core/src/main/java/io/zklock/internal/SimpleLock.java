@@ -52,11 +52,6 @@ final class SimpleLock implements LockPart {
   }
 
   @Override
-  public String errorPath() {
-    return dir;
-  }
-
-  @Override
   public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
     return new SimpleAttempt(this, new Ticket(ctx, tryOnly, nanos, hasDeadline)).start();
