@@ -113,6 +113,16 @@ public interface ZkLocks extends AutoCloseable {
   /** The current ZooKeeper session id (changes after an expiry), or 0 when closed. */
   long sessionId();
 
+  /**
+   * The session timeout the ensemble granted, which may differ from the one asked for with {@link
+   * Builder#sessionTimeout}: servers clamp it to their {@code minSessionTimeout..maxSessionTimeout}
+   * (by default 2 to 20 ticks), and zklock logs a warning naming both values when they differ. This
+   * is the timeout that counts: a holder cut off from the ensemble is told its locks are lost a
+   * margin before this much time has passed since the ensemble last answered it (see
+   * docs/guarantees.md). The value of the current session, or of the last one once closed.
+   */
+  Duration negotiatedSessionTimeout();
+
   /** The name this client gives in its lock nodes' data. */
   String clientName();
 
@@ -159,8 +169,8 @@ public interface ZkLocks extends AutoCloseable {
 
     /**
      * The session timeout asked of the ensemble (default 15 s); the ensemble may clamp it to
-     * between 2 and 20 ticks. A holder that cannot reach the ensemble for this long loses its
-     * locks.
+     * between 2 and 20 ticks (see {@link ZkLocks#negotiatedSessionTimeout()}). A holder that cannot
+     * reach the ensemble for this long loses its locks, and is told a margin before.
      */
     public Builder sessionTimeout(Duration timeout) {
       this.sessionTimeout = Args.positiveMillis(timeout, "sessionTimeout");
@@ -232,7 +242,9 @@ public interface ZkLocks extends AutoCloseable {
      * Connects, waiting up to the connect timeout.
      *
      * @throws ZkLockException naming the connect string and the cause if no session could be
-     *     established (unreachable ensemble, failed authentication, missing chroot)
+     *     established (unknown host, connection refused, TLS key or trust store unreadable, TLS
+     *     handshake failed, a plain client on a TLS port, failed authentication, missing chroot),
+     *     with the underlying exception as its cause where there is one
      */
     public ZkLocks build() {
       NodeAcl effectiveAcl = acl;

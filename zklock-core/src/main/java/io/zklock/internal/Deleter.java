@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Guaranteed deletion of a lock node: a delete that meets a connection loss is retried when the
  * connection returns, until it succeeds, the node is already gone, or its session has ended (which
- * deletes an ephemeral node anyway). What a retry needs (path, session, watcher) is kept until
- * then.
+ * deletes an ephemeral node anyway; a session zklock declares lost at its deadline counts as ended,
+ * so a deletion never waits longer than that deadline). What a retry needs (path, session, watcher)
+ * is kept until then.
  */
 final class Deleter {
   private static final Logger log = LoggerFactory.getLogger(Deleter.class);
@@ -59,12 +60,11 @@ final class Deleter {
       CompletableFuture<Void> done,
       long czxid,
       boolean check) {
-    session.whenConnected(
+    // as soon as the owning session is over (expired, declared lost at zklock's session deadline,
+    // or closed) the ephemeral node is gone or going with it: nothing waits past that deadline
+    session.whenConnectedTo(
+        owner,
         conn -> {
-          if (conn.sessionId() != owner) {
-            done.complete(null); // the owning session ended: the ephemeral node went with it
-            return;
-          }
           if (check) {
             conn.zk()
                 .exists(
@@ -120,7 +120,7 @@ final class Deleter {
                   },
                   null);
         },
-        () -> done.complete(null)); // closed: ending the session deleted the node
+        () -> done.complete(null)); // the session is over: its ephemeral nodes go with it
   }
 
   /**

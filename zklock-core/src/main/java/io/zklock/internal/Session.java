@@ -6,12 +6,16 @@ import io.zklock.SessionState;
 import io.zklock.TlsConfig;
 import io.zklock.ZkLockException;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
@@ -29,6 +33,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>ZooKeeper delivers connection events on its single event thread; this class never blocks it.
  * It records the transition and hands listener calls to a serial executor.
+ *
+ * <p><b>The session deadline.</b> The ensemble expires a session once it has received nothing from
+ * the client for the negotiated timeout T; a client cut off from the ensemble may never hear {@code
+ * Expired}. So zklock keeps its own deadline: while the session lives it sends a heartbeat (a
+ * {@code sync}, which only the leader answers) every T/3 and records, for each answer, when the
+ * request was <em>sent</em>. The server heard from the session no earlier than that, so it cannot
+ * expire the session before {@code heardSentAt + T}. At {@code heardSentAt + T - margin} (see
+ * {@link #marginNanos}) with no newer answer, the session is declared lost exactly as if it had
+ * expired: held locks are lost with {@link io.zklock.LockLostException.Reason#SESSION_EXPIRED},
+ * waiting requests queue again on a new session, the old handle is closed in the background.
  */
 final class Session {
   private static final Logger log = LoggerFactory.getLogger(Session.class);
@@ -51,8 +65,13 @@ final class Session {
     void closed();
   }
 
+  /** The least margin between zklock's session deadline and the ensemble's earliest expiry. */
+  static final long MIN_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
   private final SessionConfig config;
   private final Executor events; // serial: observers and listeners hear transitions in order
+  private final ScheduledExecutorService scheduler;
+  private final Clock clock;
   private final List<SessionListener> listeners = new CopyOnWriteArrayList<>();
   private final List<Observer> observers = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
@@ -63,10 +82,47 @@ final class Session {
   private Conn conn; // the session of currentZk once it has connected; null after an expiry
   private CompletableFuture<Conn> ready = new CompletableFuture<>();
   private boolean closed;
+  // the deadline of the session of conn (guarded by lock)
+  private CompletableFuture<Void> ended = new CompletableFuture<>(); // conn's session is over
+  private long timeoutNanos; // negotiated
+  private long heardSentAt; // send time of the latest request of conn's session answered
+  private boolean heardAny; // whether any heartbeat of conn's session was answered yet
+  private ScheduledFuture<?> beatTask;
+  private ScheduledFuture<?> deadlineTask;
+  private volatile long negotiatedMillis;
 
-  Session(SessionConfig config, Executor serialEvents) {
+  Session(
+      SessionConfig config,
+      Executor serialEvents,
+      ScheduledExecutorService scheduler,
+      Clock clock) {
     this.config = config;
     this.events = serialEvents;
+    this.scheduler = scheduler;
+    this.clock = clock;
+  }
+
+  /**
+   * The margin by which zklock's session deadline precedes the ensemble's earliest possible expiry:
+   * {@code max(T/10, 500 ms)}, but at most T/4. It absorbs the delay between the deadline and the
+   * holder being told (timer and executor scheduling on a loaded machine, a short GC pause), and on
+   * an ensemble the up to half a tick that a follower takes to report a session's traffic to the
+   * leader.
+   *
+   * @param timeoutNanos the negotiated session timeout T, positive
+   */
+  static long marginNanos(long timeoutNanos) {
+    return Math.min(timeoutNanos / 4, Math.max(timeoutNanos / 10, MIN_MARGIN_NANOS));
+  }
+
+  /** The heartbeat period for a negotiated session timeout T: T/3. */
+  static long beatNanos(long timeoutNanos) {
+    return Math.max(1L, timeoutNanos / 3);
+  }
+
+  /** The session timeout the ensemble granted to the current (or last) session; 0 before. */
+  Duration negotiatedTimeout() {
+    return Duration.ofMillis(negotiatedMillis);
   }
 
   SessionConfig config() {
@@ -97,14 +153,31 @@ final class Session {
       }
       if (!connected || zk.getState() != ZooKeeper.States.CONNECTED) {
         closeQuietly(zk);
+        // ZooKeeper's client retries quietly and keeps the cause to itself: look for it
+        ConnectProbe.Finding why = ConnectProbe.diagnose(config);
         throw new ZkLockException(
             "cannot connect to ZooKeeper at '"
                 + config.connectString()
                 + "' within "
                 + config.connectTimeout().toMillis()
                 + " ms: no server answered"
-                + (config.tls() != null ? " (TLS handshake may have failed)" : "")
-                + "; is the ensemble running and reachable?");
+                + (why != null
+                    ? ": " + why.message()
+                    : (config.tls() != null ? " (TLS handshake may have failed)" : "")
+                        + "; is the ensemble running and reachable?"),
+            why != null ? why.cause() : null);
+      }
+      long asked = config.sessionTimeout().toMillis();
+      int granted = zk.getSessionTimeout();
+      if (granted != asked) {
+        log.warn(
+            "ZooKeeper at '{}' granted a session timeout of {} ms instead of the {} ms asked for"
+                + " (servers clamp it to their minSessionTimeout..maxSessionTimeout, by default"
+                + " 2 to 20 ticks); locks are lost after {} ms without the ensemble",
+            config.connectString(),
+            granted,
+            asked,
+            granted);
       }
       checkChroot(zk);
     } catch (InterruptedException e) {
@@ -239,7 +312,12 @@ final class Session {
         case ConnectedReadOnly:
           {
             Conn c = new Conn(zk, zk.getSessionId());
+            boolean sameSession = conn != null && conn.sessionId() == c.sessionId();
             conn = c;
+            if (!sameSession) {
+              startDeadline(c);
+            }
+            beat(c); // at once: a reconnection does not tell when the server last heard us
             if (state != SessionState.CONNECTED) {
               state = SessionState.CONNECTED;
               CompletableFuture<Conn> r = ready;
@@ -266,19 +344,7 @@ final class Session {
           break;
         case Expired:
           if (conn != null && state != SessionState.LOST) {
-            Conn old = conn;
-            state = SessionState.LOST;
-            if (ready.isDone()) {
-              ready = new CompletableFuture<>();
-            }
-            conn = null;
-            news =
-                () -> {
-                  closeQuietly(old.zk());
-                  observers.forEach(o -> o.expired(old));
-                  tell(SessionState.LOST, old.sessionId());
-                  reopen();
-                };
+            news = endLocked(false);
           }
           break;
         case AuthFailed:
@@ -293,6 +359,156 @@ final class Session {
     if (news != null) {
       events.execute(news);
     }
+  }
+
+  /**
+   * Called holding the lock: the session of {@code conn} is over, because the ensemble said it
+   * expired ({@code declared} false) or because zklock's deadline passed ({@code declared} true).
+   * Returns the news to run on the serial executor: holders lose their locks, waiters queue again,
+   * listeners hear {@link SessionState#LOST}, and a new session is opened.
+   */
+  private Runnable endLocked(boolean declared) {
+    Conn old = conn;
+    CompletableFuture<Void> oldEnded = ended;
+    state = SessionState.LOST;
+    if (ready.isDone()) {
+      ready = new CompletableFuture<>();
+    }
+    conn = null;
+    currentZk = null; // from now on the old handle's events are ignored: it must not come back
+    ended = new CompletableFuture<>();
+    stopDeadline();
+    return () -> {
+      if (declared) {
+        // closing may wait for a server that does not answer: never on a caller's thread
+        Thread t = new Thread(() -> closeQuietly(old.zk()), "zklock-close-" + hex(old));
+        t.setDaemon(true);
+        t.start();
+      } else {
+        closeQuietly(old.zk());
+      }
+      observers.forEach(o -> o.expired(old));
+      oldEnded.complete(null);
+      tell(SessionState.LOST, old.sessionId());
+      reopen();
+    };
+  }
+
+  private static String hex(Conn c) {
+    return "0x" + Long.toHexString(c.sessionId());
+  }
+
+  /** Called holding the lock, when {@code c} is a new session: arms its heartbeat and deadline. */
+  private void startDeadline(Conn c) {
+    stopDeadline();
+    timeoutNanos = TimeUnit.MILLISECONDS.toNanos(c.zk().getSessionTimeout());
+    negotiatedMillis = c.zk().getSessionTimeout();
+    heardAny = false; // armed by the first answer: nothing is held on c before it arrives
+    long period = beatNanos(timeoutNanos);
+    beatTask =
+        scheduler.scheduleWithFixedDelay(
+            () -> {
+              synchronized (lock) {
+                if (conn != null
+                    && conn.sessionId() == c.sessionId()
+                    && state == SessionState.CONNECTED) {
+                  beat(conn);
+                }
+              }
+            },
+            period,
+            period,
+            TimeUnit.NANOSECONDS);
+  }
+
+  /** Called holding the lock. */
+  private void stopDeadline() {
+    if (beatTask != null) {
+      beatTask.cancel(false);
+      beatTask = null;
+    }
+    if (deadlineTask != null) {
+      deadlineTask.cancel(false);
+      deadlineTask = null;
+    }
+  }
+
+  /**
+   * Sends one heartbeat on {@code c}. The time is taken before sending: the server receives the
+   * request no earlier. {@code sync} is answered through the leader, so an answer also proves that
+   * the leader was reachable after that time (a follower cut off from the leader cannot answer).
+   */
+  private void beat(Conn c) {
+    long sentAt = clock.nanoTime();
+    try {
+      c.zk()
+          .sync(
+              "/",
+              (rc, path, ctx) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK || code == Code.NONODE) {
+                  heard(c, sentAt);
+                }
+              },
+              null);
+    } catch (RuntimeException e) {
+      log.debug("heartbeat of session {} not sent", hex(c), e);
+    }
+  }
+
+  /** A request of {@code c} sent at {@code sentAt} was answered: the deadline moves on. */
+  private void heard(Conn c, long sentAt) {
+    synchronized (lock) {
+      if (closed || conn == null || conn.sessionId() != c.sessionId()) {
+        return;
+      }
+      if (!heardAny || sentAt - heardSentAt > 0) {
+        heardSentAt = sentAt;
+      }
+      if (!heardAny) {
+        heardAny = true;
+        scheduleDeadline(c.sessionId());
+      }
+    }
+  }
+
+  /** Called holding the lock: the deadline task, at the current deadline. */
+  private void scheduleDeadline(long sessionId) {
+    long due = heardSentAt + timeoutNanos - marginNanos(timeoutNanos);
+    long delay = Math.max(0L, due - clock.nanoTime());
+    deadlineTask = scheduler.schedule(() -> checkDeadline(sessionId), delay, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * The deadline task: if nothing newer was heard, the session is declared lost (whatever the
+   * connection state: ZooKeeper's client may not have noticed yet); else it runs again at the new
+   * deadline.
+   */
+  private void checkDeadline(long sessionId) {
+    Runnable news;
+    long silentMillis;
+    synchronized (lock) {
+      if (closed || conn == null || conn.sessionId() != sessionId) {
+        return;
+      }
+      long due = heardSentAt + timeoutNanos - marginNanos(timeoutNanos);
+      long now = clock.nanoTime();
+      if (due - now > 0) {
+        scheduleDeadline(sessionId);
+        return;
+      }
+      silentMillis = TimeUnit.NANOSECONDS.toMillis(now - heardSentAt);
+      news = endLocked(true);
+    }
+    log.warn(
+        "ZooKeeper session 0x{} at '{}' declared lost: no answer to requests sent in the last {}"
+            + " ms, and the ensemble may expire it {} ms after the last one it received; its locks"
+            + " are lost, a new session is being opened",
+        Long.toHexString(sessionId),
+        config.connectString(),
+        silentMillis,
+        TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+    events.execute(news);
   }
 
   /** After an expiry: a new handle; its SyncConnected event makes the state CONNECTED again. */
@@ -310,8 +526,8 @@ final class Session {
         }
       }
     } catch (ZkLockException e) {
-      log.error("cannot open a new ZooKeeper session after expiry; retrying", e);
-      events.execute(this::reopen);
+      log.error("cannot open a new ZooKeeper session; retrying in 1 s", e);
+      scheduler.schedule(() -> events.execute(this::reopen), 1, TimeUnit.SECONDS);
     }
   }
 
@@ -382,6 +598,53 @@ final class Session {
   }
 
   /**
+   * For work on a node of session {@code owner} (deleting it): runs {@code action} with the live
+   * handle as soon as {@code owner} is connected, or {@code gone} as soon as {@code owner} is over
+   * (expired, declared lost at zklock's deadline, or closed), whichever comes first; exactly one of
+   * them runs. When the session is over its ephemeral nodes are gone, or will be once the ensemble
+   * expires it, so nothing waits past the session deadline.
+   */
+  void whenConnectedTo(long owner, Consumer<Conn> action, Runnable gone) {
+    CompletableFuture<Conn> r;
+    CompletableFuture<Void> end;
+    synchronized (lock) {
+      if (closed || conn == null || conn.sessionId() != owner) {
+        r = null;
+        end = null;
+      } else if (state == SessionState.CONNECTED) {
+        r = CompletableFuture.completedFuture(conn);
+        end = null;
+      } else {
+        r = ready;
+        end = ended;
+      }
+    }
+    if (r == null) {
+      gone.run();
+      return;
+    }
+    AtomicBoolean once = new AtomicBoolean();
+    r.whenComplete(
+        (c, err) -> {
+          if (once.compareAndSet(false, true)) {
+            if (c != null && c.sessionId() == owner) {
+              action.accept(c);
+            } else {
+              gone.run();
+            }
+          }
+        });
+    if (end != null) {
+      end.whenComplete(
+          (v, err) -> {
+            if (once.compareAndSet(false, true)) {
+              gone.run();
+            }
+          });
+    }
+  }
+
+  /**
    * Finds out why a held node of session {@code nodeSession} vanished, and tells {@code verdict}. A
    * session expiry deletes the node too, and the server may report the deletion before it closes
    * the connection, so this asks the server once: a live session means someone deleted the node
@@ -440,6 +703,7 @@ final class Session {
   void close() {
     Conn c;
     CompletableFuture<Conn> r;
+    CompletableFuture<Void> end;
     synchronized (lock) {
       if (closed) {
         return;
@@ -447,12 +711,15 @@ final class Session {
       closed = true;
       c = currentZk == null ? null : new Conn(currentZk, conn == null ? 0L : conn.sessionId());
       r = ready;
+      end = ended;
+      stopDeadline();
     }
     observers.forEach(Observer::closed);
     if (c != null) {
       closeQuietly(c.zk());
     }
     r.completeExceptionally(new ZkLockException("closed"));
+    end.complete(null);
     long id = c != null ? c.sessionId() : 0L;
     events.execute(() -> tell(SessionState.CLOSED, id));
   }

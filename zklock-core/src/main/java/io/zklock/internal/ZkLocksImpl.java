@@ -58,7 +58,7 @@ public final class ZkLocksImpl implements ZkLocks {
     this.pool = new ScheduledThreadPoolExecutor(THREADS, tf, (r, ex) -> r.run());
     pool.setRemoveOnCancelPolicy(true);
     this.serialEvents = new SerialExecutor(pool);
-    this.session = new Session(config, serialEvents);
+    this.session = new Session(config, serialEvents, pool, clock);
     this.deleter = new Deleter(session);
     this.dirs = new Dirs(config.namespace(), config.acl().entries());
     String h;
@@ -298,6 +298,11 @@ public final class ZkLocksImpl implements ZkLocks {
   byte[] sessionPassword() {
     Session.Conn c = session.session();
     return c == null ? new byte[0] : c.zk().getSessionPasswd();
+  }
+
+  @Override
+  public java.time.Duration negotiatedSessionTimeout() {
+    return session.negotiatedTimeout();
   }
 
   @Override
