@@ -195,6 +195,24 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     startServer();
   }
 
+  /**
+   * Stops the server, deletes everything it stored (every node and session), and starts it again
+   * empty on the same ports: an ensemble wiped and rebuilt at the same address. Its transaction ids
+   * start again from zero, so a client that saw a later one is refused ("Refusing session request
+   * ... as it has seen zxid ...") and its session can never reconnect.
+   */
+  public synchronized void wipeAndRestart() {
+    checkOpen();
+    stop();
+    Files2.deleteQuietly(dataDir);
+    try {
+      java.nio.file.Files.createDirectories(dataDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot re-create " + dataDir, e);
+    }
+    startServer();
+  }
+
   /** Stops the server and deletes its temporary data directory. Idempotent. */
   @Override
   public synchronized void close() {
