@@ -14,7 +14,14 @@ public class LockLostException extends IllegalMonitorStateException {
 
   /** Why the lock was lost. */
   public enum Reason {
-    /** The ZooKeeper session that held the lock expired; the ensemble deleted the lock node. */
+    /**
+     * The ZooKeeper session that held the lock is over: the ensemble expired it and deleted the
+     * lock node, or zklock declared it lost at its own session deadline, having heard nothing from
+     * the ensemble for the negotiated timeout less a margin (a partition, a black-holed connection,
+     * an ensemble that refuses the session); the ensemble then expires it and deletes the node no
+     * earlier than that margin later. Either way nobody else can have been granted the lock before
+     * this is reported, unless this process was paused (see docs/guarantees.md).
+     */
     SESSION_EXPIRED,
     /** The lock node was deleted by another party while this holder still held it. */
     NODE_DELETED,

@@ -17,8 +17,10 @@ public enum SessionState {
    */
   SUSPENDED,
   /**
-   * The session expired: every lock it held is lost. A new session is being established; once it
-   * is, the state turns {@link #CONNECTED} again with a new session id.
+   * The session expired, or zklock declared it lost at its own session deadline (nothing heard from
+   * the ensemble for the negotiated timeout less a margin): every lock it held is lost. A new
+   * session is being established; once it is, the state turns {@link #CONNECTED} again with a new
+   * session id.
    */
   LOST,
   /** {@link ZkLocks#close()} was called: the session has ended and nothing more will happen. */
