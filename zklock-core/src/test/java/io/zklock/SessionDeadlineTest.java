@@ -79,6 +79,46 @@ class SessionDeadlineTest extends ZkTestSupport {
     }
   }
 
+  @Test
+  void declaredLoss_opensANewSession_onWhichAWaiterIsGrantedOnceTheNetworkHeals() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
+      ZkLocks locks =
+          track(
+              ZkLocks.builder(proxy.connectString())
+                  .namespace(namespace)
+                  .sessionTimeout(SESSION_TIMEOUT)
+                  .build());
+      List<String> states = new java.util.concurrent.CopyOnWriteArrayList<>();
+      locks.addSessionListener((st, id) -> states.add(st + ":" + Long.toHexString(id)));
+      long oldSession = locks.sessionId();
+      // Given a holder and a second request of the same session waiting behind it
+      LockHandle held = locks.mutex("heal").acquire();
+      java.util.concurrent.CompletableFuture<LockHandle> waiting =
+          locks.mutex("heal").acquireAsync();
+
+      // When the connection is black-holed until the session is declared lost, then heals
+      proxy.blackhole();
+      LockLostException lost =
+          held.lost().get(SESSION_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+      assertThat(lost.reason()).isEqualTo(LockLostException.Reason.SESSION_EXPIRED);
+      assertThat(locks.sessionState()).isEqualTo(SessionState.LOST);
+      assertThat(waiting).isNotDone();
+      proxy.pass();
+
+      // Then a new session is opened (the old one never comes back) and the waiter is granted on it
+      LockHandle granted = waiting.get(SESSION_TIMEOUT.toMillis() * 3, TimeUnit.MILLISECONDS);
+      assertThat(granted.isHeld()).isTrue();
+      assertThat(locks.sessionId()).isNotEqualTo(oldSession).isNotZero();
+      assertThat(states)
+          .containsSubsequence(
+              "LOST:" + Long.toHexString(oldSession),
+              "CONNECTED:" + Long.toHexString(locks.sessionId()));
+      assertThat(states).doesNotContain("CONNECTED:" + Long.toHexString(oldSession));
+      granted.release();
+      awaitNoLockNodes();
+    }
+  }
+
   private static void report(String what, List<Long> gapsMillis) {
     Collections.sort(gapsMillis);
     System.out.printf(
@@ -92,8 +132,8 @@ class SessionDeadlineTest extends ZkTestSupport {
   }
 
   private Outcome trial(String lockName, SuspensionPolicy policy) throws Exception {
-    try (FaultProxy proxy = FaultProxy.start(server.connectString());
-        ZkLocks other = builder().sessionTimeout(SESSION_TIMEOUT).build()) {
+    FaultProxy proxy = FaultProxy.start(server.connectString());
+    try (ZkLocks other = builder().sessionTimeout(SESSION_TIMEOUT).build()) {
       ZkLocks holder =
           ZkLocks.builder(proxy.connectString())
               .namespace(namespace)
@@ -138,6 +178,8 @@ class SessionDeadlineTest extends ZkTestSupport {
         proxy.close(); // first, so that closing the holder's handle does not wait on a black hole
         holder.close();
       }
+    } finally {
+      proxy.close();
     }
   }
 }
