@@ -239,7 +239,9 @@ public interface ZkLocks extends AutoCloseable {
     }
 
     /**
-     * Connects, waiting up to the connect timeout.
+     * Connects, waiting up to the connect timeout. If no server answered by then, it probes each
+     * server once more by hand to name the cause (resolving its name, opening a socket, making the
+     * TLS handshake), which takes up to the connect timeout again, and at most 2 s, per server.
      *
      * @throws ZkLockException naming the connect string and the cause if no session could be
      *     established (unknown host, connection refused, TLS key or trust store unreadable, TLS
