@@ -84,10 +84,13 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
 
   /**
    * Registers the gauges in {@code registry} and records every later event there too. Binding
-   * several registries is allowed.
+   * several registries is allowed; binding one registry again does nothing.
    */
   @Override
   public void bindTo(MeterRegistry registry) {
+    if (!meters.bind(registry)) {
+      return;
+    }
     Gauge.builder(Meters.PENDING, meters.pending, Number::doubleValue)
         .description("zklock requests waiting now")
         .tags(commonTags)
@@ -103,7 +106,6 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
           .tag("state", state.name().toLowerCase(Locale.ROOT))
           .register(registry);
     }
-    meters.bind(registry);
   }
 
   @Override

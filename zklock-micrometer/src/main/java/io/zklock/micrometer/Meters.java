@@ -50,8 +50,14 @@ final class Meters {
     this.common = common;
   }
 
-  void bind(MeterRegistry registry) {
-    registries.add(registry);
+  /** Adds {@code registry}; false if it was bound already (by identity). */
+  synchronized boolean bind(MeterRegistry registry) {
+    for (MeterRegistry r : registries) {
+      if (r == registry) {
+        return false;
+      }
+    }
+    return registries.add(registry);
   }
 
   Tags tags(String lockName, String kind) {

@@ -78,6 +78,15 @@ class MeteredZkLocksTest {
   }
 
   @Test
+  void bindingTheSameRegistryTwice_countsOnce() throws Exception {
+    locks.bindTo(registry);
+
+    locks.mutex("tagged").acquire().release();
+
+    assertThat(count("zklock.lock.grants", Tags.of("lock", "tagged"))).isEqualTo(1.0);
+  }
+
+  @Test
   void busyLock_tryAcquireCountsTimeouts_andTheTimedOneWaitsItsTimeout() throws Exception {
     try (LockHandle held = other.mutex("tagged").acquire()) {
       DistributedLock lock = locks.mutex("tagged");
