@@ -162,6 +162,18 @@ class ZkLocksAutoConfigurationTest {
   }
 
   @Test
+  void withoutSpringBootHealth_noIndicator_andTheRestStarts() {
+    connected()
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              assertThat(ctx).hasSingleBean(ZkLocks.class);
+              assertThat(ctx).doesNotHaveBean(ZkLocksHealthIndicator.class);
+            });
+  }
+
+  @Test
   void applicationsOwnBeans_win() {
     LockRegistry<?> own = key -> new java.util.concurrent.locks.ReentrantLock();
     connected()
