@@ -147,6 +147,17 @@ class MeteredZkLocksTest {
   }
 
   @Test
+  void acquireOnAClosedZkLocks_isAFailure() {
+    DistributedLock lock = locks.mutex("tagged");
+    locks.close();
+
+    assertThatThrownBy(lock::acquire).isInstanceOf(io.zklock.ZkLockException.class);
+
+    assertThat(count("zklock.lock.failures", Tags.of("lock", "tagged"))).isEqualTo(1.0);
+    assertThat(gauge("zklock.lock.pending")).isEqualTo(0.0);
+  }
+
+  @Test
   void asyncGrant_isCountedAndItsHandleTimed() throws Exception {
     LockHandle h = locks.mutex("tagged").acquireAsync().get(10, TimeUnit.SECONDS);
     h.release();

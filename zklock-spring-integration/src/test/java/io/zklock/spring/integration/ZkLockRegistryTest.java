@@ -81,6 +81,45 @@ class ZkLockRegistryTest {
   }
 
   @Test
+  void tryLock_busy_returnsFalseAtOnce() {
+    ZkRegistryLock held = b.obtain("k");
+    held.lock();
+    try {
+      long start = System.nanoTime();
+      assertThat(a.obtain("k").tryLock()).isFalse();
+      // one request, no waiting for the holder (Spring's ZookeeperLockRegistry waits up to 1 s)
+      assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(1));
+    } finally {
+      held.unlock();
+    }
+  }
+
+  @Test
+  void lock_interruptedWhileWaiting_keepsWaitingThenKeepsTheInterrupt() throws Exception {
+    ZkRegistryLock held = b.obtain("k");
+    held.lock();
+    AtomicReference<Boolean> interruptedWhenGranted = new AtomicReference<>();
+    Thread waiter =
+        new Thread(
+            () -> {
+              ZkRegistryLock lock = a.obtain("k");
+              lock.lock();
+              interruptedWhenGranted.set(Thread.currentThread().isInterrupted());
+              lock.unlock();
+            });
+    waiter.start();
+    awaitChildren("/zklock/si/k", 2);
+    waiter.interrupt();
+    Thread.sleep(100);
+    assertThat(waiter.isAlive()).as("lock() is not interruptible").isTrue();
+
+    held.unlock();
+    waiter.join(30_000);
+
+    assertThat(interruptedWhenGranted.get()).isTrue();
+  }
+
+  @Test
   void unlock_byAnotherThread_isIllegalMonitorState() throws Exception {
     ZkRegistryLock lock = a.obtain("k");
     lock.lock();
