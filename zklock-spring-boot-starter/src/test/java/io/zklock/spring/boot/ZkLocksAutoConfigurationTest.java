@@ -1,0 +1,263 @@
+package io.zklock.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zklock.LockHandle;
+import io.zklock.SessionState;
+import io.zklock.ZkLocks;
+import io.zklock.micrometer.MeteredZkLocks;
+import io.zklock.shedlock.ZkLockProvider;
+import io.zklock.spring.integration.ZkLockRegistry;
+import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.TestCertificates;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import net.javacrumbs.shedlock.core.LockProvider;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.integration.support.locks.LockRegistry;
+
+class ZkLocksAutoConfigurationTest {
+  private static TestCertificates certs;
+  private static EmbeddedZooKeeper zk;
+
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  ZkLocksAutoConfiguration.class,
+                  ZkLocksHealthAutoConfiguration.class,
+                  ZkLocksMetricsAutoConfiguration.class,
+                  ZkLockRegistryAutoConfiguration.class,
+                  ZkLockProviderAutoConfiguration.class));
+
+  @BeforeAll
+  static void startServer() {
+    certs = TestCertificates.generate();
+    zk = EmbeddedZooKeeper.standalone().tls(certs).start(); // plain and TLS client ports
+  }
+
+  @AfterAll
+  static void stopServer() {
+    zk.close();
+    certs.close();
+  }
+
+  private ApplicationContextRunner connected() {
+    return runner.withPropertyValues("zklock.connect-string=" + zk.connectString());
+  }
+
+  @Test
+  void noConnectString_noZkLocksNorAdapters() {
+    runner.run(
+        ctx -> {
+          assertThat(ctx).hasNotFailed();
+          assertThat(ctx).doesNotHaveBean(ZkLocks.class);
+          assertThat(ctx).doesNotHaveBean(ZkLockRegistry.class);
+          assertThat(ctx).doesNotHaveBean(ZkLockProvider.class);
+          assertThat(ctx).doesNotHaveBean(ZkLocksHealthIndicator.class);
+        });
+  }
+
+  @Test
+  void properties_configureAConnectedZkLocks_closedWithTheContext() {
+    ZkLocks[] seen = new ZkLocks[1];
+    connected()
+        .withPropertyValues(
+            "zklock.namespace=/boot", "zklock.client-name=boot-app", "zklock.session-timeout=6s")
+        .run(
+            ctx -> {
+              ZkLocks locks = ctx.getBean(ZkLocks.class);
+              seen[0] = locks;
+              assertThat(locks.sessionState()).isEqualTo(SessionState.CONNECTED);
+              assertThat(locks.namespace()).isEqualTo("/boot");
+              assertThat(locks.clientName()).isEqualTo("boot-app");
+              try (LockHandle h = locks.mutex("job").acquire()) {
+                assertThat(h.path()).startsWith("/boot/job/");
+              }
+            });
+    assertThat(seen[0].sessionState()).isEqualTo(SessionState.CLOSED);
+  }
+
+  @Test
+  void healthIndicator_upWhenConnected_outOfServiceWhenClosed() {
+    connected()
+        .run(
+            ctx -> {
+              ZkLocksHealthIndicator health = ctx.getBean(ZkLocksHealthIndicator.class);
+              Health up = health.health();
+              assertThat(up.getStatus()).isEqualTo(Status.UP);
+              assertThat(up.getDetails()).containsEntry("state", "CONNECTED");
+              assertThat(up.getDetails()).containsKey("sessionId");
+
+              ctx.getBean(ZkLocks.class).close();
+
+              assertThat(health.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+            });
+  }
+
+  @Test
+  void healthIndicator_canBeDisabled() {
+    connected()
+        .withPropertyValues("management.health.zklock.enabled=false")
+        .run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLocksHealthIndicator.class));
+  }
+
+  @Test
+  void adaptersOnTheClasspath_areConfigured() {
+    connected()
+        .withPropertyValues("zklock.metrics.lock-names=billing")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasSingleBean(LockRegistry.class);
+              assertThat(ctx).hasSingleBean(LockProvider.class);
+              ZkLocks locks = ctx.getBean(ZkLocks.class);
+              assertThat(locks).isInstanceOf(MeteredZkLocks.class);
+
+              MeterRegistry registry = new SimpleMeterRegistry();
+              // Spring Boot binds every MeterBinder bean: the measured ZkLocks is one, the binder
+              // bean another; binding one registry twice must count once
+              ctx.getBeansOfType(MeterBinder.class).values().forEach(b -> b.bindTo(registry));
+              locks.mutex("billing").acquire().release();
+              ctx.getBean(ZkLockRegistry.class).executeLocked("k", () -> {});
+
+              assertThat(
+                      registry.get("zklock.lock.grants").tag("lock", "billing").counter().count())
+                  .isEqualTo(1.0);
+              assertThat(registry.get("zklock.lock.grants").tag("lock", "other").counter().count())
+                  .as("the registry's lock is measured too, its name guarded")
+                  .isEqualTo(1.0);
+            });
+  }
+
+  @Test
+  void adaptersNotOnTheClasspath_areNotConfigured() {
+    connected()
+        .withClassLoader(
+            new FilteredClassLoader(
+                ZkLockRegistry.class, ZkLockProvider.class, MeteredZkLocks.class))
+        .run(
+            ctx -> {
+              assertThat(ctx).hasSingleBean(ZkLocks.class);
+              assertThat(ctx).doesNotHaveBean(ZkLockRegistry.class);
+              assertThat(ctx).doesNotHaveBean(ZkLockProvider.class);
+              assertThat(ctx).doesNotHaveBean(MeterBinder.class);
+              assertThat(ctx.getBean(ZkLocks.class)).isNotInstanceOf(MeteredZkLocks.class);
+            });
+  }
+
+  @Test
+  void withoutSpringBootHealth_noIndicator_andTheRestStarts() {
+    connected()
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              assertThat(ctx).hasSingleBean(ZkLocks.class);
+              assertThat(ctx).doesNotHaveBean(ZkLocksHealthIndicator.class);
+            });
+  }
+
+  @Test
+  void applicationsOwnBeans_win() {
+    LockRegistry<?> own = key -> new java.util.concurrent.locks.ReentrantLock();
+    connected()
+        .withBean(LockRegistry.class, () -> own)
+        .withPropertyValues("zklock.metrics.enabled=false")
+        .run(
+            ctx -> {
+              assertThat(ctx).doesNotHaveBean(ZkLockRegistry.class);
+              assertThat(ctx.getBean(LockRegistry.class)).isSameAs(own);
+              assertThat(ctx.getBean(ZkLocks.class)).isNotInstanceOf(MeteredZkLocks.class);
+            });
+  }
+
+  @Test
+  void digestFromAFile_authenticatesAndOwnsTheLockNodes(@TempDir Path dir) throws Exception {
+    Path secret = dir.resolve("digest");
+    Files.writeString(secret, "alice:s3cret\n", StandardCharsets.UTF_8);
+    connected()
+        .withPropertyValues("zklock.auth.digest-file=" + secret, "zklock.namespace=/digest-file")
+        .run(ctx -> assertNodeOwnedBy(ctx.getBean(ZkLocks.class), "alice"));
+  }
+
+  @Test
+  void digestFromAProperty_authenticatesAndOwnsTheLockNodes() throws Exception {
+    connected()
+        .withPropertyValues("zklock.auth.digest=bob:pw", "zklock.namespace=/digest-prop")
+        .run(ctx -> assertNodeOwnedBy(ctx.getBean(ZkLocks.class), "bob"));
+  }
+
+  @Test
+  void digestAndDigestFile_bothSet_failsStartupSayingSo(@TempDir Path dir) throws Exception {
+    Path secret = dir.resolve("digest");
+    Files.writeString(secret, "alice:s3cret", StandardCharsets.UTF_8);
+    connected()
+        .withPropertyValues("zklock.auth.digest=bob:pw", "zklock.auth.digest-file=" + secret)
+        .run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("not both"));
+  }
+
+  @Test
+  void malformedDigest_failsStartupWithoutShowingIt() {
+    connected()
+        .withPropertyValues("zklock.auth.digest=nocolon")
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("user:password")
+                    .hasMessageNotContaining("nocolon"));
+  }
+
+  @Test
+  void tls_connectsToTheSecurePort() {
+    runner
+        .withPropertyValues(
+            "zklock.connect-string=" + zk.secureConnectString(),
+            "zklock.namespace=/tls",
+            "zklock.tls.trust-store=" + certs.trustStore(),
+            "zklock.tls.trust-store-password=" + certs.password(),
+            "zklock.tls.key-store=" + certs.clientKeyStore(),
+            "zklock.tls.key-store-password=" + certs.password())
+        .run(
+            ctx -> {
+              ZkLocks locks = ctx.getBean(ZkLocks.class);
+              assertThat(locks.sessionState()).isEqualTo(SessionState.CONNECTED);
+              locks.mutex("secure").acquire().release();
+            });
+  }
+
+  private static void assertNodeOwnedBy(ZkLocks locks, String user) throws Exception {
+    try (LockHandle h = locks.mutex("secret").acquire()) {
+      ZooKeeper raw = new ZooKeeper(zk.connectString(), 10_000, e -> {});
+      try {
+        List<ACL> acl = raw.getACL(h.path(), new Stat());
+        assertThat(acl)
+            .as("ACL of %s", h.path())
+            .anySatisfy(
+                a -> {
+                  assertThat(a.getId().getScheme()).isEqualTo("digest");
+                  assertThat(a.getId().getId()).startsWith(user + ":");
+                });
+      } finally {
+        raw.close();
+      }
+    }
+  }
+}
