@@ -74,6 +74,13 @@ public interface DistributedLock {
    * interruption; {@code lock()} does not (it keeps waiting and restores the interrupt status).
    * {@code newCondition()} throws {@link UnsupportedOperationException}. Every call returns the
    * same view.
+   *
+   * <p>A loss is never hidden: once the lock held by a thread is lost (session expired, node
+   * deleted), that thread's next {@code lock()}/{@code tryLock()} (a reentrant acquisition) and its
+   * next {@code unlock()} throw {@link LockLostException}, and its hold is cleared, so later calls
+   * of {@code unlock()} throw {@link IllegalMonitorStateException}. A thread that re-enters before
+   * this process has learned of the loss cannot be told yet: use {@link LockHandle#fencingToken()}
+   * where that matters.
    */
   Lock asLock();
 }

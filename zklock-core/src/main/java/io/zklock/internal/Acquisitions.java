@@ -98,17 +98,26 @@ final class Acquisitions {
   static void releaseChecked(LockHandle h) {
     boolean wasHeld = h.isHeld();
     h.release();
-    if (wasHeld) {
-      return;
+    if (!wasHeld) {
+      throw lostException(h);
     }
+  }
+
+  /**
+   * What a thread-reentrant view throws when the handle it holds turns out to be lost: the {@link
+   * io.zklock.LockLostException} that {@code lost()} completed with (waiting briefly for it, since
+   * {@code isHeld()} turns false before the loss's reason is known), else a plain {@link
+   * IllegalMonitorStateException}.
+   */
+  static IllegalMonitorStateException lostException(LockHandle h) {
     try {
-      throw h.lost().get(10, TimeUnit.SECONDS);
+      return h.lost().get(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
       // no reason to give: fall through
     }
-    throw new IllegalMonitorStateException("the lock " + h.path() + " was no longer held");
+    return new IllegalMonitorStateException("the lock " + h.path() + " was no longer held");
   }
 
   /**

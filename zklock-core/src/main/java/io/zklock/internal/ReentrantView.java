@@ -13,7 +13,8 @@ import java.util.concurrent.locks.Lock;
  * The {@link Lock} view of a {@link DistributedLock}: reentrant per thread, like {@link
  * java.util.concurrent.locks.ReentrantLock}. The first {@code lock()} of a thread acquires the
  * distributed lock; nested ones count; the last {@code unlock()} releases it. Reentrant
- * acquisitions keep the first one's fencing token.
+ * acquisitions keep the first one's fencing token. A thread that re-enters after its lock was lost
+ * gets the {@link LockLostException} instead, and its hold is cleared.
  */
 final class ReentrantView implements Lock {
   private final DistributedLock lock;
@@ -118,15 +119,28 @@ final class ReentrantView implements Lock {
     throw new UnsupportedOperationException("a distributed lock does not support conditions");
   }
 
+  /**
+   * Counts one more hold if the current thread holds the lock. If its handle was lost meanwhile,
+   * the hold is cleared (so the thread's later {@code unlock()} calls throw too) and the loss is
+   * thrown: a reentrant acquisition never succeeds on a lock that is gone.
+   */
   private boolean reenter() {
-    if (owner == Thread.currentThread()) {
-      if (holds == Integer.MAX_VALUE) {
-        throw new Error("maximum lock count exceeded");
-      }
-      holds++;
-      return true;
+    if (owner != Thread.currentThread()) {
+      return false;
     }
-    return false;
+    if (!handle.isHeld()) {
+      LockHandle h = handle;
+      handle = null;
+      holds = 0;
+      owner = null;
+      h.release();
+      throw Acquisitions.lostException(h);
+    }
+    if (holds == Integer.MAX_VALUE) {
+      throw new Error("maximum lock count exceeded");
+    }
+    holds++;
+    return true;
   }
 
   private void own(LockHandle h) {

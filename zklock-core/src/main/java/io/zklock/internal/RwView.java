@@ -53,7 +53,7 @@ final class RwView implements java.util.concurrent.locks.ReadWriteLock {
   }
 
   /** Holds of one thread: its handle and how many times it locked. */
-  private static final class Hold {
+  static final class Hold {
     final LockHandle handle;
     int count = 1;
 
@@ -72,9 +72,16 @@ final class RwView implements java.util.concurrent.locks.ReadWriteLock {
     }
 
     private boolean reenter() {
-      Hold h = holds.get(Thread.currentThread());
+      Thread me = Thread.currentThread();
+      Hold h = holds.get(me);
       if (h == null) {
         return false;
+      }
+      if (!h.handle.isHeld()) {
+        // lost meanwhile: clear the hold and say so, as the write side does
+        holds.remove(me);
+        h.handle.release();
+        throw Acquisitions.lostException(h.handle);
       }
       if (h.count == Integer.MAX_VALUE) {
         throw new Error("maximum lock count exceeded");
