@@ -28,6 +28,7 @@ final class SemaphoreImpl implements DistributedSemaphore {
   private final int permits;
   private final QueueLock admission;
   private final QueueLock leases;
+  private final Ordering.Rule leaseRule;
 
   SemaphoreImpl(ZkLocksImpl ctx, String name, int permits) {
     if (permits < 1) {
@@ -42,20 +43,40 @@ final class SemaphoreImpl implements DistributedSemaphore {
         new QueueLock(
             ctx,
             name,
-            dir + "/queue",
+            dir + "/" + Inspector.QUEUE,
             NodeKind.MUTEX,
             Ordering.forKind(NodeKind.MUTEX),
             Map.of(),
             ReentrantView::new);
+    this.leaseRule = Ordering.lease(permits);
     this.leases =
         new QueueLock(
             ctx,
             name,
-            dir + "/leases",
+            dir + "/" + Inspector.LEASES,
             NodeKind.SEMAPHORE,
-            Ordering.lease(permits),
-            Map.of("permits", Integer.toString(permits)),
+            leaseRule,
+            Map.of(Inspection.PERMITS_FIELD, Integer.toString(permits)),
             ReentrantView::new);
+  }
+
+  /**
+   * The leases as requested by a waiter admitted with the admission node {@code admissionNode}: the
+   * lease's data names that node, so that {@code ZkLocks#inspect} counts the request once.
+   */
+  private QueueLock leasesAdmittedBy(String admissionNode) {
+    return new QueueLock(
+        ctx,
+        name,
+        leases.dir(),
+        NodeKind.SEMAPHORE,
+        leaseRule,
+        Map.of(
+            Inspection.PERMITS_FIELD,
+            Integer.toString(permits),
+            Inspection.ADMISSION_FIELD,
+            admissionNode),
+        ReentrantView::new);
   }
 
   @Override
@@ -95,7 +116,8 @@ final class SemaphoreImpl implements DistributedSemaphore {
 
   private CompletableFuture<LockHandle> start(long nanos, boolean hasDeadline) {
     ctx.checkOpen();
-    SemaphoreRequest r = new SemaphoreRequest(ctx, admission, leases, nanos, hasDeadline);
+    SemaphoreRequest r =
+        new SemaphoreRequest(ctx, admission, this::leasesAdmittedBy, nanos, hasDeadline);
     r.start();
     return r.result;
   }

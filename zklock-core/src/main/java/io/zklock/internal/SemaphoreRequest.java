@@ -4,17 +4,19 @@ import io.zklock.LockHandle;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
  * One waiting request for a semaphore lease: first the admission mutex, then the lease, under one
  * deadline. Withdrawal (timeout, interrupt, cancel) cancels whichever step is under way; each
  * step's {@link Attempt} deletes its own node, so nothing is left behind. The admission mutex is
- * released as soon as the lease is decided.
+ * released as soon as the lease is decided. The lease's data names the admission node, so that an
+ * inspection counts the request once.
  */
 final class SemaphoreRequest {
   private final ZkLocksImpl ctx;
   private final QueueLock admission;
-  private final QueueLock leases;
+  private final Function<String, QueueLock> leasesFor;
   private final boolean hasDeadline;
   private final long deadlineNanos;
   private final long timeoutNanos;
@@ -24,10 +26,14 @@ final class SemaphoreRequest {
   private CompletableFuture<LockHandle> step;
 
   SemaphoreRequest(
-      ZkLocksImpl ctx, QueueLock admission, QueueLock leases, long nanos, boolean hasDeadline) {
+      ZkLocksImpl ctx,
+      QueueLock admission,
+      Function<String, QueueLock> leasesFor,
+      long nanos,
+      boolean hasDeadline) {
     this.ctx = ctx;
     this.admission = admission;
-    this.leases = leases;
+    this.leasesFor = leasesFor;
     this.hasDeadline = hasDeadline;
     this.timeoutNanos = nanos;
     this.deadlineNanos = hasDeadline ? ctx.clock().nanoTime() + nanos : Long.MAX_VALUE;
@@ -65,7 +71,8 @@ final class SemaphoreRequest {
         finish(null, null);
         return;
       }
-      lease = leases.start(false, remaining, hasDeadline);
+      String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
+      lease = leasesFor.apply(admissionNode).start(false, remaining, hasDeadline);
       step = lease;
     }
     lease.whenComplete(
