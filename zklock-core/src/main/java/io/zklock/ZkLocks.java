@@ -73,8 +73,9 @@ public interface ZkLocks extends AutoCloseable {
    * A counting semaphore with {@code permits} leases; see {@link DistributedSemaphore}.
    *
    * @param name the semaphore's name, as for {@link #mutex}
-   * @param permits how many leases may be held at once; every client of the semaphore should give
-   *     the same number (see {@link DistributedSemaphore} for what happens when they do not)
+   * @param permits how many leases may be held at once; every client of the semaphore must give the
+   *     same number (the first stores it; requests with another are refused, see {@link
+   *     DistributedSemaphore})
    * @throws IllegalArgumentException if the name is not valid or {@code permits < 1}
    */
   DistributedSemaphore semaphore(String name, int permits);

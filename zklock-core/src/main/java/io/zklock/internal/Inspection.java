@@ -4,7 +4,7 @@ import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -73,7 +73,16 @@ public final class Inspection {
       int stored = positiveInt(d.dirData().get(PERMITS_FIELD));
       permits = stored;
       List<Read> leases = queueOrder(d.leases(), NodeKind.SEMAPHORE);
-      Set<String> admitted = new HashSet<>();
+      List<QueueNode> q = nodesOf(leases);
+      // the leases of one request share its admission node: several for a request of several
+      // permits, which holds only when all of them do (Ordering.leaseRequest)
+      Map<String, List<Integer>> byRequest = new HashMap<>();
+      for (int i = 0; i < leases.size(); i++) {
+        String a = leases.get(i).data().get(ADMISSION_FIELD);
+        if (a != null) {
+          byRequest.computeIfAbsent(a, k -> new ArrayList<>()).add(i);
+        }
+      }
       for (int i = 0; i < leases.size(); i++) {
         Read r = leases.get(i);
         int p = positiveInt(r.data().get(PERMITS_FIELD));
@@ -83,13 +92,12 @@ public final class Inspection {
         if (permits == 0) {
           permits = p;
         }
-        String a = r.data().get(ADMISSION_FIELD);
-        if (a != null) {
-          admitted.add(a);
-        }
-        boolean holds = Ordering.lease(p).decide(nodesOf(leases), i) instanceof Ordering.Hold;
+        List<Integer> request = byRequest.getOrDefault(r.data().get(ADMISSION_FIELD), List.of(i));
+        int[] indexes = request.stream().mapToInt(Integer::intValue).toArray();
+        boolean holds = Ordering.leaseRequest(p, q, indexes) instanceof Ordering.Hold;
         (holds ? holders : waiters).add(node(r, NodeKind.SEMAPHORE));
       }
+      Set<String> admitted = byRequest.keySet();
       for (Read r : queueOrder(d.admission(), NodeKind.MUTEX)) {
         if (!admitted.contains(r.name())) {
           waiters.add(node(r, NodeKind.SEMAPHORE));
