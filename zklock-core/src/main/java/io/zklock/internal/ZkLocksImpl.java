@@ -33,6 +33,9 @@ public final class ZkLocksImpl implements ZkLocks {
 
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 
+  /** Set on the library's own threads, which must not wait for work queued on them. */
+  private static final ThreadLocal<Boolean> LIBRARY_THREAD = ThreadLocal.withInitial(() -> false);
+
   private final SessionConfig config;
   private final ScheduledThreadPoolExecutor pool;
   private final Executor serialEvents;
@@ -51,7 +54,13 @@ public final class ZkLocksImpl implements ZkLocks {
     AtomicInteger threads = new AtomicInteger();
     ThreadFactory tf =
         r -> {
-          Thread t = new Thread(r, "zklock-" + instance + "-" + threads.incrementAndGet());
+          Thread t =
+              new Thread(
+                  () -> {
+                    LIBRARY_THREAD.set(true);
+                    r.run();
+                  },
+                  "zklock-" + instance + "-" + threads.incrementAndGet());
           t.setDaemon(true);
           return t;
         };
@@ -184,6 +193,11 @@ public final class ZkLocksImpl implements ZkLocks {
 
   String dirOf(String name) {
     return config.namespace() + "/" + name;
+  }
+
+  /** Whether the calling thread is one of the library's executor threads (of any instance). */
+  static boolean onLibraryThread() {
+    return LIBRARY_THREAD.get();
   }
 
   void checkOpen() {
