@@ -106,6 +106,16 @@ final class Attempt implements Handle, Request {
   // ---------------------------------------------------------------- create + list, pipelined
 
   private void send(Session.Conn conn) {
+    send(conn, false);
+  }
+
+  /** {@code dirChecked}: the lock directory's ACL was just checked ({@link Dirs#verify}). */
+  private void send(Session.Conn conn, boolean dirChecked) {
+    if (!dirChecked && !ctx.dirs().trusted(lock.dir())) {
+      ctx.dirs()
+          .verify(conn, lock.dir(), () -> send(conn, true), this::send, this::closed, this::fail);
+      return;
+    }
     int e;
     String path;
     synchronized (this) {

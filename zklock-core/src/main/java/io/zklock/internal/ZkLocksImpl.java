@@ -69,7 +69,8 @@ public final class ZkLocksImpl implements ZkLocks {
     this.serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents);
     this.deleter = new Deleter(session);
-    this.dirs = new Dirs(config.namespace(), config.acl().entries());
+    this.dirs =
+        new Dirs(config.namespace(), config.acl().entries(), config.guardsDirectories(), session);
     String h;
     try {
       h = InetAddress.getLocalHost().getHostName();
@@ -109,6 +110,10 @@ public final class ZkLocksImpl implements ZkLocks {
     try {
       impl.session.start();
       impl.createNamespace();
+      Session.Conn conn = impl.session.current();
+      if (conn != null) {
+        impl.dirs.learnIdentities(conn.zk(), config.auth());
+      }
     } catch (RuntimeException e) {
       impl.close();
       throw e;
