@@ -653,15 +653,13 @@ final class Attempt implements Handle, Request {
     } else if (was == State.CREATING || was == State.RECOVERING) {
       // The create is in flight or its fate unknown: onCreated deletes what it made; a node made by
       // a create whose reply was lost is recognised by its attempt id and deleted.
-      ctx.deleter().deleteAttempt(lock.dir(), attemptId, nodeSession);
+      gone = ctx.deleter().deleteAttempt(lock.dir(), attemptId, nodeSession);
     }
     ctx.unregister(this);
-    if (ticket.tryOnly()) {
-      // tryAcquire() found the lock busy: answer once our node is gone, so nothing is left behind
-      ticket.endAfter(gone, failure);
-    } else {
-      ticket.end(failure);
-    }
+    // Answer once our node is gone: tryAcquire() leaves nothing behind, and a request that timed
+    // out leaves no node that could still hold (a waiting node whose predecessor just went does,
+    // until it is deleted) when the caller hears it failed.
+    ticket.endAfter(gone, failure);
   }
 
   private void dropWatch() {

@@ -61,8 +61,7 @@ final class SemaphoreRequest {
     synchronized (this) {
       long remaining = hasDeadline ? deadlineNanos - ctx.clock().nanoTime() : 0L;
       if (result.isDone() || (hasDeadline && remaining <= 0)) {
-        mutex.releaseAsync();
-        finish(null, null);
+        mutex.releaseAsync().whenCompleteAsync((v, t) -> finish(null, null), ctx.executor());
         return;
       }
       lease = leases.start(false, remaining, hasDeadline);
@@ -70,8 +69,13 @@ final class SemaphoreRequest {
     }
     lease.whenComplete(
         (h, err2) -> {
-          mutex.releaseAsync(); // the next waiter may try now
-          finish(h, err2);
+          CompletableFuture<Void> gone = mutex.releaseAsync(); // the next waiter may try now
+          if (h != null && err2 == null) {
+            finish(h, null);
+          } else {
+            // a failure is answered once the admission mutex is given back: nothing left held
+            gone.whenCompleteAsync((v, t) -> finish(h, err2), ctx.executor());
+          }
         });
   }
 
