@@ -33,6 +33,9 @@ final class Election implements LeaderElection {
   private static final Logger log = LoggerFactory.getLogger(Election.class);
   private static final long REJOIN_DELAY_MS = 200;
 
+  /** Repeated failures (a refused directory, say) back off to this, not to a busy loop. */
+  private static final long MAX_REJOIN_DELAY_MS = 10_000;
+
   private final ZkLocksImpl ctx;
   private final String participantId;
   private final QueueLock queue;
@@ -47,6 +50,7 @@ final class Election implements LeaderElection {
   private CompletableFuture<LockHandle> pending;
   private LockHandle leadership;
   private long epoch;
+  private long rejoinDelayMs = REJOIN_DELAY_MS;
 
   Election(ZkLocksImpl ctx, String name, String participantId) {
     this.ctx = ctx;
@@ -105,8 +109,14 @@ final class Election implements LeaderElection {
       } catch (RuntimeException closedCtx) {
         return; // the ZkLocks was closed: nothing to join
       }
-      log.warn("leader election {}: request failed; joining again", queue.dir(), err);
-      ctx.scheduler().schedule(this::join, REJOIN_DELAY_MS, TimeUnit.MILLISECONDS);
+      long delay;
+      synchronized (this) {
+        delay = rejoinDelayMs;
+        rejoinDelayMs = Math.min(rejoinDelayMs * 2, MAX_REJOIN_DELAY_MS);
+      }
+      log.warn(
+          "leader election {}: request failed; joining again in {} ms", queue.dir(), delay, err);
+      ctx.scheduler().schedule(this::join, delay, TimeUnit.MILLISECONDS);
       return;
     }
     long e;
@@ -117,6 +127,7 @@ final class Election implements LeaderElection {
         return;
       }
       leadership = h;
+      rejoinDelayMs = REJOIN_DELAY_MS;
       epoch = h.fencingToken();
       e = epoch;
       notifyAll();
