@@ -656,10 +656,12 @@ final class Attempt implements Handle, Request {
       gone = ctx.deleter().deleteAttempt(lock.dir(), attemptId, nodeSession);
     }
     ctx.unregister(this);
-    // Answer once our node is gone: tryAcquire() leaves nothing behind, and a request that timed
-    // out leaves no node that could still hold (a waiting node whose predecessor just went does,
-    // until it is deleted) when the caller hears it failed.
-    ticket.endAfter(gone, failure);
+    if (ticket.tryOnly()) {
+      // tryAcquire() found the lock busy: answer once our node is gone, so nothing is left behind
+      ticket.endAfter(gone, failure);
+    } else {
+      ticket.end(failure);
+    }
   }
 
   private void dropWatch() {
