@@ -214,4 +214,41 @@ class LeaderElectionTest extends ZkTestSupport {
     await().atMost(Duration.ofSeconds(10)).until(() -> log.size() >= 3);
     assertThat(log).startsWith("elected 0", "revoked 0", "elected 0");
   }
+
+  @Test
+  void leaderLosesItsConnection_underTreatAsLost_isRevokedBeforeItsNodeGoesAndTheNextIsElected()
+      throws Exception {
+    // Given a leader behind a proxy that treats suspension as loss, and a waiting participant
+    io.zklock.testkit.FaultProxy proxy =
+        track(io.zklock.testkit.FaultProxy.start(server.connectString()));
+    ZkLocks aClient =
+        track(
+            ZkLocks.builder(proxy.connectString())
+                .namespace(namespace)
+                .sessionTimeout(Duration.ofSeconds(10))
+                .suspensionPolicy(SuspensionPolicy.TREAT_AS_LOST)
+                .build());
+    List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
+    LeaderElection a = track(participant(aClient, 0, log, 0));
+    a.start();
+    assertThat(a.awaitLeadership(Duration.ofSeconds(10))).isTrue();
+    LeaderElection b = track(participant(client(), 1, log, 0));
+    b.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
+
+    // When the leader's connection drops (and cannot come back yet)
+    proxy.refuse();
+
+    // Then it is told at once, while its node still stands, so nobody else leads yet
+    await().atMost(Duration.ofSeconds(10)).until(() -> log.contains("revoked 0"));
+    assertThat(a.isLeader()).isFalse();
+    assertThat(b.isLeader()).as("the old leader's node is still there").isFalse();
+    assertThat(lockNodes()).hasSize(2);
+
+    // And once it reconnects, its node goes and the next participant is elected, after the revoke
+    proxy.pass();
+    assertThat(b.awaitLeadership(Duration.ofSeconds(15))).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> log.contains("elected 1"));
+    assertThat(log.indexOf("revoked 0")).isLessThan(log.indexOf("elected 1"));
+  }
 }
