@@ -85,10 +85,10 @@ public interface ZkLocks extends AutoCloseable {
    * for the whole set; whatever was acquired is released if a later part fails, times out, is
    * interrupted or cancelled (on a failure or timeout, before the call returns: right after it,
    * another session finds those parts free; a part lost while later ones are awaited makes the
-   * multi-lock give everything back and start again). The handle's {@link LockHandle#fencingToken()} is the largest of the
-   * parts' tokens, its {@link LockHandle#path()} the first part's, and its {@link
-   * LockHandle#lost()} completes when any part is lost (the other parts stay held until the handle
-   * is released). Nested multi-locks are flattened.
+   * multi-lock give everything back and start again). The handle's {@link
+   * LockHandle#fencingToken()} is the largest of the parts' tokens, its {@link LockHandle#path()}
+   * the first part's, and its {@link LockHandle#lost()} completes when any part is lost (the other
+   * parts stay held until the handle is released). Nested multi-locks are flattened.
    *
    * @param locks the parts: locks made by a {@link ZkLocks} (mutex, simple lock, either side of a
    *     read-write lock, multi-lock)
