@@ -26,12 +26,19 @@ import org.slf4j.LoggerFactory;
  * requests queue: before the first request in a directory, the namespace, every directory between
  * it and the lock directory, and the lock directory itself are read ({@code getACL}) or created
  * with the client's ACL; one that another identity may write ({@link AclRule}) is refused with an
- * error naming it and its ACL. A directory found safe is remembered for the life of the client, so
- * the check costs nothing after the first request: its parents being safe too, only this client's
- * identities can delete and recreate it.
+ * error naming it and its ACL. A directory found safe is remembered (up to {@link #MAX_REMEMBERED}
+ * of them), so the check costs nothing after the first request, one set lookup: its parents being
+ * safe too, only this client's identities can delete and recreate it.
  */
 final class Dirs {
   private static final Logger log = LoggerFactory.getLogger(Dirs.class);
+
+  /**
+   * How many checked directories are remembered. A client that locks ever new names (one per order,
+   * say) would otherwise remember them all; past this the memory is dropped and directories are
+   * checked again on their next use (one read each).
+   */
+  static final int MAX_REMEMBERED = 10_000;
 
   /** How often one walk re-reads a directory that appeared or vanished under it. */
   private static final int MAX_RACES = 10;
@@ -116,6 +123,13 @@ final class Dirs {
     new Walk(conn, paths, proceed, () -> session.whenConnected(retry, closed), fail).step(0);
   }
 
+  private void remember(String dir) {
+    if (safe.size() >= MAX_REMEMBERED) {
+      safe.clear();
+    }
+    safe.add(dir);
+  }
+
   /** One check of the directories on the way to a lock directory. */
   private final class Walk {
     private final Session.Conn conn;
@@ -182,7 +196,7 @@ final class Dirs {
     private void judged(int at, String p, List<ACL> dirAcl) {
       switch (AclRule.judge(dirAcl, own, acl)) {
         case OWN:
-          safe.add(p);
+          remember(p);
           step(at + 1);
           break;
         case CANNOT_CREATE:
@@ -243,7 +257,7 @@ final class Dirs {
                 Code code = Code.get(rc);
                 switch (code) {
                   case OK:
-                    safe.add(p); // made with this client's ACL
+                    remember(p); // made with this client's ACL
                     step(at + 1);
                     break;
                   case NODEEXISTS:
