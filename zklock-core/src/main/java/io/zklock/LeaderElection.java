@@ -12,7 +12,8 @@ import java.util.Optional;
  * expires (or its node is deleted), it is told through {@link LeadershipListener#revoked(long)} as
  * soon as its process hears of it, and it joins the queue again, at the back, on its new session;
  * the next participant is elected. Waiting participants survive a session expiry too. Listeners are
- * called on the library's executor, never on ZooKeeper's event thread; they should not block.
+ * called on the library's executor, never on ZooKeeper's event thread, one call at a time and in
+ * order; they should not block (a slow {@code revoked} delays the handover on {@link #close()}).
  */
 public interface LeaderElection extends AutoCloseable {
   /** This participant's id. */
@@ -55,8 +56,17 @@ public interface LeaderElection extends AutoCloseable {
   void removeListener(LeadershipListener listener);
 
   /**
-   * Leaves the election, resigning leadership if held (listeners then hear {@code revoked}) and
-   * deleting this participant's node. Idempotent; the election cannot be started again.
+   * Leaves the election, resigning leadership if held, and deletes this participant's node.
+   * Idempotent; the election cannot be started again.
+   *
+   * <p>Resigning is ordered: {@link #isLeader()} turns false at once, then the listeners hear
+   * {@code revoked}, and only once every {@code revoked} has returned is the node deleted, which is
+   * what lets the next participant be elected. So no two participants of one live election believe
+   * they lead at once; a listener that must stop work before the next leader starts does so in
+   * {@code revoked}. This method returns after the deletion (waiting for the connection or the end
+   * of the session, as {@link LockHandle#release()} does). Called on one of the library's threads
+   * (inside a listener or a {@code lost()} callback), or interrupted while waiting, it returns
+   * early and the same steps finish in the background, in the same order.
    */
   @Override
   void close();

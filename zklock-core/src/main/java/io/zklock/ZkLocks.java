@@ -85,10 +85,12 @@ public interface ZkLocks extends AutoCloseable {
    * canonical order (by lock directory, then kind, whatever order they are given in), so
    * multi-locks over overlapping sets cannot deadlock; {@code tryAcquire(timeout)} has one deadline
    * for the whole set; whatever was acquired is released if a later part fails, times out, is
-   * interrupted or cancelled. The handle's {@link LockHandle#fencingToken()} is the largest of the
-   * parts' tokens, its {@link LockHandle#path()} the first part's, and its {@link
-   * LockHandle#lost()} completes when any part is lost (the other parts stay held until the handle
-   * is released). Nested multi-locks are flattened.
+   * interrupted or cancelled (on a failure or timeout, before the call returns: right after it,
+   * another session finds those parts free; a part lost while later ones are awaited makes the
+   * multi-lock give everything back and start again). The handle's {@link
+   * LockHandle#fencingToken()} is the largest of the parts' tokens, its {@link LockHandle#path()}
+   * the first part's, and its {@link LockHandle#lost()} completes when any part is lost (the other
+   * parts stay held until the handle is released). Nested multi-locks are flattened.
    *
    * @param locks the parts: locks made by a {@link ZkLocks} (mutex, simple lock, either side of a
    *     read-write lock, multi-lock)
@@ -236,6 +238,7 @@ public interface ZkLocks extends AutoCloseable {
     private String clientName;
     private final List<SessionConfig.Auth> auth = new ArrayList<>();
     private NodeAcl acl;
+    private boolean trustExistingAcl;
     private TlsConfig tls;
     private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
     private String ownerData;
@@ -302,10 +305,36 @@ public interface ZkLocks extends AutoCloseable {
 
     /**
      * The ACL of the znodes zklock creates. Default: {@link NodeAcl#creatorAllWorldRead()} when
-     * authenticated, {@link NodeAcl#open()} otherwise.
+     * authenticated, {@link NodeAcl#open()} otherwise. Directories that exist already keep their
+     * ACL; see {@link #trustExistingAcl()} for how an authenticated client treats them.
      */
     public Builder acl(NodeAcl acl) {
       this.acl = Objects.requireNonNull(acl, "acl");
+      return this;
+    }
+
+    /**
+     * Lets a client with an identity queue in directories that already exist with an ACL letting
+     * other identities write. By default such a client refuses them.
+     *
+     * <p>ZooKeeper's right to delete a node is the DELETE permission on its parent: in a directory
+     * that other identities may write (for example a namespace or lock directory made earlier by an
+     * anonymous client, {@code world:anyone:cdrwa}), anyone of them can delete this client's lock
+     * node, whatever the node's own ACL. So, when {@link #authorization} or {@link #digest} is set,
+     * zklock creates the directories it needs with its {@link #acl} and, before the first request
+     * in a lock directory, reads the ACL of the namespace, of every directory between it and the
+     * lock directory, and of the lock directory itself: if one grants CREATE, DELETE, WRITE or
+     * ADMIN to an identity that is not this client's (and that {@link #acl} does not grant the same
+     * rights), the request fails with a {@link ZkLockException} that names the directory and its
+     * ACL. Read access for anyone is fine. Each directory is checked once per {@code ZkLocks}.
+     *
+     * <p>Call this to skip the check, when sharing a directory with other identities is intended
+     * (they are trusted not to delete each other's nodes), or while migrating; better, restrict the
+     * existing directories with {@code setAcl} (see docs/ops.md). Clients without an identity never
+     * check: everything they create is open anyway.
+     */
+    public Builder trustExistingAcl() {
+      this.trustExistingAcl = true;
       return this;
     }
 
@@ -368,7 +397,8 @@ public interface ZkLocks extends AutoCloseable {
               List.copyOf(auth),
               effectiveAcl,
               tls,
-              suspensionPolicy);
+              suspensionPolicy,
+              trustExistingAcl);
       return ZkLocksImpl.connect(config, ownerData);
     }
 

@@ -2,6 +2,7 @@ package io.zklock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,6 +88,91 @@ class MultiLockTest extends ZkTestSupport {
     assertThat(multi.tryAcquire()).as("busy").isEmpty();
     b.release();
     awaitNoLockNodes();
+  }
+
+  @Test
+  void tryAcquireTimesOut_returnsOnlyOnceThePartsItTookAreReleased_20Runs() throws Exception {
+    // Given another session holds the second part (in canonical order: "a" before "b")
+    LockHandle b = client().mutex("b").acquire();
+    ZkLocks locks = client();
+    DistributedLock multi = locks.multiLock(locks.mutex("b"), locks.mutex("a"));
+    DistributedLock probe = client().mutex("a");
+    for (int run = 0; run < 20; run++) {
+      // When the multi-lock takes "a", then times out on "b"
+      assertThat(multi.tryAcquire(Duration.ofMillis(50))).as("run %d: busy", run).isEmpty();
+
+      // Then "a" is already free for another session, the moment the failure is returned
+      Optional<LockHandle> a = probe.tryAcquire();
+      assertThat(a)
+          .as("run %d: the part taken first was released before the return", run)
+          .isPresent();
+      a.get().release();
+    }
+    b.release();
+    awaitNoLockNodes();
+  }
+
+  @Test
+  void tryAcquireBusy_returnsOnlyOnceThePartsItTookAreReleased_20Runs() throws Exception {
+    // Given another session holds the second part
+    LockHandle b = client().simpleLock("b").acquire();
+    ZkLocks locks = client();
+    DistributedLock multi = locks.multiLock(locks.simpleLock("b"), locks.mutex("a"));
+    DistributedLock probe = client().mutex("a");
+    for (int run = 0; run < 20; run++) {
+      // When tryAcquire() takes "a" and finds "b" busy
+      assertThat(multi.tryAcquire()).as("run %d: busy", run).isEmpty();
+
+      // Then "a" is free again at once
+      Optional<LockHandle> a = probe.tryAcquire();
+      assertThat(a)
+          .as("run %d: the part taken first was released before the return", run)
+          .isPresent();
+      a.get().release();
+    }
+    b.release();
+    awaitNoLockNodes();
+  }
+
+  @Test
+  void partLostWhileWaitingForTheNext_givesAllBackAndStartsOver_neverHandsALostPart()
+      throws Exception {
+    // Given a multi-lock that holds "a" and waits for "b", held by another session
+    LockHandle b = client().mutex("b").acquire();
+    ZkLocks locks = client();
+    CompletableFuture<LockHandle> f =
+        locks.multiLock(locks.mutex("a"), locks.mutex("b")).acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("a").size() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("b").size() == 2);
+    String firstA = nodesIn("a").get(0);
+
+    // When an operator deletes its node of "a" (the part is lost)
+    raw().delete(firstA, -1);
+
+    // Then it starts over: a new request for "a", none left in "b"'s queue
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> nodesIn("a").size() == 1 && !nodesIn("a").contains(firstA));
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("b").size() == 2);
+    assertThat(f).isNotDone();
+    b.release();
+    LockHandle h = f.get(10, TimeUnit.SECONDS);
+    assertThat(h.isHeld()).as("every part of the handed set is held").isTrue();
+    assertThat(h.lost()).isNotDone();
+    assertThat(nodesIn("a")).hasSize(1);
+    assertThat(nodesIn("b")).hasSize(1);
+    h.release();
+    awaitNoLockNodes();
+  }
+
+  private List<String> nodesIn(String lockName) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (String n : lockNodes()) {
+      if (n.startsWith(dir(lockName) + "/")) {
+        out.add(n);
+      }
+    }
+    return out;
   }
 
   @Test

@@ -107,6 +107,16 @@ final class Attempt implements Handle, Request {
   // ---------------------------------------------------------------- create + list, pipelined
 
   private void send(Session.Conn conn) {
+    send(conn, false);
+  }
+
+  /** {@code dirChecked}: the lock directory's ACL was just checked ({@link Dirs#verify}). */
+  private void send(Session.Conn conn, boolean dirChecked) {
+    if (!dirChecked && !ctx.dirs().trusted(lock.dir())) {
+      ctx.dirs()
+          .verify(conn, lock.dir(), () -> send(conn, true), this::send, this::closed, this::fail);
+      return;
+    }
     int e;
     String path;
     synchronized (this) {
@@ -681,7 +691,7 @@ final class Attempt implements Handle, Request {
     } else if (was == State.CREATING || was == State.RECOVERING) {
       // The create is in flight or its fate unknown: onCreated deletes what it made; a node made by
       // a create whose reply was lost is recognised by its attempt id and deleted.
-      ctx.deleter().deleteAttempt(lock.dir(), attemptId, nodeSession);
+      gone = ctx.deleter().deleteAttempt(lock.dir(), attemptId, nodeSession);
     }
     ctx.unregister(this);
     if (ticket.tryOnly()) {

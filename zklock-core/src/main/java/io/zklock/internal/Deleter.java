@@ -1,5 +1,7 @@
 package io.zklock.internal;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
@@ -127,12 +129,23 @@ final class Deleter {
    * Deletes the node of request {@code attemptId} in {@code dir}, if there is one: for a request
    * withdrawn while its create was in flight or its reply lost. A listing sent on the same session
    * is applied after the create, so it sees the node if the create happened.
+   *
+   * @return a future completed once no node of the request is left
    */
-  void deleteAttempt(String dir, String attemptId, long owner) {
+  CompletableFuture<Void> deleteAttempt(String dir, String attemptId, long owner) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    deleteAttempt(dir, attemptId, owner, done);
+    return done;
+  }
+
+  /** One try of {@link #deleteAttempt}; {@code done} completes once no node of it is left. */
+  private void deleteAttempt(
+      String dir, String attemptId, long owner, CompletableFuture<Void> done) {
     session.whenConnected(
         conn -> {
           if (conn.sessionId() != owner) {
-            return; // the session ended, and its nodes with it
+            done.complete(null); // the session ended, and its nodes with it
+            return;
           }
           conn.zk()
               .getChildren(
@@ -141,21 +154,25 @@ final class Deleter {
                   (rc, p, ctx, children) -> {
                     Code code = Code.get(rc);
                     if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
-                      deleteAttempt(dir, attemptId, owner);
+                      deleteAttempt(dir, attemptId, owner, done);
                       return;
                     }
                     if (code != Code.OK) {
-                      return; // no directory, no node
+                      done.complete(null); // no directory, no node
+                      return;
                     }
+                    List<CompletableFuture<Void>> deletes = new ArrayList<>();
                     for (String child : children) {
                       QueueNode n = QueueNode.parse(child);
                       if (n != null && n.attemptId().equals(attemptId)) {
-                        delete(dir + "/" + child, owner, null);
+                        deletes.add(delete(dir + "/" + child, owner, null));
                       }
                     }
+                    CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))
+                        .whenComplete((v, t) -> done.complete(null));
                   },
                   null);
         },
-        () -> {});
+        () -> done.complete(null));
   }
 }

@@ -23,15 +23,26 @@ import org.slf4j.LoggerFactory;
  * Attempt}, so it survives connection loss and re-queues by itself after a session expiry while
  * waiting; when leadership is lost (session expired, node deleted) the listeners hear {@code
  * revoked} and the participant joins the queue again.
+ *
+ * <p>Handover is ordered: listeners are called one at a time, in order, on a serial view of the
+ * library's executor, and on {@link #close()} the node that holds leadership is deleted only after
+ * every listener's {@code revoked} has returned, so the next participant cannot be elected while
+ * this one still believes it leads.
  */
 final class Election implements LeaderElection {
   private static final Logger log = LoggerFactory.getLogger(Election.class);
   private static final long REJOIN_DELAY_MS = 200;
 
+  /** Repeated failures (a refused directory, say) back off to this, not to a busy loop. */
+  private static final long MAX_REJOIN_DELAY_MS = 10_000;
+
   private final ZkLocksImpl ctx;
   private final String participantId;
   private final QueueLock queue;
   private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
+
+  /** Listener calls, one at a time and in order: an elected is never overtaken by its revoked. */
+  private final SerialExecutor events;
 
   // guarded by this
   private boolean started;
@@ -39,10 +50,12 @@ final class Election implements LeaderElection {
   private CompletableFuture<LockHandle> pending;
   private LockHandle leadership;
   private long epoch;
+  private long rejoinDelayMs = REJOIN_DELAY_MS;
 
   Election(ZkLocksImpl ctx, String name, String participantId) {
     this.ctx = ctx;
     this.participantId = participantId;
+    this.events = new SerialExecutor(ctx.executor());
     this.queue =
         new QueueLock(
             ctx,
@@ -96,8 +109,14 @@ final class Election implements LeaderElection {
       } catch (RuntimeException closedCtx) {
         return; // the ZkLocks was closed: nothing to join
       }
-      log.warn("leader election {}: request failed; joining again", queue.dir(), err);
-      ctx.scheduler().schedule(this::join, REJOIN_DELAY_MS, TimeUnit.MILLISECONDS);
+      long delay;
+      synchronized (this) {
+        delay = rejoinDelayMs;
+        rejoinDelayMs = Math.min(rejoinDelayMs * 2, MAX_REJOIN_DELAY_MS);
+      }
+      log.warn(
+          "leader election {}: request failed; joining again in {} ms", queue.dir(), delay, err);
+      ctx.scheduler().schedule(this::join, delay, TimeUnit.MILLISECONDS);
       return;
     }
     long e;
@@ -108,13 +127,12 @@ final class Election implements LeaderElection {
         return;
       }
       leadership = h;
+      rejoinDelayMs = REJOIN_DELAY_MS;
       epoch = h.fencingToken();
       e = epoch;
       notifyAll();
     }
-    for (LeadershipListener l : listeners) {
-      tell(l, true, e);
-    }
+    events.execute(() -> tellAll(true, e));
     h.lost().thenAccept(ex -> lostLeadership(h));
   }
 
@@ -127,10 +145,15 @@ final class Election implements LeaderElection {
       leadership = null;
       e = epoch;
     }
-    for (LeadershipListener l : listeners) {
-      tell(l, false, e);
-    }
+    // Told as soon as the loss is known; the node is already gone (or goes with the session).
+    events.execute(() -> tellAll(false, e));
     join();
+  }
+
+  private void tellAll(boolean elected, long e) {
+    for (LeadershipListener l : listeners) {
+      tell(l, elected, e);
+    }
   }
 
   private void tell(LeadershipListener l, boolean elected, long e) {
@@ -234,7 +257,12 @@ final class Election implements LeaderElection {
       }
       e = epoch;
     }
-    ctx.executor().execute(() -> tell(listener, true, e));
+    events.execute(
+        () -> {
+          if (isLeader() && epoch().orElse(-1L) == e) {
+            tell(listener, true, e);
+          }
+        });
   }
 
   @Override
@@ -242,6 +270,14 @@ final class Election implements LeaderElection {
     listeners.remove(listener);
   }
 
+  /**
+   * Resigns, then leaves. The order is the point: {@code isLeader()} turns false at once, then the
+   * listeners' {@code revoked} runs (on the serial view of the executor, after any {@code elected}
+   * still queued), and only when it has returned is the node deleted, which is what lets the next
+   * participant be elected. Waits for both unless called on one of the library's own threads (a
+   * listener, a {@code lost()} callback), where waiting could starve the executor: there the same
+   * steps run in the same order, in the background.
+   */
   @Override
   public void close() {
     CompletableFuture<LockHandle> p;
@@ -261,12 +297,33 @@ final class Election implements LeaderElection {
     if (p != null) {
       p.cancel(true);
     }
-    if (h != null) {
-      h.release();
-      for (LeadershipListener l : listeners) {
-        ctx.executor().execute(() -> tell(l, false, e));
-      }
+    if (h == null) {
+      return;
     }
+    CompletableFuture<Void> told = new CompletableFuture<>();
+    events.execute(
+        () -> {
+          try {
+            tellAll(false, e);
+          } finally {
+            told.complete(null);
+          }
+        });
+    if (ZkLocksImpl.onLibraryThread()) {
+      told.whenComplete((v, t) -> h.releaseAsync());
+      return;
+    }
+    try {
+      told.get();
+    } catch (InterruptedException ie) {
+      // as release() does: the rest goes on in the background, in order; the interrupt is kept
+      told.whenComplete((v, t) -> h.releaseAsync());
+      Thread.currentThread().interrupt();
+      return;
+    } catch (java.util.concurrent.ExecutionException cannotHappen) {
+      // told completes normally
+    }
+    h.release();
   }
 
   @Override

@@ -112,7 +112,14 @@ final class MultiLock implements StartableLock {
     return name;
   }
 
-  /** One acquisition of the whole set. */
+  /**
+   * One acquisition of the whole set. Two rules: the caller gets a handle only if every part is
+   * held when it is handed over, and a failure (busy, timeout, error, interrupt) is reported only
+   * once every part this acquisition took has been released (the server acknowledged the deletes),
+   * so the caller may rely on "false means nothing of it is held". A part lost while later parts
+   * are awaited (session expiry, forced deletion) makes the acquisition give back everything and
+   * start again from the first part, in canonical order, within the same deadline.
+   */
   private final class Acquisition {
     private final boolean tryOnly;
     private final long deadline;
@@ -122,6 +129,8 @@ final class MultiLock implements StartableLock {
     // guarded by this
     private final List<LockHandle> got = new ArrayList<>();
     private CompletableFuture<LockHandle> current;
+    private int
+        round; // bumped when the acquisition starts over: late news of a past round is stale
 
     Acquisition(boolean tryOnly, long deadline, boolean hasDeadline) {
       this.tryOnly = tryOnly;
@@ -130,34 +139,23 @@ final class MultiLock implements StartableLock {
       result.whenComplete(
           (h, err) -> {
             if (result.isCancelled()) {
-              CompletableFuture<LockHandle> c;
-              synchronized (this) {
-                c = current;
-              }
-              if (c != null) {
-                c.cancel(true);
-              }
-              releaseGot();
+              giveBack(); // the caller is gone: nobody waits for the deletes
             }
           });
     }
 
     void next() {
       CompletableFuture<LockHandle> f;
+      int r;
       synchronized (this) {
         if (result.isDone()) {
-          releaseGot();
+          giveBack();
           return;
         }
         if (got.size() == parts.size()) {
-          MultiHandle h = new MultiHandle(name, List.copyOf(got));
-          ctx.executor()
-              .execute(
-                  () -> {
-                    if (!result.complete(h)) {
-                      h.releaseAsync();
-                    }
-                  });
+          List<LockHandle> all = List.copyOf(got);
+          int granted = round;
+          ctx.executor().execute(() -> hand(all, granted));
           return;
         }
         long remaining = hasDeadline ? deadline - ctx.clock().nanoTime() : 0L;
@@ -167,9 +165,19 @@ final class MultiLock implements StartableLock {
         }
         f = parts.get(got.size()).start(tryOnly, remaining, hasDeadline);
         current = f;
+        r = round;
       }
       f.whenComplete(
           (h, err) -> {
+            synchronized (this) {
+              if (r != round) {
+                if (h != null) {
+                  h.releaseAsync(); // granted to a round given up meanwhile
+                }
+                return;
+              }
+              current = null;
+            }
             if (err != null) {
               Throwable cause =
                   err instanceof CompletionException && err.getCause() != null
@@ -184,34 +192,97 @@ final class MultiLock implements StartableLock {
             }
             synchronized (this) {
               got.add(h);
-              current = null;
             }
+            h.lost().thenAccept(ex -> partLost(r));
             next();
           });
     }
 
+    /** On the executor: hands the set to the caller if every part is still held. */
+    private void hand(List<LockHandle> all, int granted) {
+      synchronized (this) {
+        if (granted != round) {
+          return; // a part was lost meanwhile; the set was given back
+        }
+        if (!all.stream().allMatch(LockHandle::isHeld)) {
+          startOver(granted);
+          return;
+        }
+        round++; // from here on a part's loss is the handle's news, not the acquisition's
+        got.clear();
+      }
+      MultiHandle h = new MultiHandle(name, all);
+      if (!result.complete(h)) {
+        h.releaseAsync();
+      }
+    }
+
+    private void partLost(int r) {
+      synchronized (this) {
+        if (r != round || result.isDone()) {
+          return;
+        }
+      }
+      startOver(r);
+    }
+
+    /** Gives back everything round {@code r} took, then starts from the first part again. */
+    private void startOver(int r) {
+      CompletableFuture<LockHandle> c;
+      List<LockHandle> toRelease;
+      synchronized (this) {
+        if (r != round) {
+          return;
+        }
+        round++;
+        c = current;
+        current = null;
+        toRelease = new ArrayList<>(got);
+        got.clear();
+      }
+      if (c != null) {
+        c.cancel(true);
+      }
+      release(toRelease).whenCompleteAsync((v, t) -> next(), ctx.executor());
+    }
+
+    /** Ends without a handle, once every part taken is released. */
     private void fail(Throwable err) {
-      releaseGot();
-      ctx.executor()
-          .execute(
-              () -> {
+      giveBack()
+          .whenCompleteAsync(
+              (v, t) -> {
                 if (err == null) {
                   result.complete(null);
                 } else {
                   result.completeExceptionally(err);
                 }
-              });
+              },
+              ctx.executor());
     }
 
-    private void releaseGot() {
+    /** Gives back whatever is held or being requested; the future completes when all is gone. */
+    private CompletableFuture<Void> giveBack() {
+      CompletableFuture<LockHandle> c;
       List<LockHandle> toRelease;
       synchronized (this) {
+        round++;
+        c = current;
+        current = null;
         toRelease = new ArrayList<>(got);
         got.clear();
       }
-      for (int i = toRelease.size() - 1; i >= 0; i--) {
-        toRelease.get(i).releaseAsync();
+      if (c != null) {
+        c.cancel(true);
       }
+      return release(toRelease);
+    }
+
+    private CompletableFuture<Void> release(List<LockHandle> handles) {
+      CompletableFuture<?>[] all = new CompletableFuture<?>[handles.size()];
+      for (int i = handles.size() - 1; i >= 0; i--) {
+        all[i] = handles.get(i).releaseAsync();
+      }
+      return CompletableFuture.allOf(all);
     }
   }
 

@@ -101,8 +101,9 @@ final class SemaphoreRequest {
     checked.whenComplete(
         (v, checkErr) -> {
           if (checkErr != null) {
-            mutex.releaseAsync();
-            finish(null, checkErr);
+            mutex
+                .releaseAsync()
+                .whenCompleteAsync((x, t) -> finish(null, checkErr), ctx.executor());
           } else {
             takeLeases(mutex);
           }
@@ -114,8 +115,7 @@ final class SemaphoreRequest {
     synchronized (this) {
       long remaining = hasDeadline ? deadlineNanos - ctx.clock().nanoTime() : 0L;
       if (result.isDone() || (hasDeadline && remaining <= 0)) {
-        mutex.releaseAsync();
-        finish(null, null);
+        mutex.releaseAsync().whenCompleteAsync((v, t) -> finish(null, null), ctx.executor());
         return;
       }
       String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
@@ -136,7 +136,7 @@ final class SemaphoreRequest {
     CompletableFuture.allOf(leases.toArray(new CompletableFuture<?>[0]))
         .whenComplete(
             (v, e) -> {
-              mutex.releaseAsync(); // the next waiter may try now
+              CompletableFuture<Void> gone = mutex.releaseAsync(); // the next waiter may try now
               List<LockHandle> got = new ArrayList<>(count);
               Throwable failure = null;
               for (CompletableFuture<LockHandle> f : leases) {
@@ -156,8 +156,14 @@ final class SemaphoreRequest {
               if (got.size() == count) {
                 finish(count == 1 ? got.get(0) : new MultiLock.MultiHandle(name, got), null);
               } else {
-                got.forEach(LockHandle::releaseAsync);
-                finish(null, failure);
+                // a failure is answered once the admission mutex and every lease taken are given
+                // back: nothing is left held when it is returned
+                List<CompletableFuture<Void>> released = new ArrayList<>();
+                released.add(gone);
+                got.forEach(h -> released.add(h.releaseAsync()));
+                Throwable err = failure;
+                CompletableFuture.allOf(released.toArray(new CompletableFuture<?>[0]))
+                    .whenCompleteAsync((x, t) -> finish(null, err), ctx.executor());
               }
             });
   }

@@ -16,7 +16,16 @@ public record SessionConfig(
     List<Auth> auth,
     NodeAcl acl,
     TlsConfig tls,
-    SuspensionPolicy suspensionPolicy) {
+    SuspensionPolicy suspensionPolicy,
+    boolean trustExistingAcl) {
+
+  /**
+   * Whether lock directories are checked before queueing: only for a client with an identity, and
+   * unless it trusts existing ACLs.
+   */
+  public boolean guardsDirectories() {
+    return !auth.isEmpty() && !trustExistingAcl;
+  }
 
   /** One {@code addAuthInfo} credential. */
   public record Auth(String scheme, byte[] credentials) {}

@@ -81,6 +81,16 @@ final class SimpleAttempt implements Handle, Request {
   }
 
   private void send(Session.Conn conn) {
+    send(conn, false);
+  }
+
+  /** {@code dirChecked}: the lock directory's ACL was just checked ({@link Dirs#verify}). */
+  private void send(Session.Conn conn, boolean dirChecked) {
+    if (!dirChecked && !ctx.dirs().trusted(lock.dir())) {
+      ctx.dirs()
+          .verify(conn, lock.dir(), () -> send(conn, true), this::send, this::closed, this::giveUp);
+      return;
+    }
     int e;
     synchronized (this) {
       if (state != State.PENDING) {

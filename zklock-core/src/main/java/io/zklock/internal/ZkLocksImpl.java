@@ -36,6 +36,9 @@ public final class ZkLocksImpl implements ZkLocks {
 
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 
+  /** Set on the library's own threads, which must not wait for work queued on them. */
+  private static final ThreadLocal<Boolean> LIBRARY_THREAD = ThreadLocal.withInitial(() -> false);
+
   private final SessionConfig config;
   private final ScheduledThreadPoolExecutor pool;
   private final Executor serialEvents;
@@ -56,7 +59,13 @@ public final class ZkLocksImpl implements ZkLocks {
     AtomicInteger threads = new AtomicInteger();
     ThreadFactory tf =
         r -> {
-          Thread t = new Thread(r, "zklock-" + instance + "-" + threads.incrementAndGet());
+          Thread t =
+              new Thread(
+                  () -> {
+                    LIBRARY_THREAD.set(true);
+                    r.run();
+                  },
+                  "zklock-" + instance + "-" + threads.incrementAndGet());
           t.setDaemon(true);
           return t;
         };
@@ -65,7 +74,8 @@ public final class ZkLocksImpl implements ZkLocks {
     this.serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
     this.deleter = new Deleter(session);
-    this.dirs = new Dirs(config.namespace(), config.acl().entries());
+    this.dirs =
+        new Dirs(config.namespace(), config.acl().entries(), config.guardsDirectories(), session);
     String h;
     try {
       h = InetAddress.getLocalHost().getHostName();
@@ -115,6 +125,10 @@ public final class ZkLocksImpl implements ZkLocks {
     try {
       impl.session.start();
       impl.createNamespace();
+      Session.Conn conn = impl.session.current();
+      if (conn != null) {
+        impl.dirs.learnIdentities(conn.zk(), config.auth());
+      }
     } catch (RuntimeException e) {
       impl.close();
       throw e;
@@ -199,6 +213,11 @@ public final class ZkLocksImpl implements ZkLocks {
 
   String dirOf(String name) {
     return config.namespace() + "/" + name;
+  }
+
+  /** Whether the calling thread is one of the library's executor threads (of any instance). */
+  static boolean onLibraryThread() {
+    return LIBRARY_THREAD.get();
   }
 
   void checkOpen() {
