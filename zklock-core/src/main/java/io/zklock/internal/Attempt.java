@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -88,6 +89,12 @@ final class Attempt implements Handle, Request {
    * watch and its removal before the delete.
    */
   static final long OWN_WATCH_DELAY_MILLIS = 50;
+
+  /** The session of a watched node is not known yet. */
+  private static final long UNKNOWN_OWNER = -1L;
+
+  /** A watched node found gone by a read: no session's deletion to worry about. */
+  private static final long NO_OWNER = 0L;
 
   Attempt(QueueLock lock, Ticket ticket) {
     this.lock = lock;
@@ -461,7 +468,10 @@ final class Attempt implements Handle, Request {
       next = ++epoch;
       watchPath = lock.dir() + "/" + w.node().name();
       boolean allAheadGone = w.allAheadGone();
-      watcher = event -> onWatched(conn, next, event, allAheadGone);
+      // whose node we watch: the getData reply (which tells) precedes any event of its watch
+      AtomicLong owner = new AtomicLong(UNKNOWN_OWNER);
+      String predecessor = watchPath;
+      watcher = event -> onWatched(conn, next, event, allAheadGone, owner.get(), predecessor);
       watchedPath = watchPath;
       watchedWatcher = watcher;
       watchedType = WatcherType.Data;
@@ -472,8 +482,11 @@ final class Attempt implements Handle, Request {
               watcher,
               (rc, p, c1, data, stat) -> {
                 Code code = Code.get(rc);
-                if (code == Code.NONODE) {
-                  predecessorGone(conn, next, headGone); // gone already; no watch was set
+                if (code == Code.OK && stat != null) {
+                  owner.set(stat.getEphemeralOwner());
+                } else if (code == Code.NONODE) {
+                  // gone already (no watch was set), seen by a read of our live session
+                  predecessorGone(conn, next, headGone, NO_OWNER, predecessor);
                 } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
                   ctx.session().whenConnected(c -> relistIfCurrent(c, next), this::closed);
                 }
@@ -511,19 +524,31 @@ final class Attempt implements Handle, Request {
             null);
   }
 
-  private void onWatched(Session.Conn conn, int e, WatchedEvent event, boolean allAheadGone) {
+  private void onWatched(
+      Session.Conn conn,
+      int e,
+      WatchedEvent event,
+      boolean allAheadGone,
+      long owner,
+      String predecessor) {
     if (event.getType() == EventType.None) {
       return; // connection news; the session observer handles it, and the watch stays set
     }
     if (event.getType() == EventType.NodeDeleted) {
-      predecessorGone(conn, e, allAheadGone);
+      predecessorGone(conn, e, allAheadGone, owner, predecessor);
     } else {
       relistIfCurrent(conn, e);
     }
   }
 
-  private void predecessorGone(Session.Conn conn, int e, boolean allAheadGone) {
+  /**
+   * The node we waited for is gone. {@code owner}: its session ({@link #UNKNOWN_OWNER} if not
+   * known, {@link #NO_OWNER} when a read of our live session found it gone).
+   */
+  private void predecessorGone(
+      Session.Conn conn, int e, boolean allAheadGone, long owner, String predecessor) {
     int next;
+    CompletableFuture<Boolean> release = null;
     synchronized (this) {
       if (e != epoch || state != State.WAITING) {
         return;
@@ -531,12 +556,43 @@ final class Attempt implements Handle, Request {
       watchedPath = null;
       watchedWatcher = null;
       if (allAheadGone) {
-        grant(); // nothing else stood before us, and new nodes queue behind us
-        return;
+        if (owner != UNKNOWN_OWNER && owner != nodeSession) {
+          // Another session's node: its deletion reached us on our connection, so our session
+          // (and our node) lived when it happened. Nothing else stood before us, and new nodes
+          // queue behind us.
+          grant();
+          return;
+        }
+        // A node of our own session: its deletion may be our session's expiry, which took our
+        // node too (no handoff then). It is a handoff only if our own delete of it was applied.
+        release = ctx.deleter().deleteInFlight(predecessor);
       }
-      next = ++epoch;
+      if (release == null) {
+        next = ++epoch;
+      } else {
+        next = e;
+      }
     }
-    relist(conn, next);
+    if (release == null) {
+      relist(conn, next); // the listing fails if the session ended, and we queue again
+      return;
+    }
+    release.thenAccept(
+        applied -> {
+          if (applied) {
+            grantIfCurrent(next);
+          } else {
+            relistIfCurrent(conn, next);
+          }
+        });
+  }
+
+  private void grantIfCurrent(int e) {
+    synchronized (this) {
+      if (e == epoch && state == State.WAITING) {
+        grant();
+      }
+    }
   }
 
   private void relistIfCurrent(Session.Conn conn, int e) {

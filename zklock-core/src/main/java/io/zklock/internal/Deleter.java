@@ -1,6 +1,7 @@
 package io.zklock.internal;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.WatcherType;
@@ -18,6 +19,10 @@ final class Deleter {
 
   private final Session session;
 
+  /** This client's deletes on their way to the server, by path (see {@link #deleteInFlight}). */
+  private final ConcurrentHashMap<String, CompletableFuture<Boolean>> inFlight =
+      new ConcurrentHashMap<>();
+
   Deleter(Session session) {
     this.session = session;
   }
@@ -33,6 +38,17 @@ final class Deleter {
     CompletableFuture<Void> done = new CompletableFuture<>();
     attempt(path, owner, ownWatcher, done, 0L, false);
     return done;
+  }
+
+  /**
+   * The outcome of this client's delete of {@code path} that the server has not answered yet, or
+   * null if there is none: completes with true when the server applied it, false otherwise. A
+   * request waiting behind a node of its own session learns from this whether that node's deletion
+   * was a release (applied while the session lived) or the session's expiry; the reply follows the
+   * deletion's watch event on the same connection, so waiting for it costs nothing.
+   */
+  CompletableFuture<Boolean> deleteInFlight(String path) {
+    return inFlight.get(path);
   }
 
   /**
@@ -89,12 +105,16 @@ final class Deleter {
             // delete. Only this session's watches on our own node go; nobody else's.
             conn.zk().removeAllWatches(path, WatcherType.Data, true, (rc, p, ctx) -> {}, null);
           }
+          CompletableFuture<Boolean> applied = new CompletableFuture<>();
+          inFlight.put(path, applied);
           conn.zk()
               .delete(
                   path,
                   -1,
                   (rc, p, ctx) -> {
                     Code code = Code.get(rc);
+                    inFlight.remove(path, applied);
+                    applied.complete(code == Code.OK);
                     switch (code) {
                       case OK:
                       case NONODE:
