@@ -230,6 +230,17 @@ final class Attempt implements Handle, Request {
             null);
   }
 
+  /**
+   * Called holding the monitor: our node is gone and the request queues again. What belonged to
+   * that node goes with it: its path, its token, and its own-node watch (set by an adoption), so
+   * that the node granted later gets a watch of its own.
+   */
+  private void forgetNode() {
+    nodePath = null;
+    czxid = 0L;
+    ownWatchSet = false;
+  }
+
   private void watchOwnNodeLater() {
     ownWatchTimer =
         ctx.scheduler()
@@ -441,7 +452,7 @@ final class Attempt implements Handle, Request {
         // our node is gone although our session lives: someone deleted it. Queue again.
         log.warn("lock node {} vanished while waiting; queueing again", nodePath);
         epoch++;
-        nodePath = null;
+        forgetNode();
         state = State.PENDING;
         ctx.session().whenConnected(this::send, this::closed);
         return;
@@ -613,6 +624,9 @@ final class Attempt implements Handle, Request {
     Session.Conn conn;
     int next;
     synchronized (this) {
+      if (nodePath == null || !nodePath.equals(event.getPath())) {
+        return; // the watch of a node we no longer have
+      }
       if (state == State.HELD) {
         nodeGone = true; // isHeld() is false from now on; the reason takes one more round trip
         classifyLoss();
@@ -787,7 +801,7 @@ final class Attempt implements Handle, Request {
         case WAITING:
           // the node went with the session; queue again on the new one, deadline unchanged
           epoch++;
-          nodePath = null;
+          forgetNode();
           watchedPath = null;
           watchedWatcher = null;
           state = State.PENDING;
