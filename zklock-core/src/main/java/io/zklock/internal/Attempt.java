@@ -291,6 +291,10 @@ final class Attempt implements Handle, Request {
         return;
       }
     }
+    // The connection may have come back on another server, one that has not applied our create
+    // yet: a sync first brings it up to date with the leader (the listing, pipelined behind it,
+    // is served after it), so "no node of ours" means the create never happened.
+    Sync.sync(conn, lock.dir());
     conn.zk()
         .getChildren(
             lock.dir(),

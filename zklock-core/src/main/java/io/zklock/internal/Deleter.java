@@ -145,8 +145,9 @@ final class Deleter {
 
   /**
    * Deletes the node of request {@code attemptId} in {@code dir}, if there is one: for a request
-   * withdrawn while its create was in flight or its reply lost. A listing sent on the same session
-   * is applied after the create, so it sees the node if the create happened.
+   * withdrawn while its create was in flight or its reply lost. The listing follows a sync: the
+   * connection may have come back on a server that has not applied the create yet, and the sync
+   * brings it up to date, so the listing sees the node if the create happened.
    */
   void deleteAttempt(String dir, String attemptId, long owner) {
     session.whenConnected(
@@ -154,6 +155,7 @@ final class Deleter {
           if (conn.sessionId() != owner) {
             return; // the session ended, and its nodes with it
           }
+          Sync.sync(conn, dir);
           conn.zk()
               .getChildren(
                   dir,
