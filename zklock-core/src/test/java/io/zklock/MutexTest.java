@@ -200,7 +200,17 @@ class MutexTest extends ZkTestSupport {
     CompletableFuture<LockHandle> last = client().mutex("m").acquireAsync();
 
     assertThat(middleTry.get(10, TimeUnit.SECONDS)).as("the middle waiter timed out").isEmpty();
-    assertThat(last).as("still waiting behind the first holder").isNotDone();
+    // the timeout answers at once; the withdrawal (deleting the middle node, which the last
+    // waiter watches) follows: wait for it, then check the last waiter did not take its
+    // predecessor's deletion for a handoff
+    await("the middle node is deleted")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> lockNodes().size() == 2);
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !last.isDone());
+    assertThat(lockNodes()).as("the first holder and the last waiter").contains(first.path());
     first.release();
 
     LockHandle h = last.get(10, TimeUnit.SECONDS);

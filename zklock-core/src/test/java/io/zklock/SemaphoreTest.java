@@ -92,4 +92,68 @@ class SemaphoreTest extends ZkTestSupport {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-3");
   }
+
+  /** The nodes under the semaphore {@code name}'s subdirectory {@code sub} ("queue", "leases"). */
+  private List<String> nodesIn(String name, String sub) throws Exception {
+    String prefix = dir(name) + "/" + sub + "/";
+    return lockNodes().stream().filter(p -> p.startsWith(prefix)).toList();
+  }
+
+  @Test
+  void fullSemaphore_waiterIsGrantedOnlyWhenAListingShowsAFreeLease() throws Exception {
+    LockHandle a = client().semaphore("relist", 1).acquire();
+    CompletableFuture<LockHandle> waiting = client().semaphore("relist", 1).acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("relist", "leases").size() == 2);
+
+    // a lease request that finds the semaphore full comes and goes in the leases directory: the
+    // waiter hears of both changes, and neither frees a lease
+    assertThat(client().semaphore("relist", 1).tryAcquire()).as("full").isEmpty();
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("relist", "leases").size() == 2);
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !waiting.isDone());
+    assertThat(a.isHeld()).isTrue();
+    a.release();
+
+    LockHandle got = waiting.get(10, TimeUnit.SECONDS);
+    assertThat(got.isHeld()).isTrue();
+    got.release();
+    awaitNoLockNodes();
+  }
+
+  @Test
+  void waiterInTheMiddleOfTheAdmissionQueueGivesUp_theChainContinues() throws Exception {
+    LockHandle a = client().semaphore("chain", 1).acquire();
+    CompletableFuture<LockHandle> b = client().semaphore("chain", 1).acquireAsync();
+    await("b admitted, waiting for a lease")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> nodesIn("chain", "leases").size() == 2);
+    CompletableFuture<LockHandle> c = client().semaphore("chain", 1).acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("chain", "queue").size() == 2);
+    CompletableFuture<LockHandle> d = client().semaphore("chain", 1).acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("chain", "queue").size() == 3);
+    List<String> leases = nodesIn("chain", "leases");
+
+    assertThat(c.cancel(true)).isTrue();
+    await("c's node (which d watches) is deleted")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> nodesIn("chain", "queue").size() == 2);
+    await("d stays behind b in the admission queue")
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !d.isDone() && nodesIn("chain", "leases").equals(leases));
+    a.release();
+
+    LockHandle bh = b.get(10, TimeUnit.SECONDS);
+    await("d admitted after b, waiting for b's lease")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> nodesIn("chain", "leases").size() == 2);
+    assertThat(d).isNotDone();
+    bh.release();
+    LockHandle dh = d.get(10, TimeUnit.SECONDS);
+    assertThat(dh.isHeld()).isTrue();
+    dh.release();
+    awaitNoLockNodes();
+  }
 }

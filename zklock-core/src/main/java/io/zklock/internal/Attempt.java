@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -89,6 +90,12 @@ final class Attempt implements Handle, Request {
    * watch and its removal before the delete.
    */
   static final long OWN_WATCH_DELAY_MILLIS = 50;
+
+  /** The session of a watched node is not known yet. */
+  private static final long UNKNOWN_OWNER = -1L;
+
+  /** A watched node found gone by a read: no session's deletion to worry about. */
+  private static final long NO_OWNER = 0L;
 
   Attempt(QueueLock lock, Ticket ticket) {
     this.lock = lock;
@@ -236,6 +243,17 @@ final class Attempt implements Handle, Request {
             null);
   }
 
+  /**
+   * Called holding the monitor: our node is gone and the request queues again. What belonged to
+   * that node goes with it: its path, its token, and its own-node watch (set by an adoption), so
+   * that the node granted later gets a watch of its own.
+   */
+  private void forgetNode() {
+    nodePath = null;
+    czxid = 0L;
+    ownWatchSet = false;
+  }
+
   private void watchOwnNodeLater() {
     ownWatchTimer =
         ctx.scheduler()
@@ -286,6 +304,10 @@ final class Attempt implements Handle, Request {
         return;
       }
     }
+    // The connection may have come back on another server, one that has not applied our create
+    // yet: a sync first brings it up to date with the leader (the listing, pipelined behind it,
+    // is served after it), so "no node of ours" means the create never happened.
+    Sync.sync(conn, lock.dir());
     conn.zk()
         .getChildren(
             lock.dir(),
@@ -447,7 +469,7 @@ final class Attempt implements Handle, Request {
         // our node is gone although our session lives: someone deleted it. Queue again.
         log.warn("lock node {} vanished while waiting; queueing again", nodePath);
         epoch++;
-        nodePath = null;
+        forgetNode();
         state = State.PENDING;
         ctx.session().whenConnected(this::send, this::closed);
         return;
@@ -474,7 +496,10 @@ final class Attempt implements Handle, Request {
       next = ++epoch;
       watchPath = lock.dir() + "/" + w.node().name();
       boolean allAheadGone = w.allAheadGone();
-      watcher = event -> onWatched(conn, next, event, allAheadGone);
+      // whose node we watch: the getData reply (which tells) precedes any event of its watch
+      AtomicLong owner = new AtomicLong(UNKNOWN_OWNER);
+      String predecessor = watchPath;
+      watcher = event -> onWatched(conn, next, event, allAheadGone, owner.get(), predecessor);
       watchedPath = watchPath;
       watchedWatcher = watcher;
       watchedType = WatcherType.Data;
@@ -485,8 +510,11 @@ final class Attempt implements Handle, Request {
               watcher,
               (rc, p, c1, data, stat) -> {
                 Code code = Code.get(rc);
-                if (code == Code.NONODE) {
-                  predecessorGone(conn, next, headGone); // gone already; no watch was set
+                if (code == Code.OK && stat != null) {
+                  owner.set(stat.getEphemeralOwner());
+                } else if (code == Code.NONODE) {
+                  // gone already (no watch was set), seen by a read of our live session
+                  predecessorGone(conn, next, headGone, NO_OWNER, predecessor);
                 } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
                   ctx.session().whenConnected(c -> relistIfCurrent(c, next), this::closed);
                 }
@@ -524,19 +552,31 @@ final class Attempt implements Handle, Request {
             null);
   }
 
-  private void onWatched(Session.Conn conn, int e, WatchedEvent event, boolean allAheadGone) {
+  private void onWatched(
+      Session.Conn conn,
+      int e,
+      WatchedEvent event,
+      boolean allAheadGone,
+      long owner,
+      String predecessor) {
     if (event.getType() == EventType.None) {
       return; // connection news; the session observer handles it, and the watch stays set
     }
     if (event.getType() == EventType.NodeDeleted) {
-      predecessorGone(conn, e, allAheadGone);
+      predecessorGone(conn, e, allAheadGone, owner, predecessor);
     } else {
       relistIfCurrent(conn, e);
     }
   }
 
-  private void predecessorGone(Session.Conn conn, int e, boolean allAheadGone) {
+  /**
+   * The node we waited for is gone. {@code owner}: its session ({@link #UNKNOWN_OWNER} if not
+   * known, {@link #NO_OWNER} when a read of our live session found it gone).
+   */
+  private void predecessorGone(
+      Session.Conn conn, int e, boolean allAheadGone, long owner, String predecessor) {
     int next;
+    CompletableFuture<Boolean> release = null;
     synchronized (this) {
       if (e != epoch || state != State.WAITING) {
         return;
@@ -544,12 +584,43 @@ final class Attempt implements Handle, Request {
       watchedPath = null;
       watchedWatcher = null;
       if (allAheadGone) {
-        grant(); // nothing else stood before us, and new nodes queue behind us
-        return;
+        if (owner != UNKNOWN_OWNER && owner != nodeSession) {
+          // Another session's node: its deletion reached us on our connection, so our session
+          // (and our node) lived when it happened. Nothing else stood before us, and new nodes
+          // queue behind us.
+          grant();
+          return;
+        }
+        // A node of our own session: its deletion may be our session's expiry, which took our
+        // node too (no handoff then). It is a handoff only if our own delete of it was applied.
+        release = ctx.deleter().deleteInFlight(predecessor);
       }
-      next = ++epoch;
+      if (release == null) {
+        next = ++epoch;
+      } else {
+        next = e;
+      }
     }
-    relist(conn, next);
+    if (release == null) {
+      relist(conn, next); // the listing fails if the session ended, and we queue again
+      return;
+    }
+    release.thenAccept(
+        applied -> {
+          if (applied) {
+            grantIfCurrent(next);
+          } else {
+            relistIfCurrent(conn, next);
+          }
+        });
+  }
+
+  private void grantIfCurrent(int e) {
+    synchronized (this) {
+      if (e == epoch && state == State.WAITING) {
+        grant();
+      }
+    }
   }
 
   private void relistIfCurrent(Session.Conn conn, int e) {
@@ -575,6 +646,9 @@ final class Attempt implements Handle, Request {
     Session.Conn conn;
     int next;
     synchronized (this) {
+      if (nodePath == null || !nodePath.equals(event.getPath())) {
+        return; // the watch of a node we no longer have
+      }
       if (state == State.HELD) {
         nodeGone = true; // isHeld() is false from now on; the reason takes one more round trip
         classifyLoss();
@@ -779,7 +853,7 @@ final class Attempt implements Handle, Request {
         case WAITING:
           // the node went with the session; queue again on the new one, deadline unchanged
           epoch++;
-          nodePath = null;
+          forgetNode();
           watchedPath = null;
           watchedWatcher = null;
           state = State.PENDING;

@@ -3,6 +3,7 @@ package io.zklock.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.WatcherType;
@@ -21,6 +22,10 @@ final class Deleter {
 
   private final Session session;
 
+  /** This client's deletes on their way to the server, by path (see {@link #deleteInFlight}). */
+  private final ConcurrentHashMap<String, CompletableFuture<Boolean>> inFlight =
+      new ConcurrentHashMap<>();
+
   Deleter(Session session) {
     this.session = session;
   }
@@ -36,6 +41,17 @@ final class Deleter {
     CompletableFuture<Void> done = new CompletableFuture<>();
     attempt(path, owner, ownWatcher, done, 0L, false);
     return done;
+  }
+
+  /**
+   * The outcome of this client's delete of {@code path} that the server has not answered yet, or
+   * null if there is none: completes with true when the server applied it, false otherwise. A
+   * request waiting behind a node of its own session learns from this whether that node's deletion
+   * was a release (applied while the session lived) or the session's expiry; the reply follows the
+   * deletion's watch event on the same connection, so waiting for it costs nothing.
+   */
+  CompletableFuture<Boolean> deleteInFlight(String path) {
+    return inFlight.get(path);
   }
 
   /**
@@ -91,12 +107,16 @@ final class Deleter {
             // delete. Only this session's watches on our own node go; nobody else's.
             conn.zk().removeAllWatches(path, WatcherType.Data, true, (rc, p, ctx) -> {}, null);
           }
+          CompletableFuture<Boolean> applied = new CompletableFuture<>();
+          inFlight.put(path, applied);
           conn.zk()
               .delete(
                   path,
                   -1,
                   (rc, p, ctx) -> {
                     Code code = Code.get(rc);
+                    inFlight.remove(path, applied);
+                    applied.complete(code == Code.OK);
                     switch (code) {
                       case OK:
                       case NONODE:
@@ -127,8 +147,9 @@ final class Deleter {
 
   /**
    * Deletes the node of request {@code attemptId} in {@code dir}, if there is one: for a request
-   * withdrawn while its create was in flight or its reply lost. A listing sent on the same session
-   * is applied after the create, so it sees the node if the create happened.
+   * withdrawn while its create was in flight or its reply lost. The listing follows a sync: the
+   * connection may have come back on a server that has not applied the create yet, and the sync
+   * brings it up to date, so the listing sees the node if the create happened.
    *
    * @return a future completed once no node of the request is left
    */
@@ -147,6 +168,7 @@ final class Deleter {
             done.complete(null); // the session ended, and its nodes with it
             return;
           }
+          Sync.sync(conn, dir);
           conn.zk()
               .getChildren(
                   dir,

@@ -220,6 +220,7 @@ final class SimpleAttempt implements Handle, Request {
         return;
       }
     }
+    Sync.sync(conn, path); // the server we reconnected to may not have applied our create yet
     conn.zk()
         .getData(
             path,
@@ -315,6 +316,7 @@ final class SimpleAttempt implements Handle, Request {
               if (conn.sessionId() != session) {
                 return;
               }
+              Sync.sync(conn, path);
               conn.zk()
                   .getData(
                       path,

@@ -1,0 +1,160 @@
+package io.zklock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.FaultProxy;
+import io.zklock.testkit.ZooKeeperEnsemble;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 13: after a create's reply is lost, the request reconnects, maybe to another server, and
+ * decides from a listing whether its create happened. A server that has not applied the create yet
+ * would answer "no node of yours": the request would create a second node and leave the first one
+ * ahead of it, alive, for the session's life. The recovery syncs before it lists.
+ *
+ * <p>The lagging server is made on a three-server ensemble of child processes: the client sends its
+ * create to the leader while both followers are paused (SIGSTOP), so the create is proposed but
+ * cannot commit; the reply is lost and the only server the client can reach is a paused follower,
+ * which, resumed, accepts the session before it has applied the create.
+ */
+class LaggingServerRecoveryTest {
+  private static ZooKeeperEnsemble ensemble;
+
+  @BeforeAll
+  static void start() throws Exception {
+    // a 1 s tick: the leader keeps its followers for syncLimit (5 ticks) while both are paused
+    ensemble =
+        EmbeddedZooKeeper.ensemble(3)
+            .childProcesses()
+            .tickTime(Duration.ofSeconds(1))
+            .forceSync(true) // a follower acks a proposal only once it is on disk
+            .start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (ensemble != null) {
+      ensemble.close();
+    }
+  }
+
+  @Test
+  void createReplyLost_reconnectedToAServerThatHasNotAppliedTheCreate_adoptsItsNode()
+      throws Exception {
+    // The follower accepts the session before or after it applied the create, a race (without the
+    // sync, one trial in three or so created a second node): several trials.
+    for (int trial = 0; trial < TRIALS; trial++) {
+      trial("job-" + trial);
+    }
+  }
+
+  static final int TRIALS = 3;
+
+  private void trial(String name) throws Exception {
+    ensemble.awaitQuorum(Duration.ofSeconds(60));
+    int leader = ensemble.leaderIndex();
+    int lagging = (leader + 1) % 3;
+    int other = (leader + 2) % 3;
+    String dir = "/lagging/" + name;
+    List<FaultProxy> proxies = FaultProxy.forEnsemble(ensemble);
+    FaultProxy toLeader = proxies.get(leader);
+    FaultProxy toLagging = proxies.get(lagging);
+    toLagging.refuse(); // the client starts on the leader
+    try (ZkLocks holder =
+            ZkLocks.builder(ensemble.connectString(leader))
+                .namespace("/lagging")
+                .sessionTimeout(Duration.ofSeconds(20))
+                .build();
+        ZkLocks locks =
+            ZkLocks.builder(FaultProxy.connectString(List.of(toLeader, toLagging)))
+                .namespace("/lagging")
+                .sessionTimeout(Duration.ofSeconds(20))
+                .build();
+        ZooKeeper raw = connect(ensemble.connectString(leader))) {
+      LockHandle held = holder.mutex(name).acquire(); // keeps the lock's directory
+      locks.mutex("warm").acquire().release();
+      await("every server has applied what the client saw")
+          .atMost(Duration.ofSeconds(20))
+          .ignoreExceptions()
+          .until(
+              () ->
+                  ensemble
+                          .mntr(lagging)
+                          .get("zk_znode_count")
+                          .equals(ensemble.mntr(leader).get("zk_znode_count"))
+                      && ensemble
+                          .mntr(other)
+                          .get("zk_znode_count")
+                          .equals(ensemble.mntr(leader).get("zk_znode_count")));
+
+      ensemble.pause(lagging);
+      ensemble.pause(other);
+      try {
+        toLeader.muteReplies();
+        CompletableFuture<LockHandle> f = locks.mutex(name).acquireAsync();
+        Thread.sleep(200); // the create reaches the leader, which proposes it; no quorum acks
+        toLeader.refuse(); // the reply is lost; the leader is out of the client's reach
+        toLagging.pass(); // only the paused follower can be reached
+        await("the client connects to the paused follower")
+            .atMost(Duration.ofSeconds(3))
+            .until(() -> toLagging.activeConnections() > 0);
+        ensemble.resume(lagging); // it acks, the create commits; it also accepts the session
+
+        await("the create committed")
+            .atMost(Duration.ofSeconds(20))
+            .ignoreExceptions()
+            .until(() -> raw.getChildren(dir, false).size() >= 2);
+        ensemble.resume(other);
+        held.release();
+        LockHandle h;
+        try {
+          h = f.get(20, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+          throw new AssertionError(
+              "not granted within 20 s after the holder released; the lock's nodes: "
+                  + raw.getChildren(dir, false)
+                  + " (a second node of one session waits behind its first: the recovery read"
+                  + " a server that had not applied the create)");
+        }
+        assertThat(raw.getChildren(dir, false))
+            .as("the one node the lost create made, adopted; no second node")
+            .containsExactly(h.path().substring(h.path().lastIndexOf('/') + 1));
+        h.release();
+      } finally {
+        ensemble.resume(lagging);
+        ensemble.resume(other);
+      }
+    } finally {
+      proxies.forEach(FaultProxy::close);
+    }
+  }
+
+  private static ZooKeeper connect(String connectString) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            20_000,
+            e -> {
+              if (e.getState() == KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
+    if (!connected.await(10, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("cannot connect to " + connectString);
+    }
+    return zk;
+  }
+}
