@@ -3,6 +3,7 @@ package io.zklock.micrometer;
 import io.micrometer.core.instrument.Tags;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -65,6 +66,21 @@ final class MeteredHandle implements LockHandle {
   @Override
   public CompletableFuture<LockLostException> lost() {
     return delegate.lost();
+  }
+
+  @Override
+  public boolean extend(Duration lease) {
+    return delegate.extend(lease);
+  }
+
+  @Override
+  public void onReleaseRequested(Runnable action) {
+    delegate.onReleaseRequested(action);
+  }
+
+  @Override
+  public boolean isReleaseRequested() {
+    return delegate.isReleaseRequested();
   }
 
   @Override

@@ -10,6 +10,8 @@ import java.util.concurrent.locks.Lock;
 /** A {@link DistributedLock} whose requests and holds are measured. */
 final class MeteredLock implements DistributedLock {
   final DistributedLock delegate;
+  private final Meters meters;
+  private final String kind;
   private final Requests requests;
   private final Lock view;
 
@@ -19,6 +21,8 @@ final class MeteredLock implements DistributedLock {
 
   MeteredLock(DistributedLock delegate, Meters meters, String kind, Lock jdkView) {
     this.delegate = delegate;
+    this.meters = meters;
+    this.kind = kind;
     this.requests =
         new Requests(
             new Requests.Source() {
@@ -75,6 +79,15 @@ final class MeteredLock implements DistributedLock {
   @Override
   public CompletableFuture<LockHandle> acquireAsync() {
     return requests.acquireAsync();
+  }
+
+  /**
+   * zklock's leased view of the same lock, measured like this one (same tags): a lease that runs
+   * out counts as a loss with reason {@code lease_expired}.
+   */
+  @Override
+  public DistributedLock withLease(Duration lease) {
+    return new MeteredLock(delegate.withLease(lease), meters, kind);
   }
 
   /** zklock's thread-reentrant view, measured per thread's outermost hold. */

@@ -9,12 +9,17 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLocks;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A {@link ZkLocks} that measures what is done through it, and the {@link MeterBinder} that
@@ -44,17 +49,19 @@ import java.util.Objects;
  *   <li>{@code zklock.lock.hold} (timer, tag {@code end}: released, lost): from grant to release or
  *       loss.
  *   <li>{@code zklock.lock.losses} (counter, tag {@code reason}: session_expired, node_deleted,
- *       suspended, closed): grants lost while held. A handle's loss is counted when zklock reports
- *       it ({@code LockHandle#lost()}); a {@code Lock} view's when its owner's {@code unlock()}
- *       throws.
+ *       suspended, closed, lease_expired): grants lost while held. A handle's loss is counted when
+ *       zklock reports it ({@code LockHandle#lost()}); a {@code Lock} view's when its owner's
+ *       {@code unlock()} throws.
  *   <li>{@code zklock.lock.pending} (gauge): requests waiting now; {@code zklock.lock.held}
  *       (gauge): grants held now.
  *   <li>{@code zklock.session.state} (gauge, tag {@code state}): 1 for the session's current state,
  *       0 for the others.
  * </ul>
  *
- * Recording starts with the first {@link #bindTo}: events before it are not counted. Leader
- * elections are passed through unmeasured.
+ * Leased views ({@link DistributedLock#withLease}) of the locks made here are measured like the
+ * locks themselves. Recording starts with the first {@link #bindTo}: events before it are not
+ * counted. Leader elections, inspection and forced or requested releases are passed through
+ * unmeasured (a forced release shows as the holder's loss).
  */
 public final class MeteredZkLocks implements ZkLocks, MeterBinder {
   private final ZkLocks delegate;
@@ -143,6 +150,37 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
   @Override
   public LeaderElection leaderElection(String name, String participantId) {
     return delegate.leaderElection(name, participantId);
+  }
+
+  @Override
+  public Optional<LockInfo> inspect(String name) {
+    return delegate.inspect(name);
+  }
+
+  @Override
+  public List<LockInfo> inspectAll(String under) {
+    return delegate.inspectAll(under);
+  }
+
+  /** Forced releases are not counted here; the holders' handles count their losses. */
+  @Override
+  public List<LockNode> forceRelease(String name) {
+    return delegate.forceRelease(name);
+  }
+
+  @Override
+  public boolean forceRelease(LockNode holder) {
+    return delegate.forceRelease(holder);
+  }
+
+  @Override
+  public List<LockNode> requestRelease(String name) {
+    return delegate.requestRelease(name);
+  }
+
+  @Override
+  public Duration negotiatedSessionTimeout() {
+    return delegate.negotiatedSessionTimeout();
   }
 
   @Override

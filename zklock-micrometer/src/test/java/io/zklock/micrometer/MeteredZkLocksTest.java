@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
+import io.zklock.LockLostException;
 import io.zklock.ZkLocks;
 import io.zklock.testkit.EmbeddedZooKeeper;
 import java.time.Duration;
@@ -183,6 +184,66 @@ class MeteredZkLocksTest {
     assertThat(registry.get("zklock.lock.hold").tag("end", "lost").timer().count()).isEqualTo(1);
     h.release(); // harmless after the loss, and not counted again
     assertThat(registry.find("zklock.lock.hold").tag("end", "released").timer()).isNull();
+  }
+
+  @Test
+  void leasedView_leaseRunsOut_countsALossByLeaseExpired() throws Exception {
+    DistributedLock leased = locks.mutex("tagged").withLease(Duration.ofMillis(300));
+    LockHandle h = leased.acquire();
+
+    LockLostException e = h.lost().get(30, TimeUnit.SECONDS);
+
+    assertThat(e.reason()).isEqualTo(LockLostException.Reason.LEASE_EXPIRED);
+    Tags tags = Tags.of("lock", "tagged", "kind", "mutex");
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(count("zklock.lock.losses", tags.and("reason", "lease_expired")))
+                    .as("the lease's expiry is a loss by reason lease_expired")
+                    .isEqualTo(1.0));
+    assertThat(count("zklock.lock.grants", tags)).isEqualTo(1.0);
+    assertThat(registry.get("zklock.lock.hold").tags(tags).tag("end", "lost").timer().count())
+        .isEqualTo(1);
+    assertThat(gauge("zklock.lock.held")).isEqualTo(0.0);
+    assertThat(other.mutex("tagged").tryAcquire(Duration.ofSeconds(5)))
+        .as("the expired grant's node is gone")
+        .isPresent();
+    h.release(); // late and harmless: not counted as a release
+    assertThat(registry.find("zklock.lock.hold").tag("end", "released").timer()).isNull();
+  }
+
+  @Test
+  void leasedView_extendedAndReleased_isMeasuredLikeTheLock() throws Exception {
+    DistributedLock leased = locks.mutex("tagged").withLease(Duration.ofSeconds(30));
+
+    try (LockHandle h = leased.acquire()) {
+      assertThat(h.extend(Duration.ofSeconds(30))).as("extend reaches zklock's handle").isTrue();
+      assertThat(gauge("zklock.lock.held")).isEqualTo(1.0);
+    }
+    Lock view = leased.asLock();
+    view.lock();
+    view.unlock();
+
+    Tags tags = Tags.of("lock", "tagged", "kind", "mutex");
+    assertThat(count("zklock.lock.grants", tags)).isEqualTo(2.0);
+    assertThat(registry.get("zklock.lock.hold").tags(tags).tag("end", "released").timer().count())
+        .isEqualTo(2);
+    assertThat(registry.find("zklock.lock.losses").counter()).isNull();
+  }
+
+  @Test
+  void semaphoreAcquireOfSeveralPermits_isOneMeasuredGrant() throws Exception {
+    io.zklock.DistributedSemaphore sem = locks.semaphore("sem", 3);
+
+    try (LockHandle two = sem.acquire(2)) {
+      assertThat(sem.tryAcquire(2)).as("only one permit left").isEmpty();
+      assertThat(locks.inspect("sem")).as("inspect passes through").isPresent();
+    }
+
+    Tags tags = Tags.of("kind", "semaphore");
+    assertThat(count("zklock.lock.grants", tags)).isEqualTo(1.0);
+    assertThat(count("zklock.lock.timeouts", tags)).isEqualTo(1.0);
+    assertThat(locks.negotiatedSessionTimeout()).isPositive();
   }
 
   @Test

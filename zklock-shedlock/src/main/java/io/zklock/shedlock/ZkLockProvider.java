@@ -31,25 +31,32 @@ import org.slf4j.LoggerFactory;
  * <h2>lockAtMostFor and lockAtLeastFor</h2>
  *
  * <ul>
- *   <li>{@code lockAtMostFor} is enforced by the holder's own process: a timer of this provider
- *       releases the lock node when it elapses, even if the task still runs. A holder that
- *       <em>crashes</em> (or is cut off for the session timeout) loses the lock with its ZooKeeper
- *       session, at once, whatever {@code lockAtMostFor} says: the next tick elsewhere runs. (A
- *       provider that writes a wall-clock "locked until" into a persistent node blocks every other
- *       instance until {@code lockAtMostFor} elapses after a crash.) A holder that is merely paused
- *       (a long GC) may still be running when the timer or the session has let someone else in: use
- *       the task's fencing token where that matters.
+ *   <li>{@code lockAtMostFor} is a zklock lease ({@link DistributedLock#withLease}): a holder still
+ *       running its task when it elapses (stuck, or just slow) has its lock released by zklock
+ *       itself, and the next tick elsewhere runs. A holder that <em>crashes</em> (or is cut off for
+ *       the session timeout) loses the lock with its ZooKeeper session, at once, whatever {@code
+ *       lockAtMostFor} says. (A provider that writes a wall-clock "locked until" into a persistent
+ *       node blocks every other instance until {@code lockAtMostFor} elapses after a crash.) A
+ *       holder that is merely paused (a long GC) may still be running when the lease or the session
+ *       has let someone else in: use the task's fencing token where that matters. A {@code
+ *       lockAtMostFor} over about 24 days (zklock's longest lease) counts as 24 days.
  *   <li>{@code lockAtLeastFor} is honoured: if the task ends sooner, {@code unlock()} returns at
- *       once and the timer releases the lock when {@code lockAtLeastFor} has elapsed since the lock
- *       was taken (not if the holder's session ends first).
- *   <li>{@link SimpleLock#extend} re-arms both from now, if the lock is still held.
+ *       once and this provider's timer releases the lock when {@code lockAtLeastFor} has elapsed
+ *       since the lock was taken (not if the holder's session ends first).
+ *   <li>{@link SimpleLock#extend} extends the lease to the new {@code lockAtMostFor} from now
+ *       ({@link LockHandle#extend}) and takes the new {@code lockAtLeastFor} from now, if the lock
+ *       is still held.
  * </ul>
  *
  * Durations are measured on this process's monotonic clock from the moment the lock was granted.
- * The provider owns one timer thread: {@link #close()} stops it (Spring calls it for a bean).
+ * The provider owns one timer thread, for {@code lockAtLeastFor}: {@link #close()} stops it (Spring
+ * calls it for a bean).
  */
 public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZkLockProvider.class);
+  // zklock's longest lease: Integer.MAX_VALUE ms, about 24 days
+  private static final Duration MAX_LEASE = Duration.ofMillis(Integer.MAX_VALUE);
+  private static final Duration MIN_LEASE = Duration.ofMillis(1);
 
   private final Function<String, DistributedLock> locks;
   private final ScheduledThreadPoolExecutor timer;
@@ -76,7 +83,7 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
   }
 
   /**
-   * Takes the lock if it is free now; never waits.
+   * Takes the lock if it is free now; never waits. Its lease is {@code lockAtMostFor}.
    *
    * @return the lock, or empty if another holder has it or the ZooKeeper session is not connected
    *     now (the tick is skipped, as for a busy lock, and the cause is logged)
@@ -84,7 +91,8 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
    */
   @Override
   public Optional<SimpleLock> lock(LockConfiguration config) {
-    DistributedLock lock = locks.apply(config.getName());
+    DistributedLock lock =
+        locks.apply(config.getName()).withLease(lease(config.getLockAtMostFor()));
     Optional<LockHandle> handle;
     try {
       handle = lock.tryAcquire();
@@ -95,6 +103,13 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
     return handle.map(h -> new ZkSimpleLock(config, new Grant(h, timer), System.nanoTime()));
   }
 
+  // lockAtMostFor as a zklock lease: from 1 ms to zklock's longest
+  static Duration lease(Duration atMost) {
+    return atMost.compareTo(MIN_LEASE) < 0
+        ? MIN_LEASE
+        : atMost.compareTo(MAX_LEASE) > 0 ? MAX_LEASE : atMost;
+  }
+
   /** Stops the timer; locks whose release it had scheduled are released now. */
   @Override
   public void close() {
@@ -103,7 +118,10 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
     }
   }
 
-  /** The handle of one acquisition and its release timer, shared by a lock and its extensions. */
+  /**
+   * The handle of one acquisition and its lockAtLeastFor timer, shared by a lock and its
+   * extensions.
+   */
   static final class Grant {
     private final LockHandle handle;
     private final ScheduledExecutorService timer;
@@ -120,9 +138,7 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
       if (released) {
         return;
       }
-      if (scheduled != null) {
-        scheduled.cancel(false);
-      }
+      cancelScheduled();
       long delay = deadlineNanos - System.nanoTime();
       if (delay <= 0 || timer.isShutdown()) {
         releaseNow();
@@ -134,19 +150,32 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
     synchronized void releaseNow() {
       if (!released) {
         released = true;
-        if (scheduled != null) {
-          scheduled.cancel(false);
-        }
+        cancelScheduled();
         handle.releaseAsync();
       }
     }
 
-    synchronized boolean isHeld() {
-      return !released && handle.isHeld();
+    /**
+     * Extends the lease to {@code atMost} from now and drops a pending lockAtLeastFor release;
+     * {@code false} if no longer held.
+     */
+    synchronized boolean extend(Duration atMost) {
+      if (released || !handle.extend(lease(atMost))) {
+        return false;
+      }
+      cancelScheduled();
+      return true;
+    }
+
+    private void cancelScheduled() {
+      if (scheduled != null) {
+        scheduled.cancel(false);
+        scheduled = null;
+      }
     }
   }
 
-  /** One ShedLock lock: at-most from {@code startNanos} armed at creation. */
+  /** One ShedLock lock: lockAtLeastFor counted from {@code startNanos}. */
   private static final class ZkSimpleLock extends AbstractSimpleLock {
     private final Grant grant;
     private final long startNanos;
@@ -155,7 +184,6 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
       super(config);
       this.grant = grant;
       this.startNanos = startNanos;
-      grant.releaseAt(startNanos + nanos(config.getLockAtMostFor()));
     }
 
     @Override
@@ -165,12 +193,11 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
 
     @Override
     protected Optional<SimpleLock> doExtend(LockConfiguration newConfiguration) {
-      synchronized (grant) {
-        if (!grant.isHeld()) {
-          return Optional.empty();
-        }
-        return Optional.of(new ZkSimpleLock(newConfiguration, grant, System.nanoTime()));
+      long now = System.nanoTime();
+      if (!grant.extend(newConfiguration.getLockAtMostFor())) {
+        return Optional.empty();
       }
+      return Optional.of(new ZkSimpleLock(newConfiguration, grant, now));
     }
 
     private static long nanos(Duration d) {

@@ -189,12 +189,26 @@ public class ZkLockProperties {
     /** Prefix of the registry's lock names (prefix/key); empty for the key alone. */
     private String prefix = "";
 
+    /**
+     * Time to live of the registry's holds (a zklock lease; see ZkLockRegistry#setTimeToLive): a
+     * hold neither unlocked nor renewed within it is released by zklock. Unset: no time to live.
+     */
+    private Duration timeToLive;
+
     public String getPrefix() {
       return prefix;
     }
 
     public void setPrefix(String prefix) {
       this.prefix = prefix;
+    }
+
+    public Duration getTimeToLive() {
+      return timeToLive;
+    }
+
+    public void setTimeToLive(Duration timeToLive) {
+      this.timeToLive = timeToLive;
     }
   }
 

@@ -10,7 +10,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * zklock-spring-integration: a {@link ZkLockRegistry} as the application's Spring Integration
- * LockRegistry, unless it has one; lock names are {@code zklock.integration.prefix/key}.
+ * LockRegistry, unless it has one; lock names are {@code zklock.integration.prefix/key}, and {@code
+ * zklock.integration.time-to-live} (unset by default) gives its holds a time to live.
  */
 @AutoConfiguration(after = ZkLocksAutoConfiguration.class)
 @ConditionalOnClass(ZkLockRegistry.class)
@@ -19,6 +20,8 @@ public class ZkLockRegistryAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean(type = "org.springframework.integration.support.locks.LockRegistry")
   public ZkLockRegistry zkLockRegistry(ZkLocks locks, ZkLockProperties properties) {
-    return new ZkLockRegistry(locks, properties.getIntegration().getPrefix());
+    ZkLockRegistry registry = new ZkLockRegistry(locks, properties.getIntegration().getPrefix());
+    registry.setTimeToLive(properties.getIntegration().getTimeToLive());
+    return registry;
   }
 }

@@ -1,11 +1,15 @@
 package io.zklock.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zklock.LockHandle;
+import io.zklock.LockLostException;
 import io.zklock.SessionState;
 import io.zklock.ZkLocks;
 import io.zklock.micrometer.MeteredZkLocks;
@@ -16,8 +20,14 @@ import io.zklock.testkit.TestCertificates;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.locks.Lock;
+import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.SimpleLock;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
@@ -142,6 +152,76 @@ class ZkLocksAutoConfigurationTest {
               assertThat(registry.get("zklock.lock.grants").tag("lock", "other").counter().count())
                   .as("the registry's lock is measured too, its name guarded")
                   .isEqualTo(1.0);
+            });
+  }
+
+  @Test
+  void integrationTimeToLive_givesTheRegistrysHoldsALease_unsetByDefault() {
+    connected().run(ctx -> assertThat(ctx.getBean(ZkLockRegistry.class).getTimeToLive()).isNull());
+    connected()
+        .withPropertyValues("zklock.integration.time-to-live=500ms")
+        .run(
+            ctx -> {
+              ZkLockRegistry registry = ctx.getBean(ZkLockRegistry.class);
+              assertThat(registry.getTimeToLive()).isEqualTo(Duration.ofMillis(500));
+
+              Lock stuck = registry.obtain("ttl");
+              stuck.lock(); // never renewed
+              Optional<LockHandle> next =
+                  ctx.getBean(ZkLocks.class).mutex("ttl").tryAcquire(Duration.ofSeconds(20));
+              assertThat(next).as("granted once the time to live ran out").isPresent();
+              next.get().release();
+              assertThatThrownBy(stuck::unlock)
+                  .isInstanceOf(LockLostException.class)
+                  .hasMessageContaining("lease");
+            });
+  }
+
+  @Test
+  void integrationTimeToLive_invalid_failsStartupNamingIt() {
+    connected()
+        .withPropertyValues("zklock.integration.time-to-live=0s")
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("PT0S"));
+  }
+
+  @Test
+  void shedlockOnTheMeteredZkLocks_lockAtMostForIsALease_measuredAsLeaseExpired() {
+    connected()
+        .run(
+            ctx -> {
+              MeterRegistry registry = new SimpleMeterRegistry();
+              ctx.getBeansOfType(MeterBinder.class).values().forEach(b -> b.bindTo(registry));
+              LockProvider provider = ctx.getBean(LockProvider.class);
+              LockConfiguration config =
+                  new LockConfiguration(
+                      Instant.now(), "stuck", Duration.ofMillis(300), Duration.ZERO);
+
+              SimpleLock stuck = provider.lock(config).orElseThrow(); // never unlocked
+              await()
+                  .atMost(Duration.ofSeconds(20))
+                  .alias("a loss by reason lease_expired is counted")
+                  .until(
+                      () -> {
+                        Counter c =
+                            registry
+                                .find("zklock.lock.losses")
+                                .tag("reason", "lease_expired")
+                                .counter();
+                        return c != null && c.count() == 1.0;
+                      });
+              // the expired grant's node is deleted in the background: free very soon after
+              SimpleLock[] next = new SimpleLock[1];
+              await()
+                  .atMost(Duration.ofSeconds(20))
+                  .until(() -> (next[0] = provider.lock(config).orElse(null)) != null);
+              next[0].unlock();
+              stuck.unlock(); // late, harmless
             });
   }
 

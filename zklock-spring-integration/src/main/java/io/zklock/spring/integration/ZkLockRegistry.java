@@ -2,6 +2,8 @@ package io.zklock.spring.integration;
 
 import io.zklock.DistributedLock;
 import io.zklock.ZkLocks;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
@@ -9,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
+import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * Spring Integration's {@link ExpirableLockRegistry} on zklock: {@link #obtain(Object)} returns,
@@ -25,14 +29,34 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  *
  * <p>A lock is bound to the {@link ZkLocks} session: if the session expires, the holder loses it
  * (its {@code unlock()}, or a reentrant {@code lock()}/{@code tryLock()}, throws {@link
- * io.zklock.LockLostException}) and another process may take it at once. Spring's {@code
- * RenewableLockRegistry} is not implemented: zklock's locks are not time-limited leases.
+ * io.zklock.LockLostException}) and another process may take it at once.
+ *
+ * <h2>Time to live ({@link RenewableLockRegistry})</h2>
+ *
+ * By default a hold lasts until it is unlocked or the session ends. With {@link
+ * #setTimeToLive(Duration)} (or per call, {@link ZkRegistryLock#lock(Duration)} and {@link
+ * ZkRegistryLock#tryLock(Duration, Duration)}) each hold is a zklock lease ({@link
+ * DistributedLock#withLease}): a hold neither unlocked nor renewed within its time to live is
+ * released by zklock itself and the lock goes to the next waiter, which catches a holder stuck in
+ * its critical section while its process and session stay healthy. Keep a hold with {@link
+ * #renewLock(Object)} (or a reentrant {@code lock()}/{@code tryLock()}, which renews too, as
+ * Spring's {@code LockRegistryLeaderInitiator} relies on), or let a {@link #setRenewalTaskScheduler
+ * renewal scheduler} do it. A holder whose time ran out learns it from its next {@code unlock()},
+ * re-lock or renewal: {@link io.zklock.LockLostException} with reason {@code LEASE_EXPIRED}. The
+ * time is kept by a timer in the holder's own process, counted from the grant; see zklock's {@code
+ * docs/guarantees.md} (leases) for what it cannot promise.
  *
  * <p>The registry does not own the {@link ZkLocks}: close it yourself (Spring does for a bean).
  */
-public final class ZkLockRegistry implements ExpirableLockRegistry<ZkRegistryLock> {
+public final class ZkLockRegistry
+    implements ExpirableLockRegistry<ZkRegistryLock>, RenewableLockRegistry<ZkRegistryLock> {
+  // the largest lease zklock accepts (Integer.MAX_VALUE ms, about 24 days)
+  private static final Duration MAX_TTL = Duration.ofMillis(Integer.MAX_VALUE);
+
   private final Function<String, DistributedLock> locks;
   private final Map<String, ZkRegistryLock> cache = new ConcurrentHashMap<>();
+  private volatile Duration timeToLive;
+  private volatile TaskScheduler renewalScheduler;
 
   /** Fair mutexes named by the keys themselves. */
   public ZkLockRegistry(ZkLocks zkLocks) {
@@ -69,7 +93,101 @@ public final class ZkLockRegistry implements ExpirableLockRegistry<ZkRegistryLoc
       throw new IllegalArgumentException(
           "lock keys must be Strings: " + (lockKey == null ? null : lockKey.getClass()));
     }
-    return cache.computeIfAbsent((String) lockKey, k -> new ZkRegistryLock(locks.apply(k)));
+    return cache.computeIfAbsent((String) lockKey, k -> new ZkRegistryLock(locks.apply(k), this));
+  }
+
+  /**
+   * Gives every later hold of this registry's locks a time to live: a hold neither unlocked nor
+   * renewed within {@code ttl} of its grant (or of its last renewal) is released by zklock, and its
+   * holder's next {@code unlock()}, re-lock or {@link #renewLock} throws {@link
+   * io.zklock.LockLostException} ({@code LEASE_EXPIRED}). {@code null}, the default, means no time
+   * to live: a hold lasts until unlocked or until the session ends. Holds made before the call keep
+   * their own time to live.
+   *
+   * @throws IllegalArgumentException if {@code ttl} is zero, negative, under 1 ms or over about 24
+   *     days
+   */
+  public void setTimeToLive(Duration ttl) {
+    this.timeToLive = ttl == null ? null : checkTtl(ttl);
+  }
+
+  /** The time to live of new holds, or {@code null} for none (see {@link #setTimeToLive}). */
+  public Duration getTimeToLive() {
+    return timeToLive;
+  }
+
+  /**
+   * Renews every later hold with a time to live from {@code scheduler}, every third of its time to
+   * live, until it is unlocked or lost: the hold then ends only by {@code unlock()} or loss of the
+   * session, as without a time to live, but a process that stops (or whose scheduler stops) still
+   * loses it within one time to live. {@code null} stops renewing later holds.
+   */
+  @Override
+  public void setRenewalTaskScheduler(TaskScheduler scheduler) {
+    this.renewalScheduler = scheduler;
+  }
+
+  /**
+   * Renews the current thread's hold of {@code lockKey} for the time to live it was acquired with,
+   * from now.
+   *
+   * @throws IllegalStateException if this registry has no lock of {@code lockKey} (never obtained,
+   *     or expired), or if the hold has no time to live to renew
+   * @throws IllegalMonitorStateException if the current thread does not hold the lock; {@link
+   *     io.zklock.LockLostException} if it held it but lost it (its time to live ran out, or the
+   *     session ended): the hold stays with the thread until its {@code unlock()}, which throws the
+   *     same
+   */
+  @Override
+  public void renewLock(Object lockKey) {
+    lockOf(lockKey).renew(null);
+  }
+
+  /**
+   * Renews the current thread's hold of {@code lockKey} for {@code ttl} from now; later plain
+   * renewals use the hold's original time to live again.
+   *
+   * @throws IllegalArgumentException if {@code ttl} is not a valid time to live (see {@link
+   *     #setTimeToLive})
+   * @throws IllegalStateException if this registry has no lock of {@code lockKey}, or if the hold
+   *     has no time to live to renew
+   * @throws IllegalMonitorStateException if the current thread does not hold the lock; {@link
+   *     io.zklock.LockLostException} if it held it but lost it
+   */
+  @Override
+  public void renewLock(Object lockKey, Duration ttl) {
+    checkTtl(ttl);
+    lockOf(lockKey).renew(ttl);
+  }
+
+  private ZkRegistryLock lockOf(Object lockKey) {
+    ZkRegistryLock lock = lockKey instanceof String ? cache.get(lockKey) : null;
+    if (lock == null) {
+      throw new IllegalStateException(
+          "no lock of key " + lockKey + " in this registry to renew (obtain and lock it first)");
+    }
+    return lock;
+  }
+
+  static Duration checkTtl(Duration ttl) {
+    Objects.requireNonNull(ttl, "ttl");
+    if (ttl.isNegative() || ttl.toMillis() < 1 || ttl.compareTo(MAX_TTL) > 0) {
+      throw new IllegalArgumentException(
+          "a time to live must be from 1 ms to about 24 days: " + ttl);
+    }
+    return ttl;
+  }
+
+  Duration defaultTtl() {
+    return timeToLive;
+  }
+
+  TaskScheduler renewalScheduler() {
+    return renewalScheduler;
+  }
+
+  static Instant now(TaskScheduler scheduler) {
+    return scheduler.getClock().instant();
   }
 
   /**
