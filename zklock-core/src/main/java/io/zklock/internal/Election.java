@@ -111,6 +111,11 @@ final class Election implements LeaderElection {
       if (!running || g != generation || pending != null || leadership != null) {
         return;
       }
+      if (!ctx.isReady()) {
+        // built with connectInBackground and not connected yet: wait as long as it takes
+        ctx.whenReady(() -> join(g));
+        return;
+      }
       try {
         f = queue.acquireAsync();
       } catch (RuntimeException closedCtx) {
