@@ -101,7 +101,8 @@ public interface ZkLocks extends AutoCloseable {
   DistributedLock multiLock(DistributedLock... locks);
 
   /**
-   * Leader election among participants of the same name; call {@link LeaderElection#start()}.
+   * Leader election among participants of the same name; call {@link LeaderElection#start()} to
+   * take part, or only {@link LeaderElection#addObserver} to follow who leads without taking part.
    *
    * @param name the election's name, as for {@link #mutex}
    * @param participantId this participant's id, shown to every participant by {@link
