@@ -1,6 +1,7 @@
 package io.zklock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -14,13 +15,40 @@ import java.util.Optional;
  * the next participant is elected. Waiting participants survive a session expiry too. Listeners are
  * called on the library's executor, never on ZooKeeper's event thread, one call at a time and in
  * order; they should not block (a slow {@code revoked} delays the handover on {@link #close()}).
+ *
+ * <p>Anyone can follow who leads, participant or not, without polling: {@link #addObserver} (an
+ * election that is never started observes without taking part). {@link #participants()} lists every
+ * participant in queue order, the leader first. A leader can give up leadership and queue again at
+ * the back without leaving ({@link #requeue()}, Curator's {@code requeue}); after a loss it queues
+ * again by itself (Curator's {@code autoRequeue}, always on). A closed election can be started
+ * again, and any number of elections of one name and id can be made on one {@link ZkLocks}, one
+ * after the other.
  */
 public interface LeaderElection extends AutoCloseable {
   /** This participant's id. */
   String participantId();
 
-  /** Joins the election without waiting. Idempotent; does nothing after {@link #close()}. */
+  /**
+   * Joins the election without waiting: this participant queues at the back. Idempotent while
+   * started. After {@link #close()} it starts again, as a new participant at the back of the queue
+   * (with a new epoch if elected); listeners and observers added before are kept.
+   *
+   * @throws ZkLockException if the {@link ZkLocks} is closed
+   */
   void start();
+
+  /**
+   * Gives up leadership, if this participant leads, and queues again at the back without leaving
+   * the election (Curator's {@code requeue}). Resigning is ordered as on {@link #close()}: {@link
+   * #isLeader()} turns false at once, the listeners hear {@code revoked}, then the node is deleted
+   * (which lets the next participant be elected), then this participant queues again, behind every
+   * participant queued by then; alone, it is elected again with a greater epoch. Waits as {@link
+   * #close()} does. A participant that does not lead keeps its place; one not started (or closed)
+   * is {@linkplain #start() started}.
+   *
+   * @throws ZkLockException if the {@link ZkLocks} is closed
+   */
+  void requeue();
 
   /** Whether this participant leads now, as far as it knows. */
   boolean isLeader();
@@ -47,6 +75,43 @@ public interface LeaderElection extends AutoCloseable {
   Optional<String> leader();
 
   /**
+   * Every participant, in queue order: the leader first, then the others in the order in which they
+   * will be elected. Each {@link LockNode} names its {@link LockNode#participantId() participant}
+   * and its owner (client name, host, pid, session); the leader's {@link LockNode#fencingToken()}
+   * is its epoch. This is the election's {@link ZkLocks#inspect} (a few reads, on the calling
+   * thread, not atomic: a snapshot).
+   *
+   * @return the participants, or an empty list if nobody takes part
+   * @throws ZkLockException as {@link ZkLocks#inspect}: closed, not connected within the connect
+   *     timeout, not authorized, or interrupted
+   */
+  List<LockNode> participants();
+
+  /**
+   * Starts telling {@code observer} who leads this election: first the leader at once (or empty if
+   * nobody takes part), then every change, in order, with rising epochs, on the library's executor,
+   * one call at a time (in order with this participant's {@link LeadershipListener} calls). It
+   * needs no participation: an election that is never {@linkplain #start() started} observes only,
+   * as a follower that does not want to lead would (Spring Integration's "leader watchers"). No
+   * polling: one watch on the leader's node (or, while nobody takes part, on the election's
+   * directory), and one read when it fires or the connection comes back.
+   *
+   * <p>What an observer can know: a leader is reported once its node is read, a little after the
+   * leader itself hears {@code elected} (a round trip, plus the time the connection was down if it
+   * was); a term shorter than that may be skipped, never reported out of order. Across a leader's
+   * session expiry the observer hears the next leader once the ensemble has deleted the expired
+   * leader's node. Nothing is reported while this election is closed; {@link #start()} resumes
+   * (with the leader at that time first). Observing ends with {@link #removeObserver}, or when the
+   * {@link ZkLocks} is closed.
+   *
+   * @throws ZkLockException if the {@link ZkLocks} is closed
+   */
+  void addObserver(LeaderObserver observer);
+
+  /** Stops telling {@code observer}; with no observer left, the watching stops. */
+  void removeObserver(LeaderObserver observer);
+
+  /**
    * Adds a listener, called on the library's executor; it is told at once if this participant
    * already leads.
    */
@@ -56,8 +121,8 @@ public interface LeaderElection extends AutoCloseable {
   void removeListener(LeadershipListener listener);
 
   /**
-   * Leaves the election, resigning leadership if held, and deletes this participant's node.
-   * Idempotent; the election cannot be started again.
+   * Leaves the election, resigning leadership if held, and deletes this participant's node; stops
+   * telling the observers. Idempotent; {@link #start()} joins again.
    *
    * <p>Resigning is ordered: {@link #isLeader()} turns false at once, then the listeners hear
    * {@code revoked}, and only once every {@code revoked} has returned is the node deleted, which is

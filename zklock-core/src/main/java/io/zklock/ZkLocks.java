@@ -101,7 +101,8 @@ public interface ZkLocks extends AutoCloseable {
   DistributedLock multiLock(DistributedLock... locks);
 
   /**
-   * Leader election among participants of the same name; call {@link LeaderElection#start()}.
+   * Leader election among participants of the same name; call {@link LeaderElection#start()} to
+   * take part, or only {@link LeaderElection#addObserver} to follow who leads without taking part.
    *
    * @param name the election's name, as for {@link #mutex}
    * @param participantId this participant's id, shown to every participant by {@link
@@ -242,6 +243,7 @@ public interface ZkLocks extends AutoCloseable {
     private TlsConfig tls;
     private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
     private String ownerData;
+    private boolean connectInBackground;
 
     Builder(String connectString) {
       this.connectString = Args.connectString(connectString);
@@ -266,7 +268,10 @@ public interface ZkLocks extends AutoCloseable {
       return this;
     }
 
-    /** How long {@link #build()} waits for the first connection (default 10 s). */
+    /**
+     * How long {@link #build()} waits for the first connection (default 10 s); with {@link
+     * #connectInBackground()}, how long each request made before it waits for it.
+     */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = Args.positiveMillis(timeout, "connectTimeout");
       return this;
@@ -368,9 +373,33 @@ public interface ZkLocks extends AutoCloseable {
     }
 
     /**
-     * Connects, waiting up to the connect timeout. If no server answered by then, it probes each
-     * server once more by hand to name the cause (resolving its name, opening a socket, making the
-     * TLS handshake), which takes up to the connect timeout again, and at most 2 s, per server.
+     * Makes {@link #build()} return at once, before any server has answered, and connect in the
+     * background (as a Curator client can be started before its ensemble): for applications that
+     * must start while ZooKeeper is still coming up. Requests made before the first connection wait
+     * for it; then each one waits at most the {@linkplain #connectTimeout connect timeout}, counted
+     * from the request, and fails with a {@link ZkLockException} naming the connect string if no
+     * server has answered by then ({@code tryAcquire(timeout)} with a shorter timeout returns empty
+     * at its own timeout; {@code tryAcquire()}, which never waits, fails at once, as while
+     * disconnected). So do {@link ZkLocks#inspect} and the other reads, which always wait up to the
+     * connect timeout. Until the first connection the {@linkplain ZkLocks#sessionState() state} is
+     * {@link SessionState#SUSPENDED} and {@link ZkLocks#sessionId()} is 0. Once connected, the
+     * instance behaves as one built the usual way.
+     *
+     * <p>What is lost: {@code build()} no longer fails on a wrong connect string, unknown host, bad
+     * TLS setup, failed authentication or missing chroot; requests then time out, and the cause is
+     * only in the log. The namespace is created with the first lock directory, not by {@code
+     * build()}.
+     */
+    public Builder connectInBackground() {
+      this.connectInBackground = true;
+      return this;
+    }
+
+    /**
+     * Connects, waiting up to the connect timeout (unless {@link #connectInBackground()}). If no
+     * server answered by then, it probes each server once more by hand to name the cause (resolving
+     * its name, opening a socket, making the TLS handshake), which takes up to the connect timeout
+     * again, and at most 2 s, per server.
      *
      * @throws ZkLockException naming the connect string and the cause if no session could be
      *     established (unknown host, connection refused, TLS key or trust store unreadable, TLS
@@ -398,7 +427,8 @@ public interface ZkLocks extends AutoCloseable {
               effectiveAcl,
               tls,
               suspensionPolicy,
-              trustExistingAcl);
+              trustExistingAcl,
+              connectInBackground);
       return ZkLocksImpl.connect(config, ownerData);
     }
 

@@ -1,10 +1,14 @@
 package io.zklock.internal;
 
 import io.zklock.LeaderElection;
+import io.zklock.LeaderObserver;
 import io.zklock.LeadershipListener;
 import io.zklock.LockHandle;
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,6 +41,7 @@ final class Election implements LeaderElection {
   private static final long MAX_REJOIN_DELAY_MS = 10_000;
 
   private final ZkLocksImpl ctx;
+  private final String name;
   private final String participantId;
   private final QueueLock queue;
   private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
@@ -44,9 +49,15 @@ final class Election implements LeaderElection {
   /** Listener calls, one at a time and in order: an elected is never overtaken by its revoked. */
   private final SerialExecutor events;
 
+  /**
+   * Tells the observers who leads; runs while there are observers and the election is not closed.
+   */
+  private final LeaderWatch watch;
+
   // guarded by this
-  private boolean started;
-  private boolean closed;
+  private boolean running; // between start() and close()
+  private boolean closed; // close() was called and start() not called again since
+  private int generation; // one per start(): callbacks of an earlier run are ignored
   private CompletableFuture<LockHandle> pending;
   private LockHandle leadership;
   private long epoch;
@@ -54,6 +65,7 @@ final class Election implements LeaderElection {
 
   Election(ZkLocksImpl ctx, String name, String participantId) {
     this.ctx = ctx;
+    this.name = name;
     this.participantId = participantId;
     this.events = new SerialExecutor(ctx.executor());
     this.queue =
@@ -65,6 +77,7 @@ final class Election implements LeaderElection {
             Ordering.forKind(NodeKind.ELECTION),
             Map.of("participant", participantId),
             ReentrantView::new);
+    this.watch = new LeaderWatch(ctx, name, ctx.dirOf(name), events);
   }
 
   @Override
@@ -74,32 +87,53 @@ final class Election implements LeaderElection {
 
   @Override
   public void start() {
+    ctx.checkOpen();
+    int g;
     synchronized (this) {
-      if (started || closed) {
+      if (running) {
         return;
       }
-      started = true;
+      running = true;
+      closed = false;
+      g = ++generation;
+      rejoinDelayMs = REJOIN_DELAY_MS;
     }
-    join();
+    if (watch.hasObservers()) {
+      watch.start();
+    }
+    join(g);
   }
 
-  private void join() {
+  /** Queues a request of run {@code g}, unless it is over or this participant queues or leads. */
+  private void join(int g) {
     CompletableFuture<LockHandle> f;
     synchronized (this) {
-      if (closed) {
+      if (!running || g != generation || pending != null || leadership != null) {
         return;
       }
-      f = queue.acquireAsync();
+      if (!ctx.isReady()) {
+        // built with connectInBackground and not connected yet: wait as long as it takes
+        ctx.whenReady(() -> join(g));
+        return;
+      }
+      try {
+        f = queue.acquireAsync();
+      } catch (RuntimeException closedCtx) {
+        return; // the ZkLocks was closed: nothing to join
+      }
       pending = f;
     }
-    f.whenComplete(this::joined);
+    f.whenComplete((h, err) -> joined(g, f, h, err));
   }
 
-  private void joined(LockHandle h, Throwable err) {
+  private void joined(int g, CompletableFuture<LockHandle> f, LockHandle h, Throwable err) {
     if (err != null) {
       boolean stop;
       synchronized (this) {
-        stop = closed;
+        if (pending == f) {
+          pending = null;
+        }
+        stop = !running || g != generation;
       }
       if (stop || err instanceof CancellationException) {
         return;
@@ -116,16 +150,16 @@ final class Election implements LeaderElection {
       }
       log.warn(
           "leader election {}: request failed; joining again in {} ms", queue.dir(), delay, err);
-      ctx.scheduler().schedule(this::join, delay, TimeUnit.MILLISECONDS);
+      ctx.scheduler().schedule(() -> join(g), delay, TimeUnit.MILLISECONDS);
       return;
     }
     long e;
     synchronized (this) {
-      pending = null;
-      if (closed) {
-        h.releaseAsync();
+      if (pending != f || !running || g != generation) {
+        h.releaseAsync(); // closed (and maybe restarted) meanwhile
         return;
       }
+      pending = null;
       leadership = h;
       rejoinDelayMs = REJOIN_DELAY_MS;
       epoch = h.fencingToken();
@@ -133,10 +167,10 @@ final class Election implements LeaderElection {
       notifyAll();
     }
     events.execute(() -> tellAll(true, e));
-    h.lost().thenAccept(ex -> lostLeadership(h));
+    h.lost().thenAccept(ex -> lostLeadership(g, h));
   }
 
-  private void lostLeadership(LockHandle h) {
+  private void lostLeadership(int g, LockHandle h) {
     long e;
     synchronized (this) {
       if (leadership != h) {
@@ -147,7 +181,7 @@ final class Election implements LeaderElection {
     }
     // Told as soon as the loss is known; the node is already gone (or goes with the session).
     events.execute(() -> tellAll(false, e));
-    join();
+    join(g); // joins again by itself: at the back of the queue, on the new session if it expired
   }
 
   private void tellAll(boolean elected, long e) {
@@ -270,6 +304,64 @@ final class Election implements LeaderElection {
     listeners.remove(listener);
   }
 
+  @Override
+  public void addObserver(LeaderObserver observer) {
+    Objects.requireNonNull(observer, "observer");
+    ctx.checkOpen();
+    boolean watching;
+    synchronized (this) {
+      watching = !closed;
+    }
+    watch.add(observer);
+    if (watching) {
+      watch.start();
+    }
+  }
+
+  @Override
+  public void removeObserver(LeaderObserver observer) {
+    if (watch.remove(observer)) {
+      watch.stop();
+    }
+  }
+
+  @Override
+  public List<LockNode> participants() {
+    Optional<LockInfo> info = ctx.inspect(name);
+    if (info.isEmpty()) {
+      return List.of();
+    }
+    List<LockNode> out = new ArrayList<>(info.get().holders());
+    out.addAll(info.get().waiters());
+    out.removeIf(n -> n.kind() != LockNode.Kind.ELECTION);
+    return List.copyOf(out);
+  }
+
+  @Override
+  public void requeue() {
+    int g;
+    LockHandle h;
+    long e;
+    synchronized (this) {
+      if (!running) {
+        h = null;
+        g = 0;
+        e = 0;
+      } else {
+        g = generation;
+        h = leadership;
+        leadership = null;
+        e = epoch;
+        notifyAll();
+      }
+    }
+    if (g == 0) {
+      start();
+    } else if (h != null) {
+      resign(h, e, () -> join(g));
+    }
+  }
+
   /**
    * Resigns, then leaves. The order is the point: {@code isLeader()} turns false at once, then the
    * listeners' {@code revoked} runs (on the serial view of the executor, after any {@code elected}
@@ -288,18 +380,29 @@ final class Election implements LeaderElection {
         return;
       }
       closed = true;
+      running = false;
       p = pending;
+      pending = null;
       h = leadership;
       leadership = null;
       e = epoch;
       notifyAll();
     }
+    watch.stop();
     if (p != null) {
       p.cancel(true);
     }
-    if (h == null) {
-      return;
+    if (h != null) {
+      resign(h, e, () -> {});
     }
+  }
+
+  /**
+   * Tells the listeners {@code revoked}, then deletes the node of {@code h}, then runs {@code
+   * after}: waiting for these unless on one of the library's own threads, or interrupted (the
+   * interrupt is kept), where the same steps go on in the background, in the same order.
+   */
+  private void resign(LockHandle h, long e, Runnable after) {
     CompletableFuture<Void> told = new CompletableFuture<>();
     events.execute(
         () -> {
@@ -310,20 +413,24 @@ final class Election implements LeaderElection {
           }
         });
     if (ZkLocksImpl.onLibraryThread()) {
-      told.whenComplete((v, t) -> h.releaseAsync());
+      told.whenComplete((v, t) -> h.releaseAsync().whenComplete((v2, t2) -> after.run()));
       return;
     }
     try {
       told.get();
     } catch (InterruptedException ie) {
       // as release() does: the rest goes on in the background, in order; the interrupt is kept
-      told.whenComplete((v, t) -> h.releaseAsync());
+      told.whenComplete((v, t) -> h.releaseAsync().whenComplete((v2, t2) -> after.run()));
       Thread.currentThread().interrupt();
       return;
     } catch (java.util.concurrent.ExecutionException cannotHappen) {
       // told completes normally
     }
-    h.release();
+    try {
+      h.release();
+    } finally {
+      after.run();
+    }
   }
 
   @Override

@@ -347,7 +347,14 @@ final class Inspector {
         conn = c.get(Math.max(0L, deadline - ctx.clock().nanoTime()), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         throw new ZkLockException(
-            "not connected to ZooKeeper within the connect timeout", path, 0L, null);
+            "not connected to ZooKeeper at '"
+                + ctx.config().connectString()
+                + "' within the connect timeout of "
+                + ctx.config().connectTimeout().toMillis()
+                + " ms",
+            path,
+            0L,
+            null);
       } catch (ExecutionException e) {
         throw Acquisitions.unwrap(e.getCause(), path);
       } catch (InterruptedException e) {

@@ -184,6 +184,11 @@ final class SemaphoreImpl implements DistributedSemaphore {
 
   private CompletableFuture<LockHandle> start(int count, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
+    return ctx.whenReady(n -> startNow(count, n, hasDeadline), nanos, hasDeadline, leases.dir());
+  }
+
+  private CompletableFuture<LockHandle> startNow(int count, long nanos, boolean hasDeadline) {
+    ctx.checkOpen();
     SemaphoreRequest r =
         new SemaphoreRequest(
             ctx,

@@ -188,6 +188,17 @@ final class Session {
     }
   }
 
+  /**
+   * Opens the first session without waiting for it ({@code connectInBackground}): ZooKeeper's
+   * client keeps trying the servers; the state stays {@link SessionState#SUSPENDED} until one
+   * answers, then it turns {@link SessionState#CONNECTED} as after any connection.
+   *
+   * @throws ZkLockException if the client cannot even be created (a malformed connect string)
+   */
+  void startInBackground() {
+    newZooKeeper(new AtomicReference<>(), null);
+  }
+
   private void checkChroot(ZooKeeper zk) throws InterruptedException {
     int slash = config.connectString().indexOf('/');
     if (slash < 0 || config.connectString().length() == slash + 1) {

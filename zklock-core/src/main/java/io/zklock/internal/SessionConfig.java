@@ -6,7 +6,11 @@ import io.zklock.TlsConfig;
 import java.time.Duration;
 import java.util.List;
 
-/** Everything a {@link io.zklock.ZkLocks} was built with; validated by the builder. */
+/**
+ * Everything a {@link io.zklock.ZkLocks} was built with; validated by the builder. {@code
+ * connectInBackground}: {@code build()} returns before the first connection ({@code
+ * ZkLocks.Builder#connectInBackground()}).
+ */
 public record SessionConfig(
     String connectString,
     String namespace,
@@ -17,7 +21,8 @@ public record SessionConfig(
     NodeAcl acl,
     TlsConfig tls,
     SuspensionPolicy suspensionPolicy,
-    boolean trustExistingAcl) {
+    boolean trustExistingAcl,
+    boolean connectInBackground) {
 
   /**
    * Whether lock directories are checked before queueing: only for a client with an identity, and

@@ -28,7 +28,8 @@ interface StartableLock extends DistributedLock {
 
   @Override
   default LockHandle acquire() throws InterruptedException {
-    return Acquisitions.await(start(false, 0L, false), errorPath());
+    return Acquisitions.await(
+        ctx().whenReady(n -> start(false, n, false), 0L, false, errorPath()), errorPath());
   }
 
   /** Never waits for a holder, and refuses to guess while the connection is down. */
@@ -45,12 +46,14 @@ interface StartableLock extends DistributedLock {
     if (nanos == 0) {
       return tryAcquire();
     }
-    return Optional.ofNullable(Acquisitions.await(start(false, nanos, true), errorPath()));
+    return Optional.ofNullable(
+        Acquisitions.await(
+            ctx().whenReady(n -> start(false, n, true), nanos, true, errorPath()), errorPath()));
   }
 
   @Override
   default CompletableFuture<LockHandle> acquireAsync() {
-    return start(false, 0L, false);
+    return ctx().whenReady(n -> start(false, n, false), 0L, false, errorPath());
   }
 
   @Override

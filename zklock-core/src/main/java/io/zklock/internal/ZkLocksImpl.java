@@ -3,6 +3,7 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
+import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.ReadWriteLock;
@@ -16,13 +17,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
@@ -51,6 +56,9 @@ public final class ZkLocksImpl implements ZkLocks {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Inspector inspector = new Inspector(this);
   private volatile String ownerData; // set once, before the instance is handed out
+
+  /** Null unless connecting in the background: completes when requests may start. */
+  private volatile CompletableFuture<Void> firstReady;
 
   private ZkLocksImpl(SessionConfig config, Clock clock) {
     this.config = config;
@@ -122,6 +130,10 @@ public final class ZkLocksImpl implements ZkLocks {
   static ZkLocksImpl connect(SessionConfig config, Clock clock, String ownerData) {
     ZkLocksImpl impl = new ZkLocksImpl(config, clock);
     impl.ownerData = ownerData;
+    if (config.connectInBackground()) {
+      impl.startInBackground();
+      return impl;
+    }
     try {
       impl.session.start();
       impl.createNamespace();
@@ -134,6 +146,149 @@ public final class ZkLocksImpl implements ZkLocks {
       throw e;
     }
     return impl;
+  }
+
+  /**
+   * {@code connectInBackground}: opens the session without waiting; requests wait for {@link
+   * #firstReady}, which completes once the first connection is made and this client's identities
+   * are known (the namespace is created with the first lock directory, by {@link Dirs}).
+   */
+  private void startInBackground() {
+    CompletableFuture<Void> gate = new CompletableFuture<>();
+    session.addObserver(
+        new Session.Observer() {
+          @Override
+          public void connected(Session.Conn conn) {
+            if (!gate.isDone()) {
+              dirs.learnIdentities(conn.zk(), config.auth());
+              gate.complete(null);
+              session.removeObserver(this);
+            }
+          }
+
+          @Override
+          public void suspended(Session.Conn conn) {}
+
+          @Override
+          public void expired(Session.Conn expired) {}
+
+          @Override
+          public void closed() {
+            gate.completeExceptionally(new ZkLockException("this ZkLocks instance is closed"));
+          }
+        });
+    firstReady = gate;
+    try {
+      session.startInBackground();
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /**
+   * Starts a request with {@code start} (given the nanoseconds left of its timeout): at once,
+   * unless this instance connects in the background and has not connected yet; then once it has,
+   * the request waiting at most the connect timeout for it (or its own timeout, if shorter: it then
+   * completes with null, timed out) and failing with a {@link ZkLockException} that names the
+   * connect string. Cancelling the returned future before the connection withdraws the request
+   * before it is made; after, it cancels the request.
+   */
+  CompletableFuture<LockHandle> whenReady(
+      LongFunction<CompletableFuture<LockHandle>> start,
+      long nanos,
+      boolean hasDeadline,
+      String path) {
+    CompletableFuture<Void> gate = firstReady;
+    if (gate == null || (gate.isDone() && !gate.isCompletedExceptionally())) {
+      return start.apply(nanos);
+    }
+    checkOpen();
+    long t0 = clock.nanoTime();
+    long connectNanos = config.connectTimeout().toNanos();
+    boolean ownFirst = hasDeadline && nanos < connectNanos;
+    CompletableFuture<LockHandle> outer = new CompletableFuture<>();
+    ScheduledFuture<?> timer =
+        pool.schedule(
+            () -> {
+              if (ownFirst) {
+                outer.complete(null);
+              } else {
+                outer.completeExceptionally(
+                    new ZkLockException(
+                        "not connected to ZooKeeper at '"
+                            + config.connectString()
+                            + "' within the connect timeout of "
+                            + config.connectTimeout().toMillis()
+                            + " ms: no server has answered since this client was built"
+                            + " (connectInBackground); is the ensemble running and reachable?",
+                        path,
+                        0L,
+                        null));
+              }
+            },
+            ownFirst ? nanos : connectNanos,
+            TimeUnit.NANOSECONDS);
+    gate.whenComplete(
+        (v, err) -> {
+          timer.cancel(false);
+          if (outer.isDone()) {
+            return;
+          }
+          if (err != null) {
+            outer.completeExceptionally(err);
+            return;
+          }
+          long left = nanos - (clock.nanoTime() - t0);
+          if (hasDeadline && left <= 0) {
+            outer.complete(null);
+            return;
+          }
+          CompletableFuture<LockHandle> inner;
+          try {
+            inner = start.apply(hasDeadline ? left : nanos);
+          } catch (RuntimeException e) {
+            outer.completeExceptionally(e);
+            return;
+          }
+          outer.whenComplete(
+              (h, e) -> {
+                if (e != null) {
+                  inner.cancel(true); // the caller gave up: withdraw the request
+                }
+              });
+          inner.whenComplete(
+              (h, e) -> {
+                if (e != null) {
+                  outer.completeExceptionally(
+                      e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                          ? e.getCause()
+                          : e);
+                } else if (!outer.complete(h) && h != null) {
+                  h.releaseAsync(); // the caller gave up meanwhile
+                }
+              });
+        });
+    return outer;
+  }
+
+  /**
+   * Runs {@code r} once requests may start (at once, unless connecting in the background and not
+   * connected yet); never if this instance is closed first.
+   */
+  /** Whether requests may start at once (see {@link #whenReady(Runnable)}). */
+  boolean isReady() {
+    CompletableFuture<Void> gate = firstReady;
+    return gate == null || gate.isDone();
+  }
+
+  void whenReady(Runnable r) {
+    CompletableFuture<Void> gate = firstReady;
+    if (gate == null || gate.isDone()) {
+      r.run();
+    } else {
+      gate.thenRun(r);
+    }
   }
 
   private void createNamespace() {
