@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 final class Scenarios {
   private Scenarios() {}
 
-  static final List<Impl> ALL = List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.NAIVE, Impl.RAW);
+  static final List<Impl> ALL =
+      List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.NAIVE, Impl.RAW, Impl.FLOOR);
   static final List<Impl> RECIPES = List.of(Impl.ZKLOCK, Impl.CURATOR);
 
   static List<Scenario> all() {
@@ -55,7 +56,7 @@ final class Scenarios {
   static Scenario contended(int sessions, String name) {
     return new Scenario(
         name,
-        "one lock, " + sessions + " sessions contending (RAW: write→watch ping-pong ring)",
+        "one lock, " + sessions + " sessions contending (raw-zk: write→watch ping-pong ring)",
         "handoffs/s",
         true,
         ALL,
