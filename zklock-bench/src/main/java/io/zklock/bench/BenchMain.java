@@ -108,6 +108,9 @@ public final class BenchMain {
                   label,
                   measured));
           for (Scenario s : selected) {
+            if (!regime.isEmpty() && config.scenarios.isEmpty() && !s.inLatencyRegime()) {
+              continue;
+            }
             Result r = runScenario(s, env, out);
             results.put(r.key(), r);
           }

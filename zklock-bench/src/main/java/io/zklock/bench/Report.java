@@ -357,7 +357,11 @@ final class Report {
       sb.append(sep).append("\n    {\"pattern\": ").append(q(e.getKey().trim()));
       sb.append(", \"cyclesPerSecond\": ").append(n(e.getValue()[0]));
       sb.append(", \"requestsPerOp\": ").append(n(e.getValue()[1]));
-      sb.append(", \"watchEventsPerOp\": ").append(n(e.getValue()[2])).append('}');
+      sb.append(", \"watchEventsPerOp\": ").append(n(e.getValue()[2]));
+      if (e.getValue().length > 3) {
+        sb.append(", \"roundTripsEstimate\": ").append(n(e.getValue()[3]));
+      }
+      sb.append('}');
       sep = ",";
     }
     sb.append("\n  ],\n  \"targets\": [");

@@ -102,6 +102,11 @@ final class Scenarios {
       }
 
       @Override
+      boolean inLatencyRegime() {
+        return false; // a count per acquisition: the same at any latency
+      }
+
+      @Override
       boolean warmRound() {
         return false;
       }
@@ -223,6 +228,11 @@ final class Scenarios {
       @Override
       int reps(BenchConfig config) {
         return 1;
+      }
+
+      @Override
+      boolean inLatencyRegime() {
+        return false; // threads and heap are counts; queueing 10,000 is bound by the server's CPU
       }
 
       @Override
