@@ -102,7 +102,7 @@ abstract class Target {
 
       @Override
       String format(double m) {
-        return String.format("%.0f %s", m, key);
+        return Report.num(m) + " " + key;
       }
     };
   }
