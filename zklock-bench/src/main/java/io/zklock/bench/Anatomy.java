@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
@@ -31,6 +34,25 @@ final class Anatomy {
   record Variant(String name, Cycle cycle) {}
 
   static final Watcher NOOP = e -> {};
+
+  /**
+   * A stand-in for the library's scheduler (two threads, cancelled tasks removed) on which zklock
+   * schedules the holder's own-node watch 50 ms after each grant.
+   */
+  static final ScheduledThreadPoolExecutor TIMERS = timers();
+
+  private static ScheduledThreadPoolExecutor timers() {
+    ScheduledThreadPoolExecutor t =
+        new ScheduledThreadPoolExecutor(
+            2,
+            r -> {
+              Thread th = new Thread(r, "anatomy-timer");
+              th.setDaemon(true);
+              return th;
+            });
+    t.setRemoveOnCancelPolicy(true);
+    return t;
+  }
 
   /** The replays, then the libraries themselves on the same server (and proxy). */
   static List<Variant> variants(BenchLock zklock, BenchLock curator) {
@@ -63,6 +85,15 @@ final class Anatomy {
         new Variant(
             "  + grant handed through an executor (zklock's thread hop)",
             (zk, dir, ex) -> zk.delete(createAndList(zk, dir, false, ex).join(), -1)));
+    v.add(
+        new Variant(
+            "  + executor hop + 50 ms timer set at the grant, cancelled at release (zklock today)",
+            (zk, dir, ex) -> {
+              String p = createAndList(zk, dir, false, TIMERS).join();
+              ScheduledFuture<?> timer = TIMERS.schedule(() -> {}, 50, TimeUnit.MILLISECONDS);
+              timer.cancel(false);
+              zk.delete(p, -1);
+            }));
     v.add(
         new Variant(
             "  + exists(own) watch; removeWatches(watcher)+delete (zklock before 5548690)",
