@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
@@ -32,6 +35,36 @@ final class Anatomy {
 
   static final Watcher NOOP = e -> {};
 
+  /**
+   * A stand-in for the library's scheduler (two threads, cancelled tasks removed) on which zklock
+   * schedules the holder's own-node watch 50 ms after each grant.
+   */
+  static final ScheduledThreadPoolExecutor TIMERS = timers();
+
+  private static ScheduledThreadPoolExecutor timers() {
+    ScheduledThreadPoolExecutor t =
+        new ScheduledThreadPoolExecutor(
+            2,
+            r -> {
+              Thread th = new Thread(r, "anatomy-timer");
+              th.setDaemon(true);
+              return th;
+            });
+    t.setRemoveOnCancelPolicy(true);
+    return t;
+  }
+
+  /** The replays, then the libraries themselves on the same server (and proxy). */
+  static List<Variant> variants(BenchLock zklock, BenchLock curator) {
+    List<Variant> v = variants();
+    v.add(new Variant("zklock: acquire; release()", (zk, dir, ex) -> zklock.acquire().release()));
+    v.add(
+        new Variant(
+            "zklock: acquire; releaseAsync()", (zk, dir, ex) -> zklock.acquire().releaseAsync()));
+    v.add(new Variant("Curator: acquire; release()", (zk, dir, ex) -> curator.acquire().release()));
+    return v;
+  }
+
   static List<Variant> variants() {
     List<Variant> v = new ArrayList<>();
     v.add(
@@ -54,6 +87,15 @@ final class Anatomy {
             (zk, dir, ex) -> zk.delete(createAndList(zk, dir, false, ex).join(), -1)));
     v.add(
         new Variant(
+            "  + executor hop + 50 ms timer set at the grant, cancelled at release (zklock today)",
+            (zk, dir, ex) -> {
+              String p = createAndList(zk, dir, false, TIMERS).join();
+              ScheduledFuture<?> timer = TIMERS.schedule(() -> {}, 50, TimeUnit.MILLISECONDS);
+              timer.cancel(false);
+              zk.delete(p, -1);
+            }));
+    v.add(
+        new Variant(
             "  + exists(own) watch; removeWatches(watcher)+delete (zklock before 5548690)",
             (zk, dir, ex) -> {
               String p = createAndList(zk, dir, true, ex).join();
@@ -72,6 +114,13 @@ final class Anatomy {
         new Variant(
             "  + exists(own) watch; delete, the watch fires",
             (zk, dir, ex) -> zk.delete(createAndList(zk, dir, true, ex).join(), -1)));
+    v.add(
+        new Variant(
+            "create+getChildren pipelined; async delete (floor of releaseAsync)",
+            (zk, dir, ex) -> {
+              String p = createAndList(zk, dir, false, null).join();
+              zk.delete(p, -1, (rc, x, c) -> {}, null);
+            }));
     return v;
   }
 
@@ -115,12 +164,16 @@ final class Anatomy {
 
   /** Runs every variant, interleaved, and prints rate, requests and watch events per cycle. */
   static Map<String, double[]> run(Env env, PrintStream out) throws Exception {
-    List<Variant> variants = variants();
     Map<String, List<Window>> windows = new LinkedHashMap<>();
-    variants.forEach(v -> windows.put(v.name(), new ArrayList<>()));
     ExecutorService executor = Executors.newFixedThreadPool(2);
-    out.print("anatomy:");
-    try (RawZk raw = new RawZk(env.connectString())) {
+    String regime = env.regime();
+    out.print("anatomy" + (regime.isEmpty() ? "" : "@" + regime) + ":");
+    try (RawZk raw = new RawZk(env.connectString());
+        ZkLockClient zkClient = new ZkLockClient(env.connectString(), 0);
+        CuratorClient curClient = new CuratorClient(env.connectString())) {
+      List<Variant> variants =
+          variants(zkClient.mutex("anatomy-zklock"), curClient.mutex("anatomy-curator"));
+      variants.forEach(v -> windows.put(v.name(), new ArrayList<>()));
       String dir = "/bench-anatomy";
       raw.ensurePersistent(dir);
       int reps = 2;
@@ -142,6 +195,7 @@ final class Anatomy {
     Map<String, double[]> summary = new LinkedHashMap<>();
     List<String[]> rows = new ArrayList<>();
     double floor = Double.NaN;
+    double floorRoundTrips = 2; // create; delete: two acknowledged requests, one after the other
     for (var e : windows.entrySet()) {
       double rate = Result.median(e.getValue().stream().mapToDouble(Window::value).toArray());
       double req =
@@ -151,23 +205,35 @@ final class Anatomy {
       if (Double.isNaN(floor)) {
         floor = rate;
       }
-      summary.put(e.getKey(), new double[] {rate, req, ev});
+      double roundTrips = floorRoundTrips * floor / rate;
+      summary.put(e.getKey(), new double[] {rate, req, ev, roundTrips});
       rows.add(
           new String[] {
             e.getKey(),
             Report.num(rate),
             String.format(java.util.Locale.ROOT, "%.0f", 1e6 / rate),
             Report.ratio(rate / floor),
+            Report.num(roundTrips),
             Report.num(req),
             Report.num(ev)
           });
     }
     out.println();
-    out.println("Anatomy of an uncontended cycle (raw ZooKeeper replays, medians)");
+    out.println(
+        "Anatomy of an uncontended cycle"
+            + (regime.isEmpty() ? "" : ", " + regime + " round trip")
+            + " (raw ZooKeeper replays and the libraries, medians; cycle time in create;delete"
+            + " round trips)");
     Report.print(
         out,
         new String[] {
-          "request pattern", "cycles/s", "µs/cycle", "vs floor", "req/op", "watch ev/op"
+          "request pattern",
+          "cycles/s",
+          "µs/cycle",
+          "vs floor",
+          "≈ round trips",
+          "req/op",
+          "watch ev/op"
         },
         rows);
     return summary;

@@ -1,8 +1,10 @@
 package io.zklock.bench;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** The settings of one run, from the command line. */
 final class BenchConfig {
@@ -18,6 +20,16 @@ final class BenchConfig {
   Path svg;
   boolean list;
 
+  /**
+   * The network round trips to measure under, each a regime of its own: every session of every
+   * implementation connects through the testkit's {@code FaultProxy}, which delays each direction
+   * by half of it. Zero: direct connections. The full run measures both; {@code --quick} only the
+   * first unless {@code --rtt} says otherwise.
+   */
+  List<Duration> rtts = new ArrayList<>(List.of(Duration.ZERO, Duration.ofMillis(1)));
+
+  private boolean rttGiven;
+
   static BenchConfig parse(String[] args) {
     BenchConfig c = new BenchConfig();
     for (int i = 0; i < args.length; i++) {
@@ -30,6 +42,19 @@ final class BenchConfig {
           c.reps = 2;
           c.herdSessions = 60;
           c.asyncWaiters = 1_000;
+          if (!c.rttGiven) {
+            c.rtts = new ArrayList<>(List.of(Duration.ZERO));
+          }
+        }
+        case "--rtt" -> {
+          c.rtts = new ArrayList<>();
+          for (String s : value(args, ++i, a).split(",")) {
+            Duration d = duration(s.trim(), a);
+            if (!c.rtts.contains(d)) {
+              c.rtts.add(d);
+            }
+          }
+          c.rttGiven = true;
         }
         case "--scenarios" -> {
           for (String s : value(args, ++i, a).split(",")) {
@@ -63,6 +88,54 @@ final class BenchConfig {
     return args[i];
   }
 
+  /** {@code 1ms}, {@code 500us}, {@code 0.5ms}, {@code 2s} or {@code 0}. */
+  static Duration duration(String s, String option) {
+    String t = s.toLowerCase(Locale.ROOT);
+    double scale;
+    String num;
+    if (t.endsWith("ms")) {
+      scale = 1e6;
+      num = t.substring(0, t.length() - 2);
+    } else if (t.endsWith("us") || t.endsWith("µs")) {
+      scale = 1e3;
+      num = t.substring(0, t.length() - 2);
+    } else if (t.endsWith("s")) {
+      scale = 1e9;
+      num = t.substring(0, t.length() - 1);
+    } else if (t.equals("0")) {
+      return Duration.ZERO;
+    } else {
+      throw new IllegalArgumentException(
+          option + " needs a duration such as 1ms, 500us or 0, got: '" + s + "'");
+    }
+    double v;
+    try {
+      v = Double.parseDouble(num);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          option + " needs a duration such as 1ms, 500us or 0, got: '" + s + "'");
+    }
+    if (!(v >= 0) || v * scale > 10e9) {
+      throw new IllegalArgumentException(option + " must be between 0 and 10s, got: '" + s + "'");
+    }
+    return Duration.ofNanos(Math.round(v * scale));
+  }
+
+  /** "" for no added latency, else the round trip as given ("1ms", "500us"). */
+  static String regime(Duration rtt) {
+    if (rtt.isZero()) {
+      return "";
+    }
+    long nanos = rtt.toNanos();
+    if (nanos % 1_000_000 == 0) {
+      return nanos / 1_000_000 + "ms";
+    }
+    if (nanos % 1_000 == 0) {
+      return nanos / 1_000 + "us";
+    }
+    return nanos + "ns";
+  }
+
   private static int positive(String s, String option) {
     int n = Integer.parseInt(s);
     if (n <= 0) {
@@ -73,10 +146,13 @@ final class BenchConfig {
 
   static final String USAGE =
       """
-      usage: bench [--quick] [--scenarios a,b] [--json FILE] [--svg FILE] [--reps N]
-                   [--seconds S] [--warmup S] [--herd N] [--waiters N] [--fsync] [--list]
+      usage: bench [--quick] [--rtt D[,D]] [--scenarios a,b] [--json FILE] [--svg FILE]
+                   [--reps N] [--seconds S] [--warmup S] [--herd N] [--waiters N] [--fsync] [--list]
         --quick       short windows, 2 repetitions, no warm-up round, 60-session herd, 1,000 async
-                      waiters (about a minute)
+                      waiters, no added latency (about a minute)
+        --rtt D[,D]   the round trips to measure under, e.g. 1ms or 0,1ms: every session of every
+                      implementation connects through a proxy that delays each direction by D/2
+                      (default: 0,1ms, both regimes side by side; with --quick: 0)
         --scenarios   run only these (see --list)
         --json FILE   write the results as JSON
         --svg FILE    write a bar chart of the ratios

@@ -78,9 +78,10 @@ public final class BenchMain {
             + config.measureSeconds
             + " s, "
             + config.reps
-            + " reps");
+            + " reps, round trips "
+            + rttList(config));
     Map<String, Result> results = new LinkedHashMap<>();
-    Map<String, double[]> anatomy = Map.of();
+    Map<String, double[]> anatomy = new LinkedHashMap<>();
     RawZk.ENSURED.clear();
     long start = System.nanoTime();
     try (EmbeddedZooKeeper zk =
@@ -90,12 +91,36 @@ public final class BenchMain {
             // ZooKeeper's default: the testkit's 1 s would reap lock directories mid-window
             .containerCheckInterval(Duration.ofMinutes(1))
             .start()) {
-      Env env = new Env(zk, config);
-      for (Scenario s : selected) {
-        results.put(s.name, runScenario(s, env, out));
-      }
-      if (config.scenarios.isEmpty() || config.scenarios.contains("anatomy")) {
-        anatomy = Anatomy.run(env, out);
+      Env direct = new Env(zk, config);
+      for (Duration rtt : config.rtts) {
+        try (Env env = direct.withRtt(rtt)) {
+          String regime = env.regime();
+          double measured = env.measuredRoundTripMicros();
+          String label = regime.isEmpty() ? "no added latency" : regime + " round trip";
+          machine.put(
+              "rtt " + (regime.isEmpty() ? "0" : regime),
+              String.format(
+                  Locale.ROOT, "measured round trip of exists(\"/\"): %.0f µs (median)", measured));
+          out.println(
+              String.format(
+                  Locale.ROOT,
+                  "regime: %s (measured round trip of a read: %.0f µs)",
+                  label,
+                  measured));
+          for (Scenario s : selected) {
+            if (!regime.isEmpty() && config.scenarios.isEmpty() && !s.inLatencyRegime()) {
+              continue;
+            }
+            Result r = runScenario(s, env, out);
+            results.put(r.key(), r);
+          }
+          if (config.scenarios.isEmpty() || config.scenarios.contains("anatomy")) {
+            for (var e : Anatomy.run(env, out).entrySet()) {
+              anatomy.put(
+                  regime.isEmpty() ? e.getKey() : "@" + regime + " " + e.getKey(), e.getValue());
+            }
+          }
+        }
       }
     }
     machine.put(
@@ -110,6 +135,14 @@ public final class BenchMain {
       out.println("wrote " + config.svg);
     }
     return report;
+  }
+
+  static String rttList(BenchConfig config) {
+    List<String> r = new ArrayList<>();
+    for (Duration d : config.rtts) {
+      r.add(d.isZero() ? "0 (direct)" : BenchConfig.regime(d) + " (proxy, half each way)");
+    }
+    return String.join(", ", r);
   }
 
   private static List<Scenario> select(BenchConfig config, PrintStream out) {
@@ -146,9 +179,9 @@ public final class BenchMain {
 
   static Result runScenario(Scenario s, Env env, PrintStream out) {
     int reps = s.reps(env.config);
-    Result result = new Result(s, reps);
+    Result result = new Result(s, env.regime(), reps);
     long t0 = System.nanoTime();
-    out.print(s.name + ":");
+    out.print(result.key() + ":");
     out.flush();
     List<Impl> impls = new ArrayList<>(s.impls);
     for (int round = s.warmRound() && !env.config.quick ? -1 : 0; round < reps; round++) {
@@ -199,6 +232,7 @@ public final class BenchMain {
             + config.reps
             + " reps"
             + (config.quick ? " (quick)" : ""));
+    m.put("round trips", rttList(config));
     return m;
   }
 }

@@ -1,7 +1,9 @@
 package io.zklock.bench;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.FaultProxy;
 import io.zklock.testkit.FourLetterWords;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,19 +12,74 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** What every scenario shares during one run: the one server and the run's settings. */
-final class Env {
+/**
+ * What every scenario shares during one regime of a run: the one server, the run's settings and,
+ * when the regime adds latency, the proxy every session connects through.
+ */
+final class Env implements AutoCloseable {
   final EmbeddedZooKeeper zk;
   final BenchConfig config;
-  private final AtomicInteger windows = new AtomicInteger();
+  final Duration rtt;
+  private final FaultProxy proxy;
+  private final AtomicInteger windows;
 
   Env(EmbeddedZooKeeper zk, BenchConfig config) {
-    this.zk = zk;
-    this.config = config;
+    this(zk, config, Duration.ZERO, new AtomicInteger());
   }
 
+  private Env(EmbeddedZooKeeper zk, BenchConfig config, Duration rtt, AtomicInteger windows) {
+    this.zk = zk;
+    this.config = config;
+    this.rtt = rtt;
+    this.windows = windows;
+    if (rtt.isZero()) {
+      proxy = null;
+    } else {
+      proxy = FaultProxy.start(zk.connectString());
+      proxy.delay(rtt.dividedBy(2)); // each direction: half the round trip
+    }
+  }
+
+  /**
+   * The same server and settings, every session behind a proxy adding {@code rtt} per round trip.
+   */
+  Env withRtt(Duration rtt) {
+    return new Env(zk, config, rtt, windows);
+  }
+
+  /** "" with no added latency, else the round trip ("1ms"). */
+  String regime() {
+    return BenchConfig.regime(rtt);
+  }
+
+  /** Where sessions connect: the server, or the latency proxy in front of it. */
   String connectString() {
-    return zk.connectString();
+    return proxy == null ? zk.connectString() : proxy.connectString();
+  }
+
+  /**
+   * The median round trip of a small read, in microseconds, through {@link #connectString()}: what
+   * the regime really adds (the proxy's delay is a floor; scheduling adds to it).
+   */
+  double measuredRoundTripMicros() throws Exception {
+    try (RawZk raw = new RawZk(connectString())) {
+      double[] us = new double[101];
+      for (int i = -20; i < us.length; i++) {
+        long t0 = System.nanoTime();
+        raw.zk.exists("/", false);
+        if (i >= 0) {
+          us[i] = (System.nanoTime() - t0) / 1e3;
+        }
+      }
+      return Result.median(us);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (proxy != null) {
+      proxy.close();
+    }
   }
 
   /** A name no earlier window used. */

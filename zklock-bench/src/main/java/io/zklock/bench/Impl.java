@@ -47,6 +47,17 @@ enum Impl {
       }
       return RawClient.tokenRing(raw, name);
     }
+  },
+  /**
+   * The fair-queue floor: the fewest requests and round trips a fair sequential-node lock needs
+   * (create+getChildren pipelined, one watch on the predecessor, delete; a handoff is one delete
+   * plus one notification). See {@link FloorClient}.
+   */
+  FLOOR("fair-floor") {
+    @Override
+    BenchLock.Client connect(String connectString, int index) throws Exception {
+      return new FloorClient(connectString);
+    }
   };
 
   final String label;

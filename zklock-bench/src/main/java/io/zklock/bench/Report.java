@@ -12,6 +12,10 @@ import java.util.Map;
 /** The terminal tables, the JSON file and the SVG chart of one run. */
 final class Report {
   final Map<String, Result> results;
+
+  /** The results, each scenario's regimes next to each other (no added latency first). */
+  final List<Result> ordered;
+
   final List<Target> targets;
   final Map<String, String> machine;
   final Map<String, double[]> anatomy;
@@ -22,9 +26,80 @@ final class Report {
       Map<String, String> machine,
       Map<String, double[]> anatomy) {
     this.results = results;
+    this.ordered = sideBySideOrder(results);
     this.targets = targets;
     this.machine = machine;
     this.anatomy = anatomy;
+  }
+
+  private static List<Result> sideBySideOrder(Map<String, Result> results) {
+    Map<String, List<Result>> byScenario = new java.util.LinkedHashMap<>();
+    for (Result r : results.values()) {
+      byScenario.computeIfAbsent(r.scenario.name, k -> new ArrayList<>()).add(r);
+    }
+    List<Result> out = new ArrayList<>();
+    byScenario.values().forEach(out::addAll);
+    return out;
+  }
+
+  /** The regimes measured, in run order ("" = no added latency). */
+  List<String> regimes() {
+    List<String> out = new ArrayList<>();
+    for (Result r : results.values()) {
+      if (!out.contains(r.regime)) {
+        out.add(r.regime);
+      }
+    }
+    return out;
+  }
+
+  static String regimeLabel(String regime) {
+    return regime.isEmpty() ? "no added latency" : regime + " RTT";
+  }
+
+  /**
+   * One row per scenario and implementation, a column pair (ratio to the baseline, requests per
+   * operation) per regime: the two regimes side by side.
+   */
+  List<String[]> sideBySideRows() {
+    List<String[]> rows = new ArrayList<>();
+    List<String> regimes = regimes();
+    Map<String, Map<String, Result>> byScenario = new java.util.LinkedHashMap<>();
+    for (Result r : ordered) {
+      byScenario.computeIfAbsent(r.scenario.name, k -> new java.util.HashMap<>()).put(r.regime, r);
+    }
+    for (var e : byScenario.entrySet()) {
+      Scenario s = e.getValue().values().iterator().next().scenario;
+      if (s.baseline == null) {
+        continue;
+      }
+      for (Impl impl : s.impls) {
+        List<String> row = new ArrayList<>(List.of(s.name, impl.label));
+        for (String regime : regimes) {
+          Result r = e.getValue().get(regime);
+          if (r == null || !r.has(impl)) {
+            row.add("-");
+            row.add("-");
+            continue;
+          }
+          double[] v = r.values(impl, Window::value);
+          double[] rat = r.pairedRatios(impl, s.baseline, Window::value);
+          row.add(num(Result.median(v)) + " (" + ratio(Result.median(rat)) + ")");
+          row.add(num(Result.median(r.values(impl, Window::requestsPerOp))));
+        }
+        rows.add(row.toArray(String[]::new));
+      }
+    }
+    return rows;
+  }
+
+  String[] sideBySideHeader() {
+    List<String> h = new ArrayList<>(List.of("scenario", "impl"));
+    for (String regime : regimes()) {
+      h.add(regimeLabel(regime) + ": median (vs baseline)");
+      h.add("req/op");
+    }
+    return h.toArray(String[]::new);
   }
 
   static String num(double v) {
@@ -51,14 +126,14 @@ final class Report {
   /** Rows of the results table, one per scenario and implementation. */
   List<String[]> rows() {
     List<String[]> rows = new ArrayList<>();
-    for (Result r : results.values()) {
+    for (Result r : ordered) {
       Scenario s = r.scenario;
       for (Impl impl : s.impls) {
         String note = r.notes.get(impl);
         if (!r.has(impl)) {
           rows.add(
               new String[] {
-                s.name, impl.label, "skipped", note == null ? "" : note, "", "", "", ""
+                r.key(), impl.label, "skipped", note == null ? "" : note, "", "", "", ""
               });
           continue;
         }
@@ -67,7 +142,7 @@ final class Report {
             s.baseline == null ? new double[0] : r.pairedRatios(impl, s.baseline, Window::value);
         rows.add(
             new String[] {
-              s.name,
+              r.key(),
               impl.label,
               num(Result.median(v)) + " " + s.unit,
               num(Result.min(v)) + ".." + num(Result.max(v)),
@@ -120,27 +195,34 @@ final class Report {
     out.println();
     out.println("Results (baseline: " + baselines() + ")");
     print(out, HEADER, rows());
-    for (Result r : results.values()) {
+    if (regimes().size() > 1) {
+      out.println();
+      out.println("Side by side (median rate, median of same-repetition ratios to the baseline)");
+      print(out, sideBySideHeader(), sideBySideRows());
+    }
+    for (Result r : ordered) {
       for (Impl impl : r.scenario.impls) {
         for (Window w : r.list(impl)) {
           if (!w.extra().isEmpty() && r.scenario.name.equals("async-waiters")) {
             out.println();
-            out.println("async-waiters (" + impl.label + "):");
+            out.println(r.key() + " (" + impl.label + "):");
             w.extra().forEach((k, v) -> out.println("  " + k + ": " + num(v)));
           }
         }
       }
     }
     out.println();
-    out.println("Targets (issue 6)");
+    out.println("Targets (issues 6 and 15)");
     print(out, new String[] {"target", "measured", "met?"}, targetRows());
   }
 
   private String baselines() {
     List<String> b = new ArrayList<>();
     for (Result r : results.values()) {
-      if (r.scenario.baseline != null) {
-        b.add(r.scenario.name + "=" + r.scenario.baseline.label);
+      String entry =
+          r.scenario.baseline == null ? null : r.scenario.name + "=" + r.scenario.baseline.label;
+      if (entry != null && !b.contains(entry)) {
+        b.add(entry);
       }
     }
     return String.join(", ", b);
@@ -181,6 +263,10 @@ final class Report {
     PrintStream ps = new PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8);
     print(ps, HEADER, rows());
     ps.println();
+    if (regimes().size() > 1) {
+      print(ps, sideBySideHeader(), sideBySideRows());
+      ps.println();
+    }
     print(ps, new String[] {"target", "measured", "met?"}, targetRows());
     return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
@@ -219,9 +305,11 @@ final class Report {
     }
     sb.append("\n  },\n  \"scenarios\": [");
     sep = "";
-    for (Result r : results.values()) {
+    for (Result r : ordered) {
       Scenario s = r.scenario;
       sb.append(sep).append("\n    {\"name\": ").append(q(s.name));
+      sb.append(", \"key\": ").append(q(r.key()));
+      sb.append(", \"rtt\": ").append(q(r.regime.isEmpty() ? "0" : r.regime));
       sb.append(", \"title\": ").append(q(s.title));
       sb.append(", \"unit\": ").append(q(s.unit));
       sb.append(", \"higherIsBetter\": ").append(s.higherIsBetter);
@@ -269,7 +357,11 @@ final class Report {
       sb.append(sep).append("\n    {\"pattern\": ").append(q(e.getKey().trim()));
       sb.append(", \"cyclesPerSecond\": ").append(n(e.getValue()[0]));
       sb.append(", \"requestsPerOp\": ").append(n(e.getValue()[1]));
-      sb.append(", \"watchEventsPerOp\": ").append(n(e.getValue()[2])).append('}');
+      sb.append(", \"watchEventsPerOp\": ").append(n(e.getValue()[2]));
+      if (e.getValue().length > 3) {
+        sb.append(", \"roundTripsEstimate\": ").append(n(e.getValue()[3]));
+      }
+      sb.append('}');
       sep = ",";
     }
     sb.append("\n  ],\n  \"targets\": [");
@@ -297,7 +389,8 @@ final class Report {
           Impl.ZKLOCK, "#2b6cb0",
           Impl.CURATOR, "#dd6b20",
           Impl.NAIVE, "#a0aec0",
-          Impl.RAW, "#38a169");
+          Impl.RAW, "#38a169",
+          Impl.FLOOR, "#805ad5");
 
   /**
    * Two panels: each throughput scenario's median same-repetition ratio to its baseline (whiskers:
@@ -313,12 +406,18 @@ final class Report {
     body.append(text(10, 40, "Throughput relative to the scenario's baseline (= 1.0)", 13, "bold"));
     body.append(
         text(10, 54, "bars: median of same-repetition ratios; whiskers: min..max", 11, "italic"));
-    for (Result r : results.values()) {
+    for (Result r : ordered) {
       Scenario s = r.scenario;
       if (!s.higherIsBetter || s.baseline == null) {
         continue;
       }
-      body.append(text(10, y + 12, s.name + " (vs " + s.baseline.label + ")", 12, "bold"));
+      body.append(
+          text(
+              10,
+              y + 12,
+              s.name + ", " + regimeLabel(r.regime) + " (vs " + s.baseline.label + ")",
+              12,
+              "bold"));
       y += 18;
       for (Impl impl : s.impls) {
         double[] rat = r.pairedRatios(impl, s.baseline, Window::value);
@@ -358,7 +457,7 @@ final class Report {
         y += barH + 4;
       }
       for (Target t : targets) {
-        if (t.scenario.equals(s.name) && t.vs == s.baseline && !Double.isNaN(t.goal)) {
+        if (t.scenario.equals(r.key()) && t.vs == s.baseline && !Double.isNaN(t.goal)) {
           int gx = left + (int) Math.round(t.goal / scaleMax * barW);
           body.append(
               String.format(
@@ -400,15 +499,17 @@ final class Report {
         text(10, y, "Watch events per acquisition (server-counted, log scale)", 13, "bold"));
     y += 12;
     double logMax = 3; // 1000
-    for (Result r : results.values()) {
+    for (Result r : ordered) {
       Scenario s = r.scenario;
       if (!s.name.startsWith("contended") && !s.name.equals("herd")) {
         continue;
       }
       String label =
-          s.name.equals("herd")
-              ? "herd (" + (int) median(r, Impl.ZKLOCK, "sessions") + " sessions)"
-              : s.name;
+          (s.name.equals("herd")
+                  ? "herd (" + (int) median(r, Impl.ZKLOCK, "sessions") + " sessions)"
+                  : s.name)
+              + ", "
+              + regimeLabel(r.regime);
       body.append(text(10, y + 12, label, 12, "bold"));
       y += 18;
       for (Impl impl : s.impls) {

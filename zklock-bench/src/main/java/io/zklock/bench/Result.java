@@ -9,17 +9,31 @@ import java.util.Map;
 /** The windows of one scenario, by implementation and repetition, and their summaries. */
 final class Result {
   final Scenario scenario;
+
+  /** "" with no added latency, else the round trip every session was behind ("1ms"). */
+  final String regime;
+
   final int reps;
   final Map<Impl, Window[]> windows = new EnumMap<>(Impl.class);
   final Map<Impl, String> notes = new EnumMap<>(Impl.class);
   double seconds;
 
-  Result(Scenario scenario, int reps) {
+  Result(Scenario scenario, String regime, int reps) {
     this.scenario = scenario;
+    this.regime = regime;
     this.reps = reps;
     for (Impl i : scenario.impls) {
       windows.put(i, new Window[reps]);
     }
+  }
+
+  /** The scenario's name, with "@" and the regime when latency was added: "contended-10@1ms". */
+  String key() {
+    return key(scenario.name, regime);
+  }
+
+  static String key(String scenario, String regime) {
+    return regime.isEmpty() ? scenario : scenario + "@" + regime;
   }
 
   boolean has(Impl impl) {

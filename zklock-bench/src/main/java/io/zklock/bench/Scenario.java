@@ -39,5 +39,14 @@ abstract class Scenario {
     return true;
   }
 
+  /**
+   * Whether the full run measures this scenario again with added latency. Scenarios whose figure is
+   * a count (watch events, threads, heap) or that the server's CPU bounds say the same in both
+   * regimes; {@code --scenarios} runs them in every regime anyway.
+   */
+  boolean inLatencyRegime() {
+    return true;
+  }
+
   abstract Window measure(Impl impl, Env env) throws Exception;
 }

@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 final class Scenarios {
   private Scenarios() {}
 
-  static final List<Impl> ALL = List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.NAIVE, Impl.RAW);
+  static final List<Impl> ALL =
+      List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.NAIVE, Impl.RAW, Impl.FLOOR);
   static final List<Impl> RECIPES = List.of(Impl.ZKLOCK, Impl.CURATOR);
 
   static List<Scenario> all() {
@@ -55,7 +56,7 @@ final class Scenarios {
   static Scenario contended(int sessions, String name) {
     return new Scenario(
         name,
-        "one lock, " + sessions + " sessions contending (RAW: write→watch ping-pong ring)",
+        "one lock, " + sessions + " sessions contending (raw-zk: write→watch ping-pong ring)",
         "handoffs/s",
         true,
         ALL,
@@ -98,6 +99,11 @@ final class Scenarios {
       @Override
       int reps(BenchConfig config) {
         return config.quick ? Math.min(config.reps, 2) : 1; // 500 sessions a window: slow
+      }
+
+      @Override
+      boolean inLatencyRegime() {
+        return false; // a count per acquisition: the same at any latency
       }
 
       @Override
@@ -222,6 +228,11 @@ final class Scenarios {
       @Override
       int reps(BenchConfig config) {
         return 1;
+      }
+
+      @Override
+      boolean inLatencyRegime() {
+        return false; // threads and heap are counts; queueing 10,000 is bound by the server's CPU
       }
 
       @Override

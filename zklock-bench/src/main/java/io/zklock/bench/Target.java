@@ -3,8 +3,19 @@ package io.zklock.bench;
 import java.util.List;
 import java.util.Map;
 
-/** A target of issue 6 and how to read it from a run. */
+/**
+ * A target of issues 6 and 15 and how to read it from a run. {@link #scenario} is a result key: the
+ * scenario's name, with "@1ms" for the regime with a 1 ms round trip.
+ */
 abstract class Target {
+  /**
+   * Watch events per acquisition allowed at any number of waiters. A waiter that watches its
+   * predecessor and, to learn early whether the predecessor holds, the predecessor's predecessor is
+   * notified at most twice per acquisition; one deletion fires at most two watches (its successor's
+   * and the one after). Today's design fires one.
+   */
+  static final double WATCH_EVENTS_BOUND = 2.0;
+
   final String scenario;
   final String text;
   Impl vs; // for ratio targets: the denominator
@@ -91,32 +102,136 @@ abstract class Target {
 
       @Override
       String format(double m) {
-        return String.format("%.0f %s", m, key);
+        return Report.num(m) + " " + key;
       }
     };
   }
 
+  /**
+   * The async scenario's handoff rate over its first handoffs, against zklock's rate with 10
+   * sessions on one lock in the same regime (median over that scenario's windows).
+   */
+  static Target drainVsContended(String asyncKey, String contendedKey, double min, String text) {
+    Target t =
+        new Target(asyncKey, text) {
+          @Override
+          double measured(Map<String, Result> results) {
+            Result a = results.get(asyncKey);
+            Result c = results.get(contendedKey);
+            if (a == null || c == null || !a.has(Impl.ZKLOCK) || !c.has(Impl.ZKLOCK)) {
+              return Double.NaN;
+            }
+            double drain =
+                Result.median(
+                    a.values(
+                        Impl.ZKLOCK,
+                        w ->
+                            w.extra().entrySet().stream()
+                                .filter(e -> e.getKey().startsWith("drain handoffs/s"))
+                                .mapToDouble(Map.Entry::getValue)
+                                .findFirst()
+                                .orElse(Double.NaN)));
+            return drain / Result.median(c.values(Impl.ZKLOCK, Window::value));
+          }
+
+          @Override
+          boolean met(double m) {
+            return m >= min;
+          }
+
+          @Override
+          String format(double m) {
+            return String.format("%.2fx zklock's %s rate", m, contendedKey);
+          }
+        };
+    t.goal = min;
+    return t;
+  }
+
   static List<Target> all() {
-    return List.of(
-        ratio("uncontended", Impl.CURATOR, 1.1, "uncontended acquire+release(): >= 1.1x Curator"),
+    List<Target> t = new java.util.ArrayList<>();
+    String ms = "@1ms";
+    // issue 15: 1 ms round trip (every session behind the proxy)
+    t.add(
+        ratio(
+            "contended-10" + ms,
+            Impl.CURATOR,
+            1.6,
+            "1 ms RTT, 10 sessions, handoffs/s: >= 1.6x Curator"));
+    t.add(
+        ratio(
+            "contended-10" + ms,
+            Impl.FLOOR,
+            0.85,
+            "1 ms RTT, 10 sessions, handoffs/s: >= 0.85x the fair-queue floor"));
+    t.add(
+        ratio(
+            "uncontended" + ms,
+            Impl.CURATOR,
+            1.4,
+            "1 ms RTT, uncontended acquire+release(): >= 1.4x Curator"));
+    t.add(
+        ratio(
+            "uncontended-async" + ms,
+            Impl.CURATOR,
+            2.5,
+            "1 ms RTT, uncontended acquire+releaseAsync(): >= 2.5x Curator's release()"));
+    // issue 15: the same with no added latency (CPU-bound server)
+    t.add(
+        ratio(
+            "contended-10",
+            Impl.CURATOR,
+            1.0,
+            "no added latency, 10 sessions, handoffs/s: >= 1.0x Curator"));
+    t.add(
+        ratio(
+            "uncontended",
+            Impl.CURATOR,
+            1.0,
+            "no added latency, uncontended acquire+release(): >= 1.0x Curator"));
+    t.add(
         ratio(
             "uncontended-async",
             Impl.CURATOR,
-            1.8,
-            "uncontended acquire+releaseAsync(): >= 1.8x Curator's (sync) rate"),
-        ratio("contended-10", Impl.CURATOR, 1.6, "10 sessions, handoffs/s: >= 1.6x Curator"),
-        ratio("contended-10", Impl.RAW, 0.85, "10 sessions, handoffs/s: >= 0.85x ping-pong floor"),
-        ratio("contended-50", Impl.CURATOR, 1.6, "50 sessions, handoffs/s: >= 1.6x Curator"),
-        ratio("contended-50", Impl.RAW, 0.85, "50 sessions, handoffs/s: >= 0.85x ping-pong floor"),
-        watchEvents("contended-50", 1.0, "watch events per acquisition, 50 sessions: <= 1.0"),
-        watchEvents("herd", 1.0, "watch events per acquisition, herd sessions: <= 1.0"),
+            1.0,
+            "no added latency, uncontended acquire+releaseAsync(): >= 1.0x Curator's release()"));
+    for (String regime : List.of("", ms)) {
+      String in = regime.isEmpty() ? "" : " (1 ms RTT)";
+      t.add(
+          extraAtMost(
+              "async-waiters" + regime,
+              "queue seconds",
+              3,
+              "pending acquireAsync(): all queued in <= 3 s" + in));
+      t.add(
+          drainVsContended(
+              "async-waiters" + regime,
+              "contended-10" + regime,
+              0.8,
+              "pending acquireAsync(): first 1,000 handoffs >= 0.8x the 10-session rate" + in));
+      t.add(
+          watchEvents(
+              "contended-50" + regime,
+              WATCH_EVENTS_BOUND,
+              "watch events per acquisition, 50 sessions: <= " + WATCH_EVENTS_BOUND + in));
+      t.add(
+          watchEvents(
+              "herd" + regime,
+              WATCH_EVENTS_BOUND,
+              "watch events per acquisition, herd sessions: <= " + WATCH_EVENTS_BOUND + in));
+    }
+    // issue 6, no added latency
+    t.add(ratio("contended-50", Impl.CURATOR, 1.6, "50 sessions, handoffs/s: >= 1.6x Curator"));
+    t.add(
         ratio(
-            "distinct-1000", Impl.RAW, 0.9, "1,000 locks, 8x4 threads: >= 0.9x raw create+delete"),
-        ratio("rw-90", Impl.CURATOR, 1.5, "read-write 90% reads, 10 sessions: >= 1.5x Curator"),
+            "distinct-1000", Impl.RAW, 0.9, "1,000 locks, 8x4 threads: >= 0.9x raw create+delete"));
+    t.add(ratio("rw-90", Impl.CURATOR, 1.5, "read-write 90% reads, 10 sessions: >= 1.5x Curator"));
+    t.add(
         extraAtMost(
             "async-waiters",
             "library threads",
             16,
             "pending acquireAsync(): <= 16 library threads (heap per waiter reported)"));
+    return t;
   }
 }

@@ -20,12 +20,13 @@ import picocli.CommandLine.Unmatched;
     header = "Benchmarks zklock against Curator, the naive lock and raw ZooKeeper.",
     description = {
       "Runs the benchmarks of docs/benchmarks.md on one embedded ZooKeeper server: zklock,"
-          + " Apache Curator, the seeds' naive lock and raw ZooKeeper, interleaved, with ratios"
-          + " against a baseline measured in the same run. The default run takes about 5 minutes;"
+          + " Apache Curator, the seeds' naive lock, raw ZooKeeper and the fair-queue floor,"
+          + " interleaved, with ratios against a baseline measured in the same run, with no added"
+          + " latency and with a 1 ms round trip (--rtt). The default run takes about 12 minutes;"
           + " --quick about one.",
       "",
-      "Options are those of the harness: --quick, --scenarios a,b, --list, --json FILE, --svg FILE,"
-          + " --reps N, --seconds S, --warmup S, --herd N, --waiters N, --fsync."
+      "Options are those of the harness: --quick, --rtt D[,D], --scenarios a,b, --list, --json"
+          + " FILE, --svg FILE, --reps N, --seconds S, --warmup S, --herd N, --waiters N, --fsync."
     })
 final class BenchCommand implements Callable<Integer> {
   @Option(

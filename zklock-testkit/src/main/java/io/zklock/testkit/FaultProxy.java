@@ -15,10 +15,13 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A TCP proxy on 127.0.0.1 that forwards to one target and injects network faults, for putting
@@ -48,10 +51,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>{@link #cut()} closes every current connection once (both sides see the close) and keeps the
  * mode: in pass mode the client's next connection is forwarded again. {@link #delay(Duration)} adds
- * latency before each chunk is forwarded, in both directions, in any mode.
+ * latency to every chunk of bytes, in both directions, in any mode: a delay line, not a queue of
+ * sleeps, so bytes sent while earlier bytes are still delayed are delayed by the same amount and no
+ * more (pipelined requests keep their pipelining; the delay does not cap throughput).
  *
- * <p>Each connection uses two daemon threads; {@link #close()} closes every socket and joins every
- * thread, so nothing outlives the proxy. Thread-safe.
+ * <p>Each connection uses two daemon threads, and one more per direction once a delay has been set;
+ * {@link #close()} closes every socket and joins every thread, so nothing outlives the proxy.
+ * Thread-safe.
  */
 public final class FaultProxy implements AutoCloseable {
   private static final AtomicInteger ids = new AtomicInteger();
@@ -197,8 +203,10 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
-   * Adds {@code delay} before each chunk of bytes is forwarded, in both directions. {@link
-   * Duration#ZERO} removes it.
+   * Delivers each chunk of bytes {@code delay} after the proxy read it, in both directions (a round
+   * trip through the proxy pays it twice). Chunks keep their order, and a chunk read while earlier
+   * ones are still delayed is not delayed further by them. {@link Duration#ZERO} removes it (chunks
+   * already delayed are still delivered at their time, in order).
    *
    * @throws IllegalArgumentException if {@code delay} is negative
    */
@@ -315,10 +323,23 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
-  /** A client socket, its upstream socket, and the two threads copying between them. */
+  /** A chunk read from one side, to be written to the other side at {@code dueNanos}. */
+  private record Chunk(byte[] bytes, long dueNanos) {}
+
+  /**
+   * Chunks held in one direction's delay line, at most: the reader blocks beyond (backpressure).
+   */
+  private static final int DELAY_LINE_CHUNKS = 256;
+
+  /**
+   * A client socket, its upstream socket, the two threads reading from them and, once a delay is
+   * set, one delay line per direction with the thread that writes its chunks when they are due.
+   */
   private final class Connection {
     private final Socket client;
     private final Socket server;
+    private final DelayLine up = new DelayLine(false);
+    private final DelayLine down = new DelayLine(true);
     private volatile boolean done;
 
     Connection(Socket client, Socket server) {
@@ -328,39 +349,42 @@ public final class FaultProxy implements AutoCloseable {
 
     void start() {
       int n = client.getPort();
-      spawn(() -> pump(client, server, false), "fault-proxy-" + id + "-" + n + "-up");
-      spawn(() -> pump(server, client, true), "fault-proxy-" + id + "-" + n + "-down");
+      up.name = "fault-proxy-" + id + "-" + n + "-up";
+      down.name = "fault-proxy-" + id + "-" + n + "-down";
+      spawn(() -> pump(client, server, up), up.name);
+      spawn(() -> pump(server, client, down), down.name);
     }
 
-    private void spawn(Runnable body, String name) {
+    private Thread spawn(Runnable body, String name) {
       Thread t = new Thread(body, name);
       t.setDaemon(true);
       threads.add(t);
       t.start();
+      return t;
     }
 
-    private void pump(Socket from, Socket to, boolean replies) {
+    private void pump(Socket from, Socket to, DelayLine line) {
       byte[] buffer = new byte[16 * 1024];
       try {
         InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream();
+        line.out = out;
         while (!done) {
           int n = in.read(buffer);
-          if (!awaitForwarding(replies)) {
+          if (!awaitForwarding(line.replies)) {
             return;
           }
           if (n < 0) {
+            line.finish(); // the peer's close reaches the other side after the delayed bytes
             return;
           }
           long delay = delayNanos.get();
-          if (delay > 0) {
-            TimeUnit.NANOSECONDS.sleep(delay);
+          if (delay == 0 && line.pending.get() == 0) {
+            out.write(buffer, 0, n); // nothing delayed ahead of these bytes: forward now
+            out.flush();
+          } else {
+            line.put(java.util.Arrays.copyOf(buffer, n), System.nanoTime() + delay);
           }
-          if (done) {
-            return;
-          }
-          out.write(buffer, 0, n);
-          out.flush();
         }
       } catch (SocketException e) {
         // closed by cut(), close() or the peer
@@ -369,8 +393,82 @@ public final class FaultProxy implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } finally {
-        close();
+        if (!line.finishing) {
+          close();
+        }
         threads.remove(Thread.currentThread());
+      }
+    }
+
+    /** One direction's delayed chunks, in order, and the thread that writes each when due. */
+    private final class DelayLine {
+      final boolean replies;
+      final BlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>(DELAY_LINE_CHUNKS);
+      final AtomicLong pending = new AtomicLong();
+      volatile String name;
+      volatile OutputStream out;
+      volatile Thread writer;
+      volatile boolean finishing;
+      private long lastDue = Long.MIN_VALUE;
+
+      DelayLine(boolean replies) {
+        this.replies = replies;
+      }
+
+      /** Called by the reading thread only. */
+      void put(byte[] bytes, long due) throws InterruptedException {
+        if (writer == null) {
+          writer = spawn(this::drain, name + "-delay");
+        }
+        // a shorter delay set meanwhile must not overtake bytes already in the line
+        lastDue = lastDue == Long.MIN_VALUE ? due : Math.max(due, lastDue);
+        pending.incrementAndGet();
+        chunks.put(new Chunk(bytes, lastDue));
+      }
+
+      /** The reading side ended: deliver what is delayed, then close the connection. */
+      void finish() throws InterruptedException {
+        if (writer == null) {
+          return; // nothing delayed: the pump's caller closes at once
+        }
+        finishing = true;
+        pending.incrementAndGet();
+        chunks.put(new Chunk(null, lastDue));
+      }
+
+      private void drain() {
+        try {
+          while (!done) {
+            Chunk c = chunks.take();
+            long wait;
+            while ((wait = c.dueNanos() - System.nanoTime()) > 0 && !done) {
+              LockSupport.parkNanos(wait);
+              if (Thread.interrupted()) {
+                return;
+              }
+            }
+            if (c.bytes() == null || !awaitForwarding(replies)) {
+              return;
+            }
+            out.write(c.bytes());
+            out.flush();
+            pending.decrementAndGet();
+          }
+        } catch (IOException e) {
+          // closed by cut(), close() or the peer
+        } catch (InterruptedException e) {
+          // the connection or the proxy is closing
+        } finally {
+          Connection.this.close();
+          threads.remove(Thread.currentThread());
+        }
+      }
+
+      void stop() {
+        Thread t = writer;
+        if (t != null && t != Thread.currentThread()) {
+          t.interrupt(); // it may wait in take() or parkNanos(); socket writes end with the socket
+        }
       }
     }
 
@@ -394,6 +492,8 @@ public final class FaultProxy implements AutoCloseable {
       connections.remove(this);
       closeQuietly(client);
       closeQuietly(server);
+      up.stop();
+      down.stop();
       synchronized (gate) {
         gate.notifyAll();
       }

@@ -107,6 +107,85 @@ class FaultProxyTest {
     }
   }
 
+  /**
+   * Chunks sent while earlier chunks are still in the delay line each arrive {@code delay} after
+   * they were sent, not behind the earlier chunks' delays. A proxy that slept {@code delay} per
+   * read would deliver the chunks sent during a sleep only after that sleep plus another delay: up
+   * to twice the delay (1.9x here, with chunks sent every delay/10), which the bound of 1.5x rules
+   * out, while a delay line leaves half a delay for scheduling noise.
+   */
+  @Test
+  void delay_chunksSentWhileEarlierOnesAreDelayed_eachArriveOneDelayLater() throws Exception {
+    long delayNanos = TimeUnit.MILLISECONDS.toNanos(400);
+    int chunks = 20;
+    try (java.net.ServerSocket target = new java.net.ServerSocket()) {
+      target.bind(new java.net.InetSocketAddress(Ports.LOOPBACK, 0));
+      try (FaultProxy proxy = FaultProxy.start(Ports.LOOPBACK, target.getLocalPort());
+          java.net.Socket client = new java.net.Socket(Ports.LOOPBACK, proxy.port());
+          java.net.Socket server = target.accept()) {
+        client.setTcpNoDelay(true);
+        proxy.delay(Duration.ofNanos(delayNanos));
+        long[] sent = new long[chunks];
+        long[] arrived = new long[chunks];
+        Thread reader =
+            new Thread(
+                () -> {
+                  try {
+                    var in = server.getInputStream();
+                    for (int i = 0; i < chunks; i++) {
+                      int b = in.read(); // one byte per chunk, so each arrival is seen on its own
+                      arrived[b] = System.nanoTime();
+                    }
+                  } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                });
+        reader.start();
+        var out = client.getOutputStream();
+        for (int i = 0; i < chunks; i++) {
+          sent[i] = System.nanoTime();
+          out.write(i);
+          out.flush();
+          Thread.sleep(TimeUnit.NANOSECONDS.toMillis(delayNanos / 10));
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(reader.isAlive()).as("every chunk arrived").isFalse();
+        for (int i = 0; i < chunks; i++) {
+          long latency = arrived[i] - sent[i];
+          assertThat(latency)
+              .as("chunk %d: delayed by the delay", i)
+              .isGreaterThanOrEqualTo(delayNanos);
+          assertThat(latency)
+              .as("chunk %d: not delayed behind the earlier chunks' delays", i)
+              .isLessThan(delayNanos * 3 / 2);
+        }
+      }
+    }
+  }
+
+  @Test
+  void refuse_withDelayedTraffic_endsTheDelayLineThreads() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(zk.connectString());
+        ZkClients.Recorded c = ZkClients.connect(proxy.connectString(), 4000)) {
+      proxy.delay(Duration.ofMillis(5));
+      c.zk.exists("/", false);
+      assertThat(delayLineThreads()).as("a delay line per direction").hasSize(2);
+
+      proxy.refuse(); // closes the connection (as cut() does) and keeps the client from coming back
+
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> delayLineThreads().isEmpty());
+    }
+  }
+
+  /** The delay-line threads alive in this JVM (the tests of this class run one at a time). */
+  private static List<String> delayLineThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .filter(n -> n.startsWith("fault-proxy-") && n.endsWith("-delay"))
+        .toList();
+  }
+
   @Test
   void close_endsAllProxyThreads() throws Exception {
     FaultProxy proxy = FaultProxy.start(zk.connectString());
