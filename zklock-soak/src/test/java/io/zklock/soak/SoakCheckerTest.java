@@ -284,4 +284,252 @@ class SoakCheckerTest {
 
     assertThat(check().violations()).anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("a/3"));
   }
+
+  // ------------------------------------------------ an excuse must precede what it excuses (#13)
+
+  /**
+   * A holder granted with a stale fencing token (lower than the previous holder's): its first write
+   * is rejected at once. Its session expires only seconds later, through a fault that began after
+   * that write; that later loss must not excuse the rejection nor the grant out of token order.
+   */
+  @Test
+  void staleTokenWhoseExpiryComesOnlyLater_fencingViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1, 2);
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(2.09, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(2.1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    store(2.2, "STORE_REJECT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(11, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(11.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(11.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(11.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(11.3, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(11.4, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    List<String> violations = check().violations();
+
+    assertThat(violations)
+        .as("the rejected write came 2.8 s before the fault that cost the session")
+        .anyMatch(v -> v.startsWith("FENCING") && v.contains("store rejected a/1"))
+        .as("a/1 was granted after b/1 with a lower token, and was not lost yet")
+        .anyMatch(v -> v.startsWith("FENCING") && v.contains("a/1 granted at"));
+  }
+
+  /** The same stale token, and the only "excuse" is that its process is killed later. */
+  @Test
+  void staleTokenWhoseProcessIsKilledOnlyLater_fencingViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1, 2);
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(2.09, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(2.1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    store(2.2, "STORE_REJECT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(5, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(5.1, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(5.1, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    close(20, "b");
+    clean();
+
+    List<String> violations = check().violations();
+
+    assertThat(violations)
+        .anyMatch(v -> v.startsWith("FENCING") && v.contains("store rejected a/1"))
+        .anyMatch(v -> v.startsWith("FENCING") && v.contains("a/1 granted at"));
+  }
+
+  /** A write rejected after its holder's fault began (the holder was paused) is excused. */
+  @Test
+  void writeRejectedAfterTheFaultBehindTheLossBegan_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    store(4.7, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    store(7.01, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end"); // the late write of a woken holder
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("store.staleRejected")).isEqualTo(1);
+  }
+
+  /**
+   * A grant logged out of token order is excused when its holder's process was paused between being
+   * granted and logging it (the pause began before the grant was logged).
+   */
+  @Test
+  void grantLoggedLateBecauseItsProcessWasPaused_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.5, 4.8);
+    store(4.6, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.01, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    store(6.02, "STORE_REJECT", Side.MUTEX, 10, "a/1", "begin");
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(6.3, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(6.4, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  /** A third lease while two are held, and one of the two expires only later: not excused. */
+  @Test
+  void semaphoreOverPermitsExcusedOnlyByALaterExpiry_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.SEMAPHORE, 10, "s1", 1, 9);
+    hold("b", "b/1", Side.SEMAPHORE, 11, "s2", 2, 3);
+    hold("b", "b/2", Side.SEMAPHORE, 12, "s2", 2.5, 3);
+    ev(5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(11, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(11.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/2 is lease 3"));
+  }
+
+  // ------------------------------------ a running holder is told before another is granted (#12)
+
+  /**
+   * A holder whose connection is black-holed (its process runs) hears of its loss only after the
+   * fault heals, when another holder has long been granted: the library must have told it before
+   * the ensemble could expire its session, so this is a violation even though fencing caught it.
+   */
+  @Test
+  void cutOffHolderToldAfterAnotherWasGranted_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8.3);
+    ev(1.5, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    ev(4.8, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/1");
+    ev(8.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(8.1, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(
+            v ->
+                v.startsWith("EXCLUSION")
+                    && v.contains("b/1")
+                    && v.contains("told of its loss only at")
+                    && v.contains("after another was granted"));
+  }
+
+  /** The same holder, released without ever being told, after the other was granted. */
+  @Test
+  void cutOffHolderReleasedUntoldAfterAnotherWasGranted_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.WRITE, 10, "s1", 1, 6);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.READ, 12, "s2", 4.6, 5);
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(
+            v ->
+                v.startsWith("EXCLUSION")
+                    && v.contains("b/1")
+                    && v.contains("never told of its loss"));
+  }
+
+  /** Told before the other was granted: the promise kept, no overlap at all. */
+  @Test
+  void cutOffHolderToldBeforeAnotherWasGranted_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.99, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(4.25, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(8.3, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    ev(1.5, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(4.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(4.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    ev(4.8, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  /** A pause that ended well before the other grant: the woken holder could have been told. */
+  @Test
+  void pausedHolderWokenLongBeforeAnotherWasGranted_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 12);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 8, 9);
+    ev(11.9, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(11.9, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(11.9, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/1"));
+  }
+
+  /** A semaphore lease over the permits while a running, cut-off holder was not told. */
+  @Test
+  void semaphoreLeaseOverPermitsWhileACutOffHolderWasUntold_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.SEMAPHORE, 10, "s1", 1, 9);
+    hold("a", "a/2", Side.SEMAPHORE, 11, "s1", 1.1, 9);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.SEMAPHORE, 12, "s2", 4.6, 5);
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.1, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(7.1, "LOSS", "proc", "a", "h", "a/2", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/1 is lease 3"));
+  }
 }
