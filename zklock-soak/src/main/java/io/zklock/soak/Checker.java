@@ -24,6 +24,7 @@ public final class Checker {
   private final List<Event> storeEvents = new ArrayList<>();
   private final List<Event> faults = new ArrayList<>();
   private final List<long[]> zkFaults = new ArrayList<>();
+  private final Map<String, List<Long>> mutes = new HashMap<>();
   private long runStart = Long.MAX_VALUE;
 
   /**
@@ -127,6 +128,7 @@ public final class Checker {
     for (Event e : sorted) {
       index(e);
     }
+    countLostCreateReplies();
     checkFencing();
     checkExclusion();
     checkLiveness();
@@ -235,6 +237,7 @@ public final class Checker {
         }
       }
       case "STORE_ACCEPT", "STORE_REJECT" -> storeEvents.add(e);
+      case "MUTE" -> mutes.computeIfAbsent(e.get("target"), k -> new ArrayList<>()).add(e.t());
       case "PROC_START" -> count("processes.started");
       case "CLOCK_MISMATCH" ->
           violation("RUN", e.get("proc") + " cannot share the orchestrator's clock: " + e.fields());
@@ -375,6 +378,44 @@ public final class Checker {
       end = Math.min(end, p.killedT);
     }
     return end;
+  }
+
+  /**
+   * For each {@code LOSE_REPLIES} fault, the requests its target process began while the replies
+   * were muted (from the {@code MUTE} event, else the fault's start, to the cut at its end): each
+   * sent a create that the server applied and whose reply the client never got, so it had to find
+   * its node by attempt id after reconnecting. Counted as {@code loseReplies.createsInFlight}, and
+   * the faults with at least one as {@code loseReplies.faultsWithACreate}.
+   */
+  private void countLostCreateReplies() {
+    Map<String, Long> muted = new HashMap<>();
+    for (Event e : faults) {
+      if (!"LOSE_REPLIES".equals(e.get("kind"))) {
+        continue;
+      }
+      String target = e.get("target");
+      if (e.ev().equals("FAULT_START")) {
+        muted.put(target, e.t());
+      } else {
+        Long from = muted.remove(target);
+        if (from == null) {
+          continue;
+        }
+        long since =
+            mutes.getOrDefault(target, List.of()).stream()
+                .filter(t -> t >= from && t <= e.t())
+                .reduce((x, y) -> y)
+                .orElse(from);
+        long n =
+            handles.values().stream()
+                .filter(h -> target.equals(h.proc) && h.requestT >= since && h.requestT < e.t())
+                .count();
+        counters.merge("loseReplies.createsInFlight", n, Long::sum);
+        if (n > 0) {
+          count("loseReplies.faultsWithACreate");
+        }
+      }
+    }
   }
 
   // ---------------------------------------------------------------- fencing

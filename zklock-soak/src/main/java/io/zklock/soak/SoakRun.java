@@ -205,13 +205,14 @@ public final class SoakRun {
   private void injectFaults(long deadline) throws InterruptedException {
     List<Fault> round = new ArrayList<>();
     int injected = 0;
-    while (System.nanoTime() < deadline || injected < Fault.values().length) {
+    int kinds = config.faults().size();
+    while (System.nanoTime() < deadline || injected < kinds) {
       if (round.isEmpty()) {
-        round.addAll(List.of(Fault.values()));
+        round.addAll(config.faults());
         Collections.shuffle(round, random);
       }
       sleepMillis(1500 + random.nextInt(2500));
-      if (System.nanoTime() >= deadline && injected >= Fault.values().length) {
+      if (System.nanoTime() >= deadline && injected >= kinds) {
         break;
       }
       inject(round.remove(0));

@@ -532,4 +532,30 @@ class SoakCheckerTest {
     assertThat(check().violations())
         .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/1 is lease 3"));
   }
+
+  /** LOSE_REPLIES: a request begun while the replies were muted lost its create's reply. */
+  @Test
+  void loseReplies_requestsBegunWhileRepliesWereMuted_counted() {
+    start("a", "s1");
+    ev(1, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
+    ev(1.2, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1.5, "MUTE", "target", "a");
+    ev(1.6, "REQUEST", "proc", "a", "h", "a/2", "side", Side.MUTEX, "session", "s1");
+    ev(1.7, "REQUEST", "proc", "a", "h", "a/3", "side", Side.READ, "session", "s1");
+    ev(2, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a");
+    ev(2.1, "REQUEST", "proc", "a", "h", "a/4", "side", Side.MUTEX, "session", "s1");
+    ev(5, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
+    ev(6, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a");
+    for (String h : new String[] {"a/1", "a/2", "a/3", "a/4"}) {
+      ev(8, "TIMEOUT", "proc", "a", "h", h);
+    }
+    close(10, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.counter("loseReplies.createsInFlight")).isEqualTo(2);
+    assertThat(report.counter("loseReplies.faultsWithACreate")).isEqualTo(1);
+    assertThat(report.violations()).isEmpty();
+  }
 }
