@@ -205,6 +205,15 @@ public final class Checker {
       }
       case "FAULT_END" -> {
         faults.add(e);
+        if ("ISOLATE_HOLDER".equals(e.get("kind"))) {
+          count(
+              "-".equals(e.get("granted"))
+                  ? "isolate.nobodyElseGranted"
+                  : "isolate.healedAfterAnotherGrant");
+        }
+        if ("LOSE_REPLIES".equals(e.get("kind")) && "true".equals(e.get("aimed"))) {
+          count("loseReplies.aimed");
+        }
         String target = e.get("target");
         List<long[]> w = target.startsWith("zk") ? zkFaults : proc(target).faultWindows;
         if (!w.isEmpty()) {
