@@ -53,6 +53,9 @@ class SoakTest {
     for (Fault kind : config.faults()) {
       assertThat(report.counter("faults." + kind)).as("faults of kind %s", kind).isPositive();
     }
+    if (config.faults().size() < Fault.values().length) {
+      return; // a run narrowed to some fault kinds (-Dsoak.faults) measures them, no more
+    }
     assertThat(report.counter("losses.SESSION_EXPIRED"))
         .as("locks lost to session expiry and reported to their holders")
         .isPositive();
