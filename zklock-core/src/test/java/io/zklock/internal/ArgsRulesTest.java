@@ -49,6 +49,16 @@ class ArgsRulesTest {
   }
 
   @Test
+  void connectString_chrootWithoutHosts_refused() {
+    assertThatThrownBy(() -> Args.connectString("/app"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("connect string '/app' has an empty host in ''");
+    assertThatThrownBy(() -> Args.connectString("/a//b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("connect string '/a//b' has a bad chroot: empty path segment");
+  }
+
+  @Test
   void connectString_emptyHost_refused() {
     assertThatThrownBy(() -> Args.connectString("a:1,,b:2"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -558,4 +558,164 @@ class SoakCheckerTest {
     assertThat(report.counter("loseReplies.faultsWithACreate")).isEqualTo(1);
     assertThat(report.violations()).isEmpty();
   }
+
+  // ------------------------------------------------------- a whole run: figures and re-checking
+
+  /**
+   * A small run with one of everything the checker counts: every figure is asserted, so a figure
+   * that goes missing or miscounts fails here (the mutation profile relies on it).
+   */
+  private void smallRun() {
+    ev(0, "RUN_START", "seed", 7, "seconds", 60);
+    start("a", "s1");
+    start("b", "s2");
+    ev(0, "PROC_START", "proc", "a", "pid", 1);
+    ev(0, "PROC_START", "proc", "b", "pid", 2);
+    ev(0.2, "UNSUPPORTED", "proc", "b", "side", "SEMAPHORE", "why", "none");
+    // a paused holder, expired and fenced; b waits for it and gets the lock after the expiry
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(1.11, "WRITE", "proc", "a", "h", "a/1", "phase", "begin-long", "token", 10, "ok", true);
+    ev(1.2, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(4.75, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    store(4.8, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(5.0025, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    store(6.01, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    ev(6.02, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 10, "ok", false);
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.25, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(6.3, "SESSION", "proc", "a", "state", "CONNECTED", "session", "s3");
+    ev(6.4, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(6.5, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    // an ensemble fault, a timeout, a reader
+    ev(7, "FAULT_START", "kind", "KILL_LEADER", "target", "zk1");
+    ev(9, "FAULT_END", "kind", "KILL_LEADER", "target", "zk1");
+    ev(10, "REQUEST", "proc", "b", "h", "b/2", "side", Side.WRITE, "session", "s2");
+    ev(20, "TIMEOUT", "proc", "b", "h", "b/2");
+    hold("a", "a/2", Side.READ, 20, "s3", 21, 22);
+    // a killed holder, replaced
+    ev(29.9, "REQUEST", "proc", "b", "h", "b/3", "side", Side.MUTEX, "session", "s2");
+    ev(30, "GRANT", "proc", "b", "h", "b/3", "side", Side.MUTEX, "token", 30, "session", "s2");
+    ev(31, "FAULT_START", "kind", "KILL_CLIENT", "target", "b");
+    ev(31.1, "PROC_KILLED", "proc", "b", "pid", 2);
+    ev(31.1, "FAULT_END", "kind", "KILL_CLIENT", "target", "b");
+    ev(40, "RUN_STOP");
+    ev(41, "QUIESCED", "proc", "a", "session", "s3");
+    close(50, "a");
+    ev(99, "CLEAN_LIVE", "orphans", 0, "nodes", "");
+    ev(99.5, "CLEAN_FINAL", "remaining", 0, "ms", 120, "nodes", "");
+  }
+
+  @Test
+  void smallRun_everyFigure() {
+    smallRun();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counters())
+        .containsExactlyInAnyOrderEntriesOf(
+            java.util.Map.ofEntries(
+                java.util.Map.entry("processes.spawned", 2L),
+                java.util.Map.entry("processes.started", 2L),
+                java.util.Map.entry("processes.killed", 1L),
+                java.util.Map.entry("unsupported.SEMAPHORE", 1L),
+                java.util.Map.entry("sessions.CONNECTED", 3L),
+                java.util.Map.entry("sessions.SUSPENDED", 1L),
+                java.util.Map.entry("sessions.LOST", 1L),
+                java.util.Map.entry("requests", 5L),
+                java.util.Map.entry("grants", 4L),
+                java.util.Map.entry("grants.MUTEX", 3L),
+                java.util.Map.entry("grants.READ", 1L),
+                java.util.Map.entry("timeouts", 1L),
+                java.util.Map.entry("writes.accepted", 1L),
+                java.util.Map.entry("writes.rejected", 1L),
+                java.util.Map.entry("store.staleRejected", 1L),
+                java.util.Map.entry("losses", 1L),
+                java.util.Map.entry("losses.SESSION_EXPIRED", 1L),
+                java.util.Map.entry("overlaps.excusedByExpiry", 1L),
+                java.util.Map.entry("faults.total", 3L),
+                java.util.Map.entry("faults.PAUSE_CLIENT", 1L),
+                java.util.Map.entry("faults.KILL_LEADER", 1L),
+                java.util.Map.entry("faults.KILL_CLIENT", 1L),
+                java.util.Map.entry("handover.checked", 2L),
+                java.util.Map.entry("handover.noWaiter", 2L),
+                java.util.Map.entry("clean.orphansOfLiveSessions", 0L),
+                java.util.Map.entry("clean.remainingAfterClose", 0L),
+                java.util.Map.entry("clean.msUntilEmpty", 120L),
+                java.util.Map.entry("violations", 0L)));
+    assertThat(report.delaysMillis())
+        .containsExactlyInAnyOrderEntriesOf(
+            java.util.Map.of(
+                "wait.grant", List.of(100L, 3550L, 10L, 100L),
+                "release", List.of(2L, 100L, 10L),
+                "overlap.excused", List.of(250L),
+                "loss.afterFaultEnd", List.of(250L),
+                "loss.afterSessionLost", List.of(50L),
+                "handover", List.of(3250L)));
+  }
+
+  @Test
+  void smallRun_summaryNamesTheRunEveryFigureAndEachViolation() {
+    smallRun();
+    ev(60, "ACQUIRE_ERROR", "proc", "a", "h", "a/9", "err", "boom");
+
+    String summary = check().summary();
+
+    assertThat(summary)
+        .startsWith(
+            "zklock soak: seed 1, 60 s of faults, 3 client processes x 3 workers, session timeout"
+                + " 3000 ms\n")
+        .contains(String.format("  %-34s %d%n", "grants.MUTEX", 3))
+        .contains(String.format("  %-34s %d%n", "acquireErrors", 1))
+        .contains(
+            String.format(
+                "  %-34s n=%d min=%d p50=%d p99=%d max=%d ms%n",
+                "delay.wait.grant", 4, 10, 100, 3550, 3550))
+        .contains(
+            String.format(
+                "  %-34s n=%d min=%d p50=%d p99=%d max=%d ms%n",
+                "delay.release", 3, 2, 10, 100, 100))
+        .endsWith(
+            "  violations: 1\n    LIVENESS: a/9 request failed at 60.000s (requests survive"
+                + " faults): boom\n");
+  }
+
+  @Test
+  void main_rechecksTheLogsOfAKeptRun(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    smallRun();
+    List<Event> orchestrator = new ArrayList<>();
+    List<Event> client = new ArrayList<>();
+    for (Event e : log) {
+      (e.fields().containsKey("proc") ? client : orchestrator).add(e);
+    }
+    writeLog(dir.resolve("orchestrator.log"), orchestrator);
+    writeLog(dir.resolve("clients.log"), client);
+    writeLog(dir.resolve("ignored.txt"), List.of(Event.of(1, "ACQUIRE_ERROR", "h", "x")));
+    SoakConfig config = SoakConfig.defaults(7, Duration.ofSeconds(60), dir);
+    String expected = new Checker(config).check(log).summary();
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream stdout = System.out;
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      Checker.main(new String[] {dir.toString()});
+    } finally {
+      System.setOut(stdout);
+    }
+
+    assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo(expected)
+        .startsWith("zklock soak: seed 7, 60 s of faults");
+  }
+
+  private static void writeLog(Path file, List<Event> events) {
+    try (EventLog l = new EventLog(file, false)) {
+      events.forEach(l::write);
+    }
+  }
 }
