@@ -85,7 +85,12 @@ class SoakCheckerTest {
     close(10, "b");
     clean();
 
-    assertThat(check().violations()).anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/1"));
+    assertThat(check().violations())
+        .anyMatch(
+            v ->
+                v.startsWith("EXCLUSION")
+                    && v.contains("b/1")
+                    && v.endsWith(": its session never expired"));
   }
 
   @Test
@@ -140,7 +145,10 @@ class SoakCheckerTest {
 
     assertThat(check().violations())
         .anyMatch(
-            v -> v.startsWith("EXCLUSION") && v.contains("sooner than its session can expire"));
+            v ->
+                v.startsWith("EXCLUSION")
+                    && v.contains("granted 100 ms after the fault")
+                    && v.contains("sooner than its session can expire"));
   }
 
   @Test
@@ -162,6 +170,7 @@ class SoakCheckerTest {
 
   @Test
   void staleWriteRejectedFromHandleNeverLost_fencingViolation() {
+    ev(0, "RUN_START", "seed", 1, "seconds", 60);
     start("a", "s1");
     hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
     store(1.1, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "begin");
@@ -169,16 +178,39 @@ class SoakCheckerTest {
     close(10, "a");
     clean();
 
-    assertThat(check().violations()).anyMatch(v -> v.startsWith("FENCING") && v.contains("a/1"));
+    assertThat(check().violations())
+        .contains(
+            "FENCING: store rejected a/1 (token 10, end) at 1.200s though its handle was never"
+                + " lost: a higher token wrote while it held");
   }
 
   @Test
   void storeAcceptedLowerToken_fencingViolation() {
+    ev(0, "RUN_START", "seed", 1, "seconds", 60);
     store(1, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "begin");
     store(2, "STORE_ACCEPT", Side.MUTEX, 10, "y/1", "begin");
+    store(3, "STORE_ACCEPT", Side.WRITE, 20, "w/1", "begin");
+    store(4, "STORE_ACCEPT", Side.READ, 25, "r/1", "begin");
+    store(5, "STORE_ACCEPT", Side.READ, 19, "r/2", "begin");
     clean();
 
-    assertThat(check().violations()).anyMatch(v -> v.startsWith("FENCING") && v.contains("y/1"));
+    assertThat(check().violations())
+        .containsExactly(
+            "FENCING: store accepted y/1 token 10 on soak/mutex after accepting 12 at 2.000s",
+            "FENCING: store accepted r/2 token 19 on soak/rw after accepting 20 at 5.000s");
+  }
+
+  @Test
+  void storeAcceptsTheSameTokenAgainAndAReaderBelowAnotherReader_noViolation() {
+    store(1, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "begin");
+    store(2, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "end");
+    store(3, "STORE_ACCEPT", Side.WRITE, 20, "w/1", "begin");
+    store(4, "STORE_ACCEPT", Side.READ, 25, "r/1", "begin");
+    store(5, "STORE_ACCEPT", Side.READ, 20, "r/2", "begin");
+    store(6, "STORE_ACCEPT", Side.SEMAPHORE, 1, "s/1", "begin");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
   }
 
   @Test
@@ -331,6 +363,8 @@ class SoakCheckerTest {
     ev(2.09, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
     ev(2.1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
     store(2.2, "STORE_REJECT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(0.5, "FAULT_START", "kind", "CUT_CLIENT", "target", "a"); // no loss: no excuse
+    ev(0.5, "FAULT_END", "kind", "CUT_CLIENT", "target", "a");
     ev(5, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
     ev(5.1, "PROC_KILLED", "proc", "a", "pid", 1);
     ev(5.1, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
@@ -340,7 +374,11 @@ class SoakCheckerTest {
     List<String> violations = check().violations();
 
     assertThat(violations)
-        .anyMatch(v -> v.startsWith("FENCING") && v.contains("store rejected a/1"))
+        .anyMatch(
+            v ->
+                v.startsWith("FENCING")
+                    && v.contains("store rejected a/1")
+                    && v.contains("though its loss began only at"))
         .anyMatch(v -> v.startsWith("FENCING") && v.contains("a/1 granted at"));
   }
 
@@ -393,7 +431,10 @@ class SoakCheckerTest {
     close(20, "b");
     clean();
 
-    assertThat(check().violations()).isEmpty();
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("grants.loggedAfterLoss")).isEqualTo(1);
   }
 
   /** A third lease while two are held, and one of the two expires only later: not excused. */
@@ -545,8 +586,16 @@ class SoakCheckerTest {
     ev(2, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a");
     ev(2.1, "REQUEST", "proc", "a", "h", "a/4", "side", Side.MUTEX, "session", "s1");
     ev(5, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
-    ev(6, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a");
-    for (String h : new String[] {"a/1", "a/2", "a/3", "a/4"}) {
+    ev(6, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a", "aimed", false);
+    ev(7, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
+    ev(7, "MUTE", "target", "a", "try", 1);
+    ev(7.1, "REQUEST", "proc", "a", "h", "a/5", "side", Side.MUTEX, "session", "s1");
+    ev(7.2, "UNMUTE", "target", "a", "try", 1);
+    ev(7.25, "MUTE", "target", "a", "try", 2);
+    ev(7.25, "REQUEST", "proc", "a", "h", "a/6", "side", Side.MUTEX, "session", "s1");
+    ev(7.5, "REQUEST", "proc", "a", "h", "a/7", "side", Side.MUTEX, "session", "s1");
+    ev(7.5, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a", "aimed", true);
+    for (String h : new String[] {"a/1", "a/2", "a/3", "a/4", "a/5", "a/6", "a/7"}) {
       ev(8, "TIMEOUT", "proc", "a", "h", h);
     }
     close(10, "a");
@@ -554,8 +603,11 @@ class SoakCheckerTest {
 
     Checker.Report report = check();
 
-    assertThat(report.counter("loseReplies.createsInFlight")).isEqualTo(2);
-    assertThat(report.counter("loseReplies.faultsWithACreate")).isEqualTo(1);
+    assertThat(report.counter("loseReplies.createsInFlight"))
+        .as("a/2 and a/3; a/6 (at the last mute, not a/5 before it; not a/7 at the cut)")
+        .isEqualTo(3);
+    assertThat(report.counter("loseReplies.faultsWithACreate")).isEqualTo(2);
+    assertThat(report.counter("loseReplies.aimed")).isEqualTo(1);
     assertThat(report.violations()).isEmpty();
   }
 
@@ -717,5 +769,459 @@ class SoakCheckerTest {
     try (EventLog l = new EventLog(file, false)) {
       events.forEach(l::write);
     }
+  }
+
+  // ------------------------------------------------------------ rules at their edges (mutation)
+
+  @Test
+  void checkerSortsTheMergedLogs_anyInputOrder_sameVerdict() {
+    smallRun();
+    Checker.Report inOrder = check();
+    java.util.Collections.reverse(log);
+
+    Checker.Report reversed = check();
+
+    assertThat(reversed.counters()).isEqualTo(inOrder.counters());
+    assertThat(reversed.violations()).isEmpty();
+  }
+
+  @Test
+  void grantsInAnotherOrderThanRequests_noOverlap_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    ev(3, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(4, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(4.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void grantedAfterAnotherWithALowerToken_inGrantNotRequestOrder_fencingViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    hold("a", "a/1", Side.MUTEX, 14, "s1", 1, 2);
+    ev(3, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(4, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(4.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("FENCING: b/1 granted at") && v.contains("not above 14"));
+  }
+
+  @Test
+  void sameTokenGrantedTwice_fencingViolation() {
+    start("a", "s1");
+    hold("a", "a/1", Side.MUTEX, 12, "s1", 1, 2);
+    hold("a", "a/2", Side.MUTEX, 12, "s1", 3, 4);
+    close(10, "a");
+    clean();
+
+    assertThat(check().violations()).anyMatch(v -> v.startsWith("FENCING: a/2 granted at"));
+  }
+
+  @Test
+  void readersGrantedOutOfTokenOrder_noViolation_readerBelowAnEarlierWriter_violation() {
+    start("a", "s1");
+    hold("a", "a/1", Side.READ, 14, "s1", 1, 3);
+    hold("a", "a/2", Side.READ, 12, "s1", 2, 3);
+    close(10, "a");
+    clean();
+    assertThat(check().violations()).isEmpty();
+
+    hold("a", "a/3", Side.WRITE, 20, "s1", 4, 5);
+    hold("a", "a/4", Side.READ, 19, "s1", 6, 7);
+
+    assertThat(check().violations())
+        .singleElement()
+        .satisfies(v -> assertThat(v).startsWith("FENCING: a/4 granted at"));
+  }
+
+  @Test
+  void writeRejectedBetweenTheKillsStartAndTheDeath_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1, 2);
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(2.09, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(2.1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(5, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    store(5.05, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    ev(5.1, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(5.1, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).noneMatch(v -> v.contains("store rejected"));
+  }
+
+  @Test
+  void writeRejectedAtTheVeryMomentTheLossBegan_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    store(1.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.5, 5);
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void releasedAtTheVeryMomentOfTheNextGrant_noOverlap() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2, 3);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void semaphore_twoLeasesAtOnce_fine_aThirdExcusedByAPausedHoldersExpiry() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.SEMAPHORE, 10, "s1", 1, 8);
+    hold("b", "b/1", Side.SEMAPHORE, 11, "s2", 1.2, 6);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/2", Side.SEMAPHORE, 12, "s2", 4.5, 5);
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.excusedByExpiry")).isEqualTo(1);
+  }
+
+  @Test
+  void overlapWithAnExpiryNoFaultExplains_excusedAndCounted() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 6);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.5, 5);
+    ev(5.5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(5.5, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.expiredWithoutFault")).isEqualTo(1);
+    assertThat(report.counter("losses.withoutClientFault")).isEqualTo(1);
+  }
+
+  @Test
+  void lossToldButNeverHeardByTheListener_theTellingDatesTheExpiry() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2, 3); // granted before any fault
+    ev(4, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("granted before the fault"))
+        .anyMatch(v -> v.contains("that its process never reported LOST"));
+  }
+
+  @Test
+  void pauseThatEndedExactlyAGraceBeforeTheOtherGrant_excused_orBeganAtIt_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 12);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 8, 9);
+    ev(11.9, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(11.9, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(11.9, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void expiryCausedByAnEnsembleFault_noThirdOfTimeoutBound_butARunningHolderMustBeTold() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    ev(1.5, "FAULT_START", "kind", "CUT_CLIENT", "target", "a");
+    ev(1.5, "FAULT_END", "kind", "CUT_CLIENT", "target", "a");
+    ev(2, "FAULT_START", "kind", "KILL_LEADER", "target", "zk0");
+    ev(2.01, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2.05, 3);
+    ev(5, "FAULT_END", "kind", "KILL_LEADER", "target", "zk0");
+    ev(6, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("told of its loss only at"))
+        .noneMatch(v -> v.contains("sooner than its session can expire"));
+  }
+
+  @Test
+  void causeIsTheFaultBeforeTheSuspension_notALaterOne() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 9);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.5, "FAULT_START", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(7.5, "FAULT_END", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(8, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(8, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void suspendedBeforeThePauseBegan_noThirdOfTimeoutBound() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 0.5, 6.5);
+    ev(1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1.6, 2);
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void isolateHolderOutcomesCounted() {
+    ev(1, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(5, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/1");
+    ev(6, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(9, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "-");
+    ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", true);
+    ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", true);
+    ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", false);
+
+    Checker.Report report = check();
+
+    assertThat(report.counter("isolate.healedAfterAnotherGrant")).isEqualTo(1);
+    assertThat(report.counter("isolate.nobodyElseGranted")).isEqualTo(1);
+    assertThat(report.counter("writes.accepted")).isEqualTo(2);
+    assertThat(report.counter("writes.rejected")).isEqualTo(1);
+  }
+
+  @Test
+  void processEventsThatAreViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(1, "NOT_QUIESCED", "proc", "a");
+    ev(1, "CLOCK_MISMATCH", "proc", "b", "base", 5);
+    ev(1, "WORKER_CRASH", "proc", "c", "err", "oops");
+    ev(2, "RELEASE_ERROR", "proc", "c", "h", "c/1", "err", "nope");
+    ev(3, "PROC_HUNG", "proc", "a");
+    ev(3, "PROC_EXIT", "proc", "b", "code", 3);
+    close(5, "c");
+
+    assertThat(check().violations())
+        .contains(
+            "LIVENESS: a did not finish its workers after the stop",
+            "LIVENESS: c worker crashed: oops",
+            "LIVENESS: a did not exit after close (killed)",
+            "LIVENESS: b did not close cleanly (exit 3, closed false)")
+        .anyMatch(v -> v.startsWith("RUN: b cannot share the orchestrator's clock"))
+        .anyMatch(v -> v.startsWith("LIVENESS: c/1 release threw at"));
+  }
+
+  @Test
+  void grantWhoseReleaseNeverFinished_andALossForAnotherReason_violations() {
+    start("a", "s1");
+    ev(0.5, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "a", "h", "a/2", "side", Side.MUTEX, "session", "s1");
+    ev(2, "GRANT", "proc", "a", "h", "a/2", "side", Side.MUTEX, "token", 12, "session", "s1");
+    ev(2.5, "LOSS", "proc", "a", "h", "a/1", "reason", "NODE_DELETED", "session", "s1");
+    ev(3, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(3.1, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    ev(4, "RELEASE_START", "proc", "a", "h", "a/2", "held", true);
+    close(10, "a");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("LIVENESS: a/2 granted at") && v.contains("never finished"))
+        .anyMatch(v -> v.startsWith("LIVENESS: a/1 lost for reason NODE_DELETED"));
+  }
+
+  @Test
+  void releasedAfterTheFaultBeganButBeforeHearingOfTheExpiry_inDoubt() {
+    start("a", "s1");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("releasesInDoubt")).isEqualTo(1);
+  }
+
+  @Test
+  void releasedJustWithinAGraceAfterHearingOfTheExpiry_notReportedAsUntold() {
+    start("a", "s1");
+    ev(0.5, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(8.5, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    ev(8.6, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(10, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("releasesInDoubt")).isEqualTo(1);
+  }
+
+  @Test
+  void handover_witnessFaultedOrKilled_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(5, "FAULT_START", "kind", "CUT_CLIENT", "target", "b");
+    ev(5, "FAULT_END", "kind", "CUT_CLIENT", "target", "b");
+    ev(11.5, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("handover.checked")).isEqualTo(1);
+  }
+
+  @Test
+  void handover_deadlineMovesWithLaterFaults_grantWithinIt_measuredFromTheDeath() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(9, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "c");
+    ev(12, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "c");
+    ev(16, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(16.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(16.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(20, "b");
+    close(20, "c");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.delaysMillis().get("handover")).containsExactly(14_000L);
+  }
+
+  @Test
+  void handover_grantAfterTheDeadline_witnessWaiting_violation() {
+    ev(0, "RUN_START", "seed", 1, "seconds", 60);
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(10.5, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(10.6, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(10.7, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations())
+        .singleElement()
+        .satisfies(v -> assertThat(v).contains("nothing in soak/mutex was granted by 10.000s"));
+    assertThat(report.delaysMillis()).doesNotContainKey("handover");
+  }
+
+  @Test
+  void handover_cutOffHolderWhoseSessionExpired_deathAtTheFault() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(5.25, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(5.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(5.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.delaysMillis().get("handover")).containsExactly(3_250L);
   }
 }
