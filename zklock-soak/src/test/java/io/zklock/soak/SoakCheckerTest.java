@@ -186,7 +186,7 @@ class SoakCheckerTest {
 
   @Test
   void storeAcceptedLowerToken_fencingViolation() {
-    ev(0, "RUN_START", "seed", 1, "seconds", 60);
+    ev(0.5, "RUN_START", "seed", 1, "seconds", 60);
     store(1, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "begin");
     store(2, "STORE_ACCEPT", Side.MUTEX, 10, "y/1", "begin");
     store(3, "STORE_ACCEPT", Side.WRITE, 20, "w/1", "begin");
@@ -196,8 +196,8 @@ class SoakCheckerTest {
 
     assertThat(check().violations())
         .containsExactly(
-            "FENCING: store accepted y/1 token 10 on soak/mutex after accepting 12 at 2.000s",
-            "FENCING: store accepted r/2 token 19 on soak/rw after accepting 20 at 5.000s");
+            "FENCING: store accepted y/1 token 10 on soak/mutex after accepting 12 at 1.500s",
+            "FENCING: store accepted r/2 token 19 on soak/rw after accepting 20 at 4.500s");
   }
 
   @Test
@@ -746,6 +746,7 @@ class SoakCheckerTest {
     for (Event e : log) {
       (e.fields().containsKey("proc") ? client : orchestrator).add(e);
     }
+    orchestrator.add(0, Event.of(0, "MARK"));
     writeLog(dir.resolve("orchestrator.log"), orchestrator);
     writeLog(dir.resolve("clients.log"), client);
     writeLog(dir.resolve("ignored.txt"), List.of(Event.of(1, "ACQUIRE_ERROR", "h", "x")));
@@ -1024,13 +1025,17 @@ class SoakCheckerTest {
     ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
     hold("b", "b/1", Side.MUTEX, 12, "s2", 1.6, 2);
     ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
     ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
     ev(6.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
     close(20, "a");
     close(20, "b");
     clean();
 
-    assertThat(check().violations()).isEmpty();
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.excusedByExpiry")).isEqualTo(1);
   }
 
   @Test
@@ -1039,13 +1044,15 @@ class SoakCheckerTest {
     ev(5, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/1");
     ev(6, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
     ev(9, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "-");
+    ev(10, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(12, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/2");
     ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", true);
     ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", true);
     ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", false);
 
     Checker.Report report = check();
 
-    assertThat(report.counter("isolate.healedAfterAnotherGrant")).isEqualTo(1);
+    assertThat(report.counter("isolate.healedAfterAnotherGrant")).isEqualTo(2);
     assertThat(report.counter("isolate.nobodyElseGranted")).isEqualTo(1);
     assertThat(report.counter("writes.accepted")).isEqualTo(2);
     assertThat(report.counter("writes.rejected")).isEqualTo(1);
@@ -1140,14 +1147,142 @@ class SoakCheckerTest {
     ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
     ev(5, "FAULT_START", "kind", "CUT_CLIENT", "target", "b");
     ev(5, "FAULT_END", "kind", "CUT_CLIENT", "target", "b");
-    ev(11.5, "TIMEOUT", "proc", "b", "h", "b/1");
+    ev(14, "TIMEOUT", "proc", "b", "h", "b/1");
     close(20, "b");
     clean();
 
     Checker.Report report = check();
 
-    assertThat(report.violations()).isEmpty();
+    assertThat(report.violations()).as("the only waiter was itself faulted").isEmpty();
     assertThat(report.counter("handover.checked")).isEqualTo(1);
+  }
+
+  @Test
+  void handover_witnessKilledBeforeTheDeadline_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(9.5, "PROC_KILLED", "proc", "b", "pid", 2);
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void handover_witnessFaultedBeforeItsRequest_stillAWitness() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.5, "FAULT_START", "kind", "CUT_CLIENT", "target", "b");
+    ev(0.5, "FAULT_END", "kind", "CUT_CLIENT", "target", "b");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(11.5, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).anyMatch(v -> v.contains("nothing in soak/mutex"));
+  }
+
+  @Test
+  void handover_anEnsembleFaultsEndMovesTheDeadline_aClientFaultsEndDoesNot() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(8, "FAULT_START", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(9.5, "FAULT_END", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(16, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(16.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(16.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(20, "b");
+    close(20, "c");
+    clean();
+    assertThat(check().violations()).isEmpty();
+
+    log.removeIf(e -> e.get("target") != null && e.get("target").startsWith("zk"));
+    ev(1.2, "FAULT_START", "kind", "BLACKHOLE_SHORT", "target", "c");
+    ev(9.5, "FAULT_END", "kind", "BLACKHOLE_SHORT", "target", "c");
+
+    assertThat(check().violations()).anyMatch(v -> v.contains("nothing in soak/mutex"));
+  }
+
+  @Test
+  void handover_aWaiterOfTheLastSecond_isNoWitness_aGrantAtTheDeadline_isInTime() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(9.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(15, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(20, "b");
+    close(20, "c");
+    clean();
+    assertThat(check().violations()).as("b/1 asked less than a second before").isEmpty();
+
+    ev(1.5, "REQUEST", "proc", "c", "h", "c/1", "side", Side.MUTEX, "session", "s3");
+    ev(10, "GRANT", "proc", "c", "h", "c/1", "side", Side.MUTEX, "token", 12, "session", "s3");
+    ev(10.5, "RELEASE_START", "proc", "c", "h", "c/1", "held", true);
+    ev(10.6, "RELEASE_DONE", "proc", "c", "h", "c/1");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).as("granted at the deadline itself").isEmpty();
+    assertThat(report.delaysMillis().get("handover")).containsExactly(8_000L);
+  }
+
+  @Test
+  void delayFigures_p99OfMoreThanAHundred() {
+    start("a", "s1");
+    for (int i = 1; i <= 200; i++) {
+      double t = 10.0 * i;
+      ev(t, "REQUEST", "proc", "a", "h", "a/" + i, "side", Side.SEMAPHORE, "session", "s1");
+      ev(t + i / 1000.0 + 0.0005, "TIMEOUT", "proc", "a", "h", "a/" + i);
+      ev(t + 0.5, "REQUEST", "proc", "a", "h", "b/" + i, "side", Side.SEMAPHORE, "session", "s1");
+      ev(
+          t + 0.5 + i / 1000.0 + 0.0005,
+          "GRANT",
+          "proc",
+          "a",
+          "h",
+          "b/" + i,
+          "side",
+          Side.SEMAPHORE,
+          "token",
+          i,
+          "session",
+          "s1");
+      ev(t + 0.9, "RELEASE_START", "proc", "a", "h", "b/" + i, "held", true);
+      ev(t + 0.95, "RELEASE_DONE", "proc", "a", "h", "b/" + i);
+    }
+    close(3000, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.summary())
+        .contains(
+            String.format(
+                "  %-34s n=%d min=%d p50=%d p99=%d max=%d ms%n",
+                "delay.wait.grant", 200, 1, 101, 199, 200));
   }
 
   @Test
