@@ -1359,4 +1359,126 @@ class SoakCheckerTest {
     assertThat(report.violations()).isEmpty();
     assertThat(report.delaysMillis().get("handover")).containsExactly(3_250L);
   }
+
+  // ---------------------------------- stamps at the clock's origin (nanoTime may read 0) count
+
+  private void req(String proc, String h, double t) {
+    ev(t, "REQUEST", "proc", proc, "h", h, "side", Side.MUTEX, "session", "s-" + proc);
+  }
+
+  private void grant(String proc, String h, double t, long token) {
+    ev(
+        t,
+        "GRANT",
+        "proc",
+        proc,
+        "h",
+        h,
+        "side",
+        Side.MUTEX,
+        "token",
+        token,
+        "session",
+        "s-" + proc);
+  }
+
+  @Test
+  void stampZero_aGrantThenIsAGrant() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    req("b", "b/1", 0.5);
+    grant("b", "b/1", 1, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(3, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    ev(3.1, "RELEASE_DONE", "proc", "a", "h", "a/1");
+
+    assertThat(check().violations()).anyMatch(v -> v.startsWith("EXCLUSION: b/1"));
+  }
+
+  @Test
+  void stampZero_aReleaseThenEndsTheHold() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    ev(0, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    req("b", "b/1", 0.2);
+    grant("b", "b/1", 0.5, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+
+    assertThat(check().violations()).noneMatch(v -> v.startsWith("EXCLUSION") || v.contains("a/1"));
+  }
+
+  @Test
+  void stampZero_aKillThenEndsTheHoldAndExcusesLaterWrites() {
+    start("b", "s-b");
+    ev(0, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(0, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    store(0.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    req("b", "b/1", 0.2);
+    grant("b", "b/1", 0.5, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(5, "b");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("processes.killed")).isEqualTo(1);
+    assertThat(report.counter("handover.checked")).isEqualTo(1);
+  }
+
+  @Test
+  void stampZero_aLossToldThenEndsTheHoldAndExcusesLaterWrites() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "LOSS", "proc", "a", "h", "a/1", "reason", "NODE_DELETED", "session", "s-a");
+    store(0.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    req("b", "b/1", 0.2);
+    grant("b", "b/1", 0.5, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(5, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(5.1, "RELEASE_DONE", "proc", "a", "h", "a/1");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations())
+        .noneMatch(v -> v.startsWith("FENCING") || v.startsWith("EXCLUSION"))
+        .anyMatch(v -> v.contains("a/1 lost for reason NODE_DELETED"))
+        .anyMatch(v -> v.contains("that its process never reported LOST"));
+    assertThat(report.counter("losses.withoutClientFault")).isEqualTo(1);
+  }
+
+  @Test
+  void stampZero_anExpiryHeardThenExcusesLaterWrites() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "SESSION", "proc", "a", "state", "LOST", "session", "s-a");
+    store(0.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+
+    assertThat(check().violations()).noneMatch(v -> v.startsWith("FENCING"));
+  }
+
+  @Test
+  void stampZero_aWaitThatEndedThenIsNoWitness() {
+    start("b", "s-b");
+    ev(0, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(0, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    req("b", "b/1", 0);
+    ev(0, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(20, "b");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("handover.noWaiter")).isEqualTo(1);
+  }
 }
