@@ -1481,4 +1481,60 @@ class SoakCheckerTest {
     assertThat(report.violations()).isEmpty();
     assertThat(report.counter("handover.noWaiter")).isEqualTo(1);
   }
+
+  // ------------------------------------------------------------------------- ties, decided
+
+  @Test
+  void loseReplies_aMuteAtTheCutItself_losesNothing() {
+    start("a", "s1");
+    ev(8, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
+    ev(8.5, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(9, "MUTE", "target", "a", "try", "none");
+    ev(9, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a", "aimed", false);
+    ev(9.5, "TIMEOUT", "proc", "a", "h", "a/1");
+    close(10, "a");
+
+    assertThat(check().counter("loseReplies.createsInFlight")).isZero();
+  }
+
+  @Test
+  void grantLoggedAtTheVeryMomentItsProcessWasPaused_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 0.5, 0.8);
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 12, "session", "s1");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(6.3, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(6.4, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("grants.loggedAfterLoss")).isEqualTo(1);
+  }
+
+  @Test
+  void grantedAtTheVeryMomentTheFaultBegan_soonerThanTheSessionCanExpire() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 3);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1.5, 2);
+    ev(7.5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("sooner than its session"));
+  }
 }
