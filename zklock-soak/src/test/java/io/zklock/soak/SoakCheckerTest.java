@@ -1537,4 +1537,63 @@ class SoakCheckerTest {
     assertThat(check().violations())
         .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("sooner than its session"));
   }
+
+  /** a/1 granted, a killed at 2 while holding; b/1 waits from 1.5 (deadline 2 + 3 + 5 = 10 s). */
+  private void killedHolderAndAWaiter() {
+    start("a", "s-a");
+    start("b", "s-b");
+    start("c", "s-c");
+    req("a", "a/1", 0.9);
+    grant("a", "a/1", 1, 10);
+    req("b", "b/1", 1.5);
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    close(30, "c");
+  }
+
+  @Test
+  void handover_aFaultBeginningAtTheDeadlineMovesIt() {
+    killedHolderAndAWaiter();
+    ev(10, "FAULT_START", "kind", "CUT_CLIENT", "target", "c");
+    ev(10, "FAULT_END", "kind", "CUT_CLIENT", "target", "c");
+    grant("b", "b/1", 16, 12);
+    ev(16.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(16.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(30, "b");
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void handover_witnessKilledAtTheDeadline_orFaultedFromItOrUntilItsRequest_noWitness() {
+    killedHolderAndAWaiter();
+    ev(10, "PROC_KILLED", "proc", "b", "pid", 2);
+    assertThat(check().violations()).as("killed at the deadline").isEmpty();
+
+    log.removeIf(e -> e.ev().equals("PROC_KILLED") && "b".equals(e.get("proc")));
+    ev(10, "FAULT_START", "kind", "BLACKHOLE_SHORT", "target", "b");
+    ev(11, "FAULT_END", "kind", "BLACKHOLE_SHORT", "target", "b");
+    ev(12, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(30, "b");
+    assertThat(check().violations()).as("faulted from the deadline").isEmpty();
+
+    log.removeIf(e -> "BLACKHOLE_SHORT".equals(e.get("kind")));
+    ev(1, "FAULT_START", "kind", "BLACKHOLE_SHORT", "target", "b");
+    ev(1.5, "FAULT_END", "kind", "BLACKHOLE_SHORT", "target", "b");
+    assertThat(check().violations()).as("faulted until its request").isEmpty();
+  }
+
+  @Test
+  void handover_aHolderThatReleasedOrWasToldAtStampZero_didNotDieWhenKilledLater() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    req("a", "a/2", 0);
+    grant("a", "a/2", 0, 11);
+    ev(0, "LOSS", "proc", "a", "h", "a/2", "reason", "SESSION_EXPIRED", "session", "s-a");
+    ev(1, "PROC_KILLED", "proc", "a", "pid", 1);
+
+    assertThat(check().counter("handover.checked")).isZero();
+  }
 }
