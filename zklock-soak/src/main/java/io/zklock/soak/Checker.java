@@ -24,7 +24,14 @@ public final class Checker {
   private final List<Event> storeEvents = new ArrayList<>();
   private final List<Event> faults = new ArrayList<>();
   private final List<long[]> zkFaults = new ArrayList<>();
+  private final Map<String, List<Long>> mutes = new HashMap<>();
   private long runStart = Long.MAX_VALUE;
+
+  /**
+   * Slack for what runs on the library's executor after an event (a listener, {@code lost()}'s
+   * callbacks) or for a process just resumed from SIGSTOP.
+   */
+  static final long GRACE = TimeUnit.SECONDS.toNanos(1);
 
   /** One request and, if granted, its grant. Times are nanoTime stamps, -1 when absent. */
   static final class Handle {
@@ -59,12 +66,22 @@ public final class Checker {
   static final class Proc {
     String proc;
     long killedT = -1;
+
+    /** When the orchestrator began to kill it (the KILL_CLIENT fault's start), -1 if never. */
+    long killStartT = -1;
+
     Integer exitCode;
     boolean closed;
     boolean quiesced;
     boolean hung;
     final Map<String, Long> sessionLostT = new HashMap<>();
     final List<long[]> faultWindows = new ArrayList<>();
+
+    /**
+     * SIGSTOP windows ({@code PAUSE_CLIENT}): the process could not run, so nobody could tell it.
+     */
+    final List<long[]> pauseWindows = new ArrayList<>();
+
     final List<Event> sessionEvents = new ArrayList<>();
   }
 
@@ -111,6 +128,7 @@ public final class Checker {
     for (Event e : sorted) {
       index(e);
     }
+    countLostCreateReplies();
     checkFencing();
     checkExclusion();
     checkLiveness();
@@ -174,17 +192,38 @@ public final class Checker {
         count("faults.total");
         String target = e.get("target");
         if (!target.startsWith("zk")) {
-          proc(target).faultWindows.add(new long[] {e.t(), Long.MAX_VALUE});
+          Proc p = proc(target);
+          p.faultWindows.add(new long[] {e.t(), Long.MAX_VALUE});
+          if ("PAUSE_CLIENT".equals(e.get("kind"))) {
+            p.pauseWindows.add(new long[] {e.t(), Long.MAX_VALUE});
+          } else if ("KILL_CLIENT".equals(e.get("kind"))) {
+            p.killStartT = e.t();
+          }
         } else {
           zkFaults.add(new long[] {e.t(), Long.MAX_VALUE});
         }
       }
       case "FAULT_END" -> {
         faults.add(e);
+        if ("ISOLATE_HOLDER".equals(e.get("kind"))) {
+          count(
+              "-".equals(e.get("granted"))
+                  ? "isolate.nobodyElseGranted"
+                  : "isolate.healedAfterAnotherGrant");
+        }
+        if ("LOSE_REPLIES".equals(e.get("kind")) && "true".equals(e.get("aimed"))) {
+          count("loseReplies.aimed");
+        }
         String target = e.get("target");
         List<long[]> w = target.startsWith("zk") ? zkFaults : proc(target).faultWindows;
         if (!w.isEmpty()) {
           w.get(w.size() - 1)[1] = e.t();
+        }
+        if ("PAUSE_CLIENT".equals(e.get("kind")) && !target.startsWith("zk")) {
+          List<long[]> pw = proc(target).pauseWindows;
+          if (!pw.isEmpty()) {
+            pw.get(pw.size() - 1)[1] = e.t();
+          }
         }
       }
       case "CLEAN_LIVE" -> {
@@ -207,6 +246,7 @@ public final class Checker {
         }
       }
       case "STORE_ACCEPT", "STORE_REJECT" -> storeEvents.add(e);
+      case "MUTE" -> mutes.computeIfAbsent(e.get("target"), k -> new ArrayList<>()).add(e.t());
       case "PROC_START" -> count("processes.started");
       case "CLOCK_MISMATCH" ->
           violation("RUN", e.get("proc") + " cannot share the orchestrator's clock: " + e.fields());
@@ -296,8 +336,41 @@ public final class Checker {
     return h.session != null && proc(h.proc).sessionLostT.containsKey(h.session);
   }
 
-  private boolean killed(Handle h) {
-    return proc(h.proc).killedT >= 0;
+  /**
+   * When the loss of {@code h} began, as far as the logs show; {@code Long.MAX_VALUE} if it was
+   * never lost. A loss excuses only what came after this moment (a rejected write, a grant out of
+   * token order, an extra lease): the start of the kill of its process, the start of the fault that
+   * cost its session ({@link #cause}), the moment its process heard of the expiry, or the moment it
+   * was told ({@code lost()}), whichever came first. A session that expires, or a process killed,
+   * later excuses nothing that happened before.
+   */
+  long lossBegan(Handle h) {
+    long t = Long.MAX_VALUE;
+    Proc p = proc(h.proc);
+    if (p.killedT >= 0) {
+      t = Math.min(t, p.killStartT >= 0 ? Math.min(p.killStartT, p.killedT) : p.killedT);
+    }
+    if (h.lossT >= 0) {
+      t = Math.min(t, h.lossT);
+    }
+    long heard = expiryHeard(h);
+    if (heard >= 0) {
+      t = Math.min(t, heard);
+      long[] cause = cause(h);
+      if (cause != null) {
+        t = Math.min(t, cause[0]);
+      }
+    }
+    return t;
+  }
+
+  /** When h's process heard its session had expired (listener or lost()), -1 if never. */
+  private long expiryHeard(Handle h) {
+    Long lostT = h.session == null ? null : proc(h.proc).sessionLostT.get(h.session);
+    if (lostT != null) {
+      return "SESSION_EXPIRED".equals(h.lossReason) ? Math.min(lostT, h.lossT) : lostT;
+    }
+    return "SESSION_EXPIRED".equals(h.lossReason) ? h.lossT : -1;
   }
 
   /** The end of a holder's belief that it holds: release called, loss heard, or process killed. */
@@ -314,6 +387,44 @@ public final class Checker {
       end = Math.min(end, p.killedT);
     }
     return end;
+  }
+
+  /**
+   * For each {@code LOSE_REPLIES} fault, the requests its target process began while the replies
+   * were muted (from the {@code MUTE} event, else the fault's start, to the cut at its end): each
+   * sent a create that the server applied and whose reply the client never got, so it had to find
+   * its node by attempt id after reconnecting. Counted as {@code loseReplies.createsInFlight}, and
+   * the faults with at least one as {@code loseReplies.faultsWithACreate}.
+   */
+  private void countLostCreateReplies() {
+    Map<String, Long> muted = new HashMap<>();
+    for (Event e : faults) {
+      if (!"LOSE_REPLIES".equals(e.get("kind"))) {
+        continue;
+      }
+      String target = e.get("target");
+      if (e.ev().equals("FAULT_START")) {
+        muted.put(target, e.t());
+      } else {
+        Long from = muted.remove(target);
+        if (from == null) {
+          continue;
+        }
+        long since =
+            mutes.getOrDefault(target, List.of()).stream()
+                .filter(t -> t >= from && t <= e.t())
+                .reduce((x, y) -> y)
+                .orElse(from);
+        long n =
+            handles.values().stream()
+                .filter(h -> target.equals(h.proc) && h.requestT >= since && h.requestT < e.t())
+                .count();
+        counters.merge("loseReplies.createsInFlight", n, Long::sum);
+        if (n > 0) {
+          count("loseReplies.faultsWithACreate");
+        }
+      }
+    }
   }
 
   // ---------------------------------------------------------------- fencing
@@ -356,7 +467,8 @@ public final class Checker {
       } else {
         count("store.staleRejected");
         Handle h = handles.get(e.get("h"));
-        if (h == null || !(expired(h) || h.lossT >= 0 || killed(h))) {
+        long began = h == null ? Long.MAX_VALUE : lossBegan(h);
+        if (began > e.t()) {
           violation(
               "FENCING",
               "store rejected "
@@ -367,15 +479,19 @@ public final class Checker {
                   + e.get("phase")
                   + ") at "
                   + rel(e.t())
-                  + " though its handle was never lost: a higher token wrote while it held");
+                  + (began == Long.MAX_VALUE
+                      ? " though its handle was never lost"
+                      : " though its loss began only at " + rel(began))
+                  + ": a higher token wrote while it held");
         }
       }
     }
-    // grant order equals token order among holders that were never lost
+    // grant order equals token order, except for a holder whose loss began before its grant was
+    // logged (a process paused between acquire() returning and logging it)
     Map<String, long[]> max = new HashMap<>(); // dir -> {max any, max exclusive}
     List<Handle> granted = new ArrayList<>();
     for (Handle h : handles.values()) {
-      if (h.granted() && h.side != Side.SEMAPHORE && !expired(h) && h.lossT < 0) {
+      if (h.granted() && h.side != Side.SEMAPHORE) {
         granted.add(h);
       }
     }
@@ -385,7 +501,9 @@ public final class Checker {
           max.computeIfAbsent(h.side.dir(), k -> new long[] {Long.MIN_VALUE, Long.MIN_VALUE});
       boolean exclusive = h.side != Side.READ;
       long bound = exclusive ? m[0] : m[1];
-      if (h.token <= bound) {
+      if (h.token <= bound && lossBegan(h) <= h.grantT) {
+        count("grants.loggedAfterLoss");
+      } else if (h.token <= bound) {
         violation(
             "FENCING",
             h.h
@@ -420,7 +538,16 @@ public final class Checker {
         active.removeIf(a -> end(a) <= b.grantT);
         if (b.side == Side.SEMAPHORE) {
           int over = active.size() + 1 - Side.SEMAPHORE_PERMITS;
-          long stale = active.stream().filter(this::expired).count();
+          List<String> why = new ArrayList<>();
+          long stale = 0;
+          for (Handle a : active) {
+            String w = unexcused(a, b);
+            if (w == null) {
+              stale++;
+            } else {
+              why.add(a.h + ": " + w);
+            }
+          }
           if (over > 0 && stale < over) {
             violation(
                 "EXCLUSION",
@@ -430,7 +557,10 @@ public final class Checker {
                     + " of "
                     + Side.SEMAPHORE_PERMITS
                     + " at "
-                    + rel(b.grantT));
+                    + rel(b.grantT)
+                    + " ("
+                    + String.join("; ", why)
+                    + ")");
           } else if (over > 0) {
             count("overlaps.excusedByExpiry");
           }
@@ -507,20 +637,60 @@ public final class Checker {
           + rel(cause[0])
           + "), sooner than its session can expire";
     }
-    return null;
+    return toldTooLate(older, newer);
+  }
+
+  /**
+   * Null if {@code older}'s process could not be told of its loss before {@code newer}'s grant,
+   * else why it should have been: a running holder must hear of its loss (lost() completes) before
+   * the ensemble can expire its session, hence before anyone else is granted (issue 12). Only a
+   * process that was stopped (SIGSTOP) at the newer grant, or resumed less than {@link #GRACE}
+   * before it, could not run the library's own session deadline.
+   */
+  private String toldTooLate(Handle older, Handle newer) {
+    for (long[] w : proc(older.proc).pauseWindows) {
+      if (w[0] <= newer.grantT && w[1] + GRACE >= newer.grantT) {
+        return null;
+      }
+    }
+    String told =
+        older.lossT >= 0 && older.lossT == end(older)
+            ? "told of its loss only at " + rel(older.lossT)
+            : "never told of its loss and still held until " + rel(end(older));
+    return "its running holder was "
+        + told
+        + ", after another was granted (a holder must hear of its loss before the ensemble can"
+        + " expire its session)";
   }
 
   /**
    * The fault that cost {@code h}'s session, as {start, end, 1 for a fault on h's process or 0 for
-   * an ensemble fault}: the one that began last before h's process heard of the expiry; null if h's
-   * session did not expire or no fault came before.
+   * an ensemble fault}: the one that began last before the session's connection went down for the
+   * last time (its process reported SUSPENDED) before its process heard of the expiry (or before it
+   * heard, if no suspension was reported); null if h's session did not expire or no fault came
+   * before.
    */
   private long[] cause(Handle h) {
     Proc p = proc(h.proc);
-    Long lostT = h.session == null ? null : p.sessionLostT.get(h.session);
-    long t = lostT != null ? lostT : "SESSION_EXPIRED".equals(h.lossReason) ? h.lossT : -1;
-    if (t < 0) {
+    long heard = expiryHeard(h);
+    if (heard < 0) {
       return null;
+    }
+    long t = heard;
+    String state = null;
+    long stateT = -1;
+    for (Event e : p.sessionEvents) {
+      if (e.t() > heard) {
+        break;
+      }
+      if (!"LOST".equals(e.get("state"))
+          && (h.session == null || h.session.equals(e.get("session")))) {
+        state = e.get("state");
+        stateT = e.t();
+      }
+    }
+    if ("SUSPENDED".equals(state)) {
+      t = stateT;
     }
     long[] client = lastFaultBefore(p, t);
     long[] zk = null;
@@ -552,7 +722,7 @@ public final class Checker {
   // --------------------------------------------------------------- liveness
 
   private void checkLiveness() {
-    long grace = TimeUnit.SECONDS.toNanos(1);
+    long grace = GRACE;
     for (Handle h : handles.values()) {
       Proc p = proc(h.proc);
       boolean killed = p.killedT >= 0;

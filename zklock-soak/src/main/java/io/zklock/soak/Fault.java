@@ -11,7 +11,9 @@ public enum Fault {
   /**
    * Let one client's requests through but hold the replies for 0.2-0.6 session timeouts, then close
    * its connections: the server applied creates and deletes whose replies the client never gets
-   * (zklock must find its node by attempt id, and must not orphan it).
+   * (zklock must find its node by attempt id, and must not orphan it). Timed so that a create is in
+   * flight: the replies are muted just after one of the client's workers finished an iteration, and
+   * the fault counts as aimed only once that client logged a new request under the mute.
    */
   LOSE_REPLIES,
   /** Black-hole one client's connections for 0.3-0.8 session timeouts (session survives). */
@@ -25,5 +27,13 @@ public enum Fault {
    */
   PAUSE_CLIENT,
   /** SIGKILL one client process (a holder if possible) and start a replacement. */
-  KILL_CLIENT
+  KILL_CLIENT,
+  /**
+   * Black-hole a holder's connections (a mutex, writer or reader holder, preferably in a 12 s hold)
+   * for longer than the session timeout and without healing until another process has been granted
+   * a lock that conflicts with the one it holds (issue 12): a partition that heals only after the
+   * lock has moved on. The cut-off holder's process runs all along, so it must have been told of
+   * its loss before that grant.
+   */
+  ISOLATE_HOLDER
 }

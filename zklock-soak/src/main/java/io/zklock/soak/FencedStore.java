@@ -45,6 +45,8 @@ public final class FencedStore implements AutoCloseable {
   private final Map<String, Long> highestWriter = new HashMap<>();
   private final Map<String, String> openByHandle = new ConcurrentHashMap<>();
   private final Map<String, Long> openSince = new ConcurrentHashMap<>();
+  private final Map<String, Section> openSections = new ConcurrentHashMap<>();
+  private final java.util.List<Section> begins = new java.util.ArrayList<>();
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final Thread acceptor;
   private volatile boolean closed;
@@ -96,6 +98,48 @@ public final class FencedStore implements AutoCloseable {
     return out;
   }
 
+  /**
+   * A critical section as the store saw it: the handle, its lock (key) and store side, its token,
+   * and when its {@code begin} write was decided (nanoTime).
+   *
+   * @param proc the client process ({@code handle} up to its first '/')
+   */
+  public record Section(
+      String handle, String proc, String key, String side, long token, String phase, long t) {
+
+    /** Whether a holder of side {@code other} on the same key conflicts with this one. */
+    public boolean conflictsWith(String otherKey, String other) {
+      if (!key.equals(otherKey) || side.equals("S") || other.equals("S")) {
+        return false;
+      }
+      return !(side.equals("R") && other.equals("R"));
+    }
+  }
+
+  /** The open critical sections (begin written, neither end nor abandon yet). */
+  public java.util.List<Section> openSections() {
+    return java.util.List.copyOf(openSections.values());
+  }
+
+  /**
+   * The first accepted {@code begin} since {@code sinceNanos}, of another process than {@code
+   * victim}'s, that conflicts with {@code victim}: another holder was granted what the victim held.
+   */
+  public synchronized java.util.Optional<Section> conflictingBeginSince(
+      Section victim, long sinceNanos) {
+    int i = begins.size();
+    while (i > 0 && begins.get(i - 1).t() >= sinceNanos) {
+      i--;
+    }
+    for (; i < begins.size(); i++) {
+      Section b = begins.get(i);
+      if (!b.proc().equals(victim.proc()) && victim.conflictsWith(b.key(), b.side())) {
+        return java.util.Optional.of(b);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
   /** Decides one write; public for the checker's unit tests. */
   public synchronized boolean write(
       String key, String side, long token, String handle, String phase) {
@@ -103,6 +147,7 @@ public final class FencedStore implements AutoCloseable {
       // not a write: the holder heard of its loss and gives up its critical section
       openByHandle.remove(handle);
       openSince.remove(handle);
+      openSections.remove(handle);
       return true;
     }
     long all = highestAll.getOrDefault(key, Long.MIN_VALUE);
@@ -145,11 +190,26 @@ public final class FencedStore implements AutoCloseable {
         "highest",
         against == Long.MIN_VALUE ? "-" : against);
     if (phase.startsWith("begin")) {
+      long now = System.nanoTime();
       openByHandle.put(handle, phase);
-      openSince.put(handle, System.nanoTime());
+      openSince.put(handle, now);
+      Section section =
+          new Section(
+              handle,
+              handle.substring(0, Math.max(0, handle.indexOf('/'))),
+              key,
+              side,
+              token,
+              phase,
+              now);
+      openSections.put(handle, section);
+      if (accept) {
+        begins.add(section);
+      }
     } else {
       openByHandle.remove(handle);
       openSince.remove(handle);
+      openSections.remove(handle);
     }
     return accept;
   }

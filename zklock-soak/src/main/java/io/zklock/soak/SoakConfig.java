@@ -16,6 +16,8 @@ import java.time.Duration;
  * @param handoverBound the slack allowed beyond the session timeout for a waiter to get a lock
  *     whose holder died
  * @param workDir where the logs go
+ * @param faults the fault kinds of the schedule (all of them by default; {@code -Dsoak.faults=A,B}
+ *     narrows a run to some kinds, to measure them)
  */
 public record SoakConfig(
     long seed,
@@ -26,7 +28,8 @@ public record SoakConfig(
     Duration tickTime,
     Duration acquireTimeout,
     Duration handoverBound,
-    Path workDir) {
+    Path workDir,
+    java.util.List<Fault> faults) {
 
   /** The defaults of the short and long runs, for {@code minutes} of faults. */
   public static SoakConfig defaults(long seed, Duration duration, Path workDir) {
@@ -39,6 +42,25 @@ public record SoakConfig(
         Duration.ofMillis(250),
         Duration.ofSeconds(10),
         Duration.ofSeconds(5),
-        workDir);
+        workDir,
+        java.util.List.of(Fault.values()));
+  }
+
+  /** The same run with only the fault kinds {@code kinds}. */
+  public SoakConfig withFaults(java.util.List<Fault> kinds) {
+    if (kinds.isEmpty()) {
+      throw new IllegalArgumentException("a soak needs at least one fault kind");
+    }
+    return new SoakConfig(
+        seed,
+        duration,
+        clients,
+        workers,
+        sessionTimeout,
+        tickTime,
+        acquireTimeout,
+        handoverBound,
+        workDir,
+        java.util.List.copyOf(kinds));
   }
 }

@@ -205,13 +205,14 @@ public final class SoakRun {
   private void injectFaults(long deadline) throws InterruptedException {
     List<Fault> round = new ArrayList<>();
     int injected = 0;
-    while (System.nanoTime() < deadline || injected < Fault.values().length) {
+    int kinds = config.faults().size();
+    while (System.nanoTime() < deadline || injected < kinds) {
       if (round.isEmpty()) {
-        round.addAll(List.of(Fault.values()));
+        round.addAll(config.faults());
         Collections.shuffle(round, random);
       }
       sleepMillis(1500 + random.nextInt(2500));
-      if (System.nanoTime() >= deadline && injected >= Fault.values().length) {
+      if (System.nanoTime() >= deadline && injected >= kinds) {
         break;
       }
       inject(round.remove(0));
@@ -244,16 +245,8 @@ public final class SoakRun {
         s.proxies.forEach(FaultProxy::cut);
         log.log("FAULT_END", "kind", fault, "target", s.proc);
       }
-      case LOSE_REPLIES -> {
-        Slot s = slots.get(random.nextInt(slots.size()));
-        long ms = session * (20 + random.nextInt(40)) / 100;
-        log.log("FAULT_START", "kind", fault, "target", s.proc, "ms", ms);
-        s.proxies.forEach(FaultProxy::muteReplies);
-        sleepMillis(ms);
-        s.proxies.forEach(FaultProxy::cut);
-        s.proxies.forEach(FaultProxy::pass);
-        log.log("FAULT_END", "kind", fault, "target", s.proc);
-      }
+      case LOSE_REPLIES -> loseReplies(fault, session);
+      case ISOLATE_HOLDER -> isolateHolder(fault);
       case BLACKHOLE_SHORT, BLACKHOLE_LONG -> {
         Slot s = pickHolder(fault == Fault.BLACKHOLE_LONG);
         long ms =
@@ -296,6 +289,191 @@ public final class SoakRun {
         spawn(s);
       }
       default -> throw new IllegalArgumentException("unknown fault " + fault);
+    }
+  }
+
+  /**
+   * Mutes one client's replies while a create is in flight, then cuts its connections. A worker
+   * sends its next create 0-30 ms after it finished an iteration ({@code RELEASE_DONE} or {@code
+   * TIMEOUT} in its log), and nothing else but a new request gets through a muted connection (a
+   * release waits for its reply, a waiter for its notification): so the replies are muted as soon
+   * as an iteration ends, and the fault is aimed once the client logs a {@code REQUEST} under the
+   * mute (its create reaches the server, which applies it; its reply is never delivered). If no
+   * request comes within 150 ms the held replies are let through (a delay, harmless) and the next
+   * iteration's end is awaited, for up to 5 s; then the replies are muted regardless. The mute
+   * lasts 0.2-0.6 session timeouts in all, at least 100 ms after the request, then the cut.
+   */
+  private void loseReplies(Fault fault, long session) throws InterruptedException {
+    Slot s = slots.get(random.nextInt(slots.size()));
+    long ms = session * (20 + random.nextInt(40)) / 100;
+    log.log("FAULT_START", "kind", fault, "target", s.proc, "ms", ms);
+    LogTail tail = new LogTail(s.logs.get(s.logs.size() - 1));
+    long budget = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    long requestT = -1;
+    long mutedT = -1;
+    int tries = 0;
+    while (requestT < 0 && System.nanoTime() < budget) {
+      if (tail.await(Set.of("RELEASE_DONE", "TIMEOUT"), 0, budget) < 0) {
+        break;
+      }
+      tries++;
+      s.proxies.forEach(FaultProxy::muteReplies);
+      mutedT = log.log("MUTE", "target", s.proc, "try", tries).t();
+      requestT = tail.await(Set.of("REQUEST"), mutedT, System.nanoTime() + 150_000_000L);
+      if (requestT < 0) {
+        s.proxies.forEach(FaultProxy::pass);
+        log.log("UNMUTE", "target", s.proc, "try", tries);
+      }
+    }
+    if (requestT < 0) {
+      s.proxies.forEach(FaultProxy::muteReplies);
+      mutedT = log.log("MUTE", "target", s.proc, "try", "none").t();
+    }
+    long cutAt = Math.max(mutedT + ms * 1_000_000L, System.nanoTime() + 100_000_000L);
+    sleepMillis(Math.max(0, (cutAt - System.nanoTime()) / 1_000_000L));
+    s.proxies.forEach(FaultProxy::cut);
+    s.proxies.forEach(FaultProxy::pass);
+    log.log("FAULT_END", "kind", fault, "target", s.proc, "aimed", requestT >= 0);
+  }
+
+  /**
+   * Black-holes a holder (see {@link Fault#ISOLATE_HOLDER}) until another process has been granted
+   * a conflicting lock (its {@code begin} accepted by the store) and at least 1.2 session timeouts
+   * have passed, or for 20 s if nobody else comes. Without a holder to pick, black-holes any client
+   * for two session timeouts.
+   */
+  private void isolateHolder(Fault fault) throws InterruptedException {
+    FencedStore.Section victim = pickSection();
+    Slot s = victim == null ? slots.get(random.nextInt(slots.size())) : slotOf(victim.proc());
+    long start = System.nanoTime();
+    log.log(
+        "FAULT_START",
+        "kind",
+        fault,
+        "target",
+        s.proc,
+        "h",
+        victim == null ? "-" : victim.handle(),
+        "lock",
+        victim == null ? "-" : victim.key());
+    s.proxies.forEach(FaultProxy::blackhole);
+    long minimum = start + config.sessionTimeout().toNanos() * 12 / 10;
+    long cap = start + TimeUnit.SECONDS.toNanos(20);
+    String granted = "-";
+    if (victim == null) {
+      sleepMillis(2 * config.sessionTimeout().toMillis());
+    } else {
+      while (System.nanoTime() < cap) {
+        var other = store.conflictingBeginSince(victim, start);
+        if (other.isPresent() && System.nanoTime() >= minimum) {
+          granted = other.get().handle();
+          break;
+        }
+        Thread.sleep(10);
+      }
+    }
+    s.proxies.forEach(FaultProxy::pass);
+    log.log("FAULT_END", "kind", fault, "target", s.proc, "granted", granted);
+  }
+
+  /**
+   * An open critical section of a mutex, writer or reader (not a semaphore lease): a 12 s hold that
+   * began less than 2 s ago if one comes within 10 s, else any within 2 s; null if none.
+   */
+  private FencedStore.Section pickSection() throws InterruptedException {
+    for (boolean longHold : new boolean[] {true, false}) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(longHold ? 10 : 2);
+      while (System.nanoTime() < deadline) {
+        long now = System.nanoTime();
+        List<FencedStore.Section> candidates =
+            store.openSections().stream()
+                .filter(x -> !x.side().equals("S"))
+                .filter(x -> slotOrNull(x.proc()) != null)
+                .filter(
+                    x ->
+                        !longHold
+                            || x.phase().equals("begin-long")
+                                && now - x.t() < TimeUnit.SECONDS.toNanos(2))
+                .sorted(java.util.Comparator.comparing(FencedStore.Section::handle))
+                .toList();
+        if (!candidates.isEmpty()) {
+          return candidates.get(random.nextInt(candidates.size()));
+        }
+        Thread.sleep(5);
+      }
+    }
+    return null;
+  }
+
+  private Slot slotOrNull(String proc) {
+    return slots.stream().filter(x -> x.proc.equals(proc)).findFirst().orElse(null);
+  }
+
+  private Slot slotOf(String proc) {
+    Slot s = slotOrNull(proc);
+    if (s == null) {
+      throw new IllegalStateException("no client slot runs " + proc);
+    }
+    return s;
+  }
+
+  /** Reads a client's event log as it grows, from the end it had when the tail was made. */
+  private static final class LogTail {
+    private final Path file;
+    private long offset;
+    private final StringBuilder partial = new StringBuilder();
+
+    LogTail(Path file) {
+      this.file = file;
+      try {
+        this.offset = Files.exists(file) ? Files.size(file) : 0;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    /**
+     * Waits until the log gains an event of one of {@code kinds} stamped at or after {@code
+     * notBefore}; returns its time, or -1 at {@code deadline} (nanoTime). Polls every millisecond.
+     */
+    long await(Set<String> kinds, long notBefore, long deadline) throws InterruptedException {
+      while (true) {
+        for (String line : newLines()) {
+          Event e = Event.parse(line);
+          if (e != null && kinds.contains(e.ev()) && e.t() >= notBefore) {
+            return e.t();
+          }
+        }
+        if (System.nanoTime() >= deadline) {
+          return -1;
+        }
+        Thread.sleep(1);
+      }
+    }
+
+    private List<String> newLines() {
+      List<String> lines = new ArrayList<>();
+      try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
+        long length = f.length();
+        if (length <= offset) {
+          return lines;
+        }
+        byte[] bytes = new byte[(int) (length - offset)];
+        f.seek(offset);
+        f.readFully(bytes);
+        offset = length;
+        partial.append(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+      } catch (java.io.FileNotFoundException e) {
+        return lines;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      int nl;
+      while ((nl = partial.indexOf("\n")) >= 0) {
+        lines.add(partial.substring(0, nl));
+        partial.delete(0, nl + 1);
+      }
+      return lines;
     }
   }
 

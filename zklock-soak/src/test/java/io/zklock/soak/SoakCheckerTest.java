@@ -85,7 +85,12 @@ class SoakCheckerTest {
     close(10, "b");
     clean();
 
-    assertThat(check().violations()).anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/1"));
+    assertThat(check().violations())
+        .anyMatch(
+            v ->
+                v.startsWith("EXCLUSION")
+                    && v.contains("b/1")
+                    && v.endsWith(": its session never expired"));
   }
 
   @Test
@@ -140,7 +145,10 @@ class SoakCheckerTest {
 
     assertThat(check().violations())
         .anyMatch(
-            v -> v.startsWith("EXCLUSION") && v.contains("sooner than its session can expire"));
+            v ->
+                v.startsWith("EXCLUSION")
+                    && v.contains("granted 100 ms after the fault")
+                    && v.contains("sooner than its session can expire"));
   }
 
   @Test
@@ -162,6 +170,7 @@ class SoakCheckerTest {
 
   @Test
   void staleWriteRejectedFromHandleNeverLost_fencingViolation() {
+    ev(0, "RUN_START", "seed", 1, "seconds", 60);
     start("a", "s1");
     hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
     store(1.1, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "begin");
@@ -169,16 +178,39 @@ class SoakCheckerTest {
     close(10, "a");
     clean();
 
-    assertThat(check().violations()).anyMatch(v -> v.startsWith("FENCING") && v.contains("a/1"));
+    assertThat(check().violations())
+        .contains(
+            "FENCING: store rejected a/1 (token 10, end) at 1.200s though its handle was never"
+                + " lost: a higher token wrote while it held");
   }
 
   @Test
   void storeAcceptedLowerToken_fencingViolation() {
+    ev(0.5, "RUN_START", "seed", 1, "seconds", 60);
     store(1, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "begin");
     store(2, "STORE_ACCEPT", Side.MUTEX, 10, "y/1", "begin");
+    store(3, "STORE_ACCEPT", Side.WRITE, 20, "w/1", "begin");
+    store(4, "STORE_ACCEPT", Side.READ, 25, "r/1", "begin");
+    store(5, "STORE_ACCEPT", Side.READ, 19, "r/2", "begin");
     clean();
 
-    assertThat(check().violations()).anyMatch(v -> v.startsWith("FENCING") && v.contains("y/1"));
+    assertThat(check().violations())
+        .containsExactly(
+            "FENCING: store accepted y/1 token 10 on soak/mutex after accepting 12 at 1.500s",
+            "FENCING: store accepted r/2 token 19 on soak/rw after accepting 20 at 4.500s");
+  }
+
+  @Test
+  void storeAcceptsTheSameTokenAgainAndAReaderBelowAnotherReader_noViolation() {
+    store(1, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "begin");
+    store(2, "STORE_ACCEPT", Side.MUTEX, 12, "x/1", "end");
+    store(3, "STORE_ACCEPT", Side.WRITE, 20, "w/1", "begin");
+    store(4, "STORE_ACCEPT", Side.READ, 25, "r/1", "begin");
+    store(5, "STORE_ACCEPT", Side.READ, 20, "r/2", "begin");
+    store(6, "STORE_ACCEPT", Side.SEMAPHORE, 1, "s/1", "begin");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
   }
 
   @Test
@@ -283,5 +315,1285 @@ class SoakCheckerTest {
     clean();
 
     assertThat(check().violations()).anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("a/3"));
+  }
+
+  // ------------------------------------------------ an excuse must precede what it excuses (#13)
+
+  /**
+   * A holder granted with a stale fencing token (lower than the previous holder's): its first write
+   * is rejected at once. Its session expires only seconds later, through a fault that began after
+   * that write; that later loss must not excuse the rejection nor the grant out of token order.
+   */
+  @Test
+  void staleTokenWhoseExpiryComesOnlyLater_fencingViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1, 2);
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(2.09, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(2.1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    store(2.2, "STORE_REJECT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(11, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(11.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(11.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(11.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(11.3, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(11.4, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    List<String> violations = check().violations();
+
+    assertThat(violations)
+        .as("the rejected write came 2.8 s before the fault that cost the session")
+        .anyMatch(v -> v.startsWith("FENCING") && v.contains("store rejected a/1"))
+        .as("a/1 was granted after b/1 with a lower token, and was not lost yet")
+        .anyMatch(v -> v.startsWith("FENCING") && v.contains("a/1 granted at"));
+  }
+
+  /** The same stale token, and the only "excuse" is that its process is killed later. */
+  @Test
+  void staleTokenWhoseProcessIsKilledOnlyLater_fencingViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1, 2);
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(2.09, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(2.1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    store(2.2, "STORE_REJECT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(0.5, "FAULT_START", "kind", "CUT_CLIENT", "target", "a"); // no loss: no excuse
+    ev(0.5, "FAULT_END", "kind", "CUT_CLIENT", "target", "a");
+    ev(5, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(5.1, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(5.1, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    close(20, "b");
+    clean();
+
+    List<String> violations = check().violations();
+
+    assertThat(violations)
+        .anyMatch(
+            v ->
+                v.startsWith("FENCING")
+                    && v.contains("store rejected a/1")
+                    && v.contains("though its loss began only at"))
+        .anyMatch(v -> v.startsWith("FENCING") && v.contains("a/1 granted at"));
+  }
+
+  /** A write rejected after its holder's fault began (the holder was paused) is excused. */
+  @Test
+  void writeRejectedAfterTheFaultBehindTheLossBegan_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    store(4.7, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    store(7.01, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end"); // the late write of a woken holder
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("store.staleRejected")).isEqualTo(1);
+  }
+
+  /**
+   * A grant logged out of token order is excused when its holder's process was paused between being
+   * granted and logging it (the pause began before the grant was logged).
+   */
+  @Test
+  void grantLoggedLateBecauseItsProcessWasPaused_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.5, 4.8);
+    store(4.6, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.01, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    store(6.02, "STORE_REJECT", Side.MUTEX, 10, "a/1", "begin");
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(6.3, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(6.4, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("grants.loggedAfterLoss")).isEqualTo(1);
+  }
+
+  /** A third lease while two are held, and one of the two expires only later: not excused. */
+  @Test
+  void semaphoreOverPermitsExcusedOnlyByALaterExpiry_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.SEMAPHORE, 10, "s1", 1, 9);
+    hold("b", "b/1", Side.SEMAPHORE, 11, "s2", 2, 3);
+    hold("b", "b/2", Side.SEMAPHORE, 12, "s2", 2.5, 3);
+    ev(5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(11, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(11.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/2 is lease 3"));
+  }
+
+  // ------------------------------------ a running holder is told before another is granted (#12)
+
+  /**
+   * A holder whose connection is black-holed (its process runs) hears of its loss only after the
+   * fault heals, when another holder has long been granted: the library must have told it before
+   * the ensemble could expire its session, so this is a violation even though fencing caught it.
+   */
+  @Test
+  void cutOffHolderToldAfterAnotherWasGranted_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8.3);
+    ev(1.5, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    ev(4.8, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/1");
+    ev(8.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(8.1, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(
+            v ->
+                v.startsWith("EXCLUSION")
+                    && v.contains("b/1")
+                    && v.contains("told of its loss only at")
+                    && v.contains("after another was granted"));
+  }
+
+  /** The same holder, released without ever being told, after the other was granted. */
+  @Test
+  void cutOffHolderReleasedUntoldAfterAnotherWasGranted_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.WRITE, 10, "s1", 1, 6);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.READ, 12, "s2", 4.6, 5);
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(
+            v ->
+                v.startsWith("EXCLUSION")
+                    && v.contains("b/1")
+                    && v.contains("never told of its loss"));
+  }
+
+  /** Told before the other was granted: the promise kept, no overlap at all. */
+  @Test
+  void cutOffHolderToldBeforeAnotherWasGranted_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.99, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(4.25, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(8.3, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    ev(1.5, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(4.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(4.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    ev(4.8, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  /** A pause that ended well before the other grant: the woken holder could have been told. */
+  @Test
+  void pausedHolderWokenLongBeforeAnotherWasGranted_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 12);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 8, 9);
+    ev(11.9, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(11.9, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(11.9, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/1"));
+  }
+
+  /** A semaphore lease over the permits while a running, cut-off holder was not told. */
+  @Test
+  void semaphoreLeaseOverPermitsWhileACutOffHolderWasUntold_exclusionViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.SEMAPHORE, 10, "s1", 1, 9);
+    hold("a", "a/2", Side.SEMAPHORE, 11, "s1", 1.1, 9);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.SEMAPHORE, 12, "s2", 4.6, 5);
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.1, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(7.1, "LOSS", "proc", "a", "h", "a/2", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("b/1 is lease 3"));
+  }
+
+  /** LOSE_REPLIES: a request begun while the replies were muted lost its create's reply. */
+  @Test
+  void loseReplies_requestsBegunWhileRepliesWereMuted_counted() {
+    start("a", "s1");
+    ev(1, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
+    ev(1.2, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1.5, "MUTE", "target", "a");
+    ev(1.6, "REQUEST", "proc", "a", "h", "a/2", "side", Side.MUTEX, "session", "s1");
+    ev(1.7, "REQUEST", "proc", "a", "h", "a/3", "side", Side.READ, "session", "s1");
+    ev(2, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a");
+    ev(2.1, "REQUEST", "proc", "a", "h", "a/4", "side", Side.MUTEX, "session", "s1");
+    ev(5, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
+    ev(6, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a", "aimed", false);
+    ev(7, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
+    ev(7, "MUTE", "target", "a", "try", 1);
+    ev(7.1, "REQUEST", "proc", "a", "h", "a/5", "side", Side.MUTEX, "session", "s1");
+    ev(7.2, "UNMUTE", "target", "a", "try", 1);
+    ev(7.25, "MUTE", "target", "a", "try", 2);
+    ev(7.25, "REQUEST", "proc", "a", "h", "a/6", "side", Side.MUTEX, "session", "s1");
+    ev(7.5, "REQUEST", "proc", "a", "h", "a/7", "side", Side.MUTEX, "session", "s1");
+    ev(7.5, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a", "aimed", true);
+    for (String h : new String[] {"a/1", "a/2", "a/3", "a/4", "a/5", "a/6", "a/7"}) {
+      ev(8, "TIMEOUT", "proc", "a", "h", h);
+    }
+    close(10, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.counter("loseReplies.createsInFlight"))
+        .as("a/2 and a/3; a/6 (at the last mute, not a/5 before it; not a/7 at the cut)")
+        .isEqualTo(3);
+    assertThat(report.counter("loseReplies.faultsWithACreate")).isEqualTo(2);
+    assertThat(report.counter("loseReplies.aimed")).isEqualTo(1);
+    assertThat(report.violations()).isEmpty();
+  }
+
+  // ------------------------------------------------------- a whole run: figures and re-checking
+
+  /**
+   * A small run with one of everything the checker counts: every figure is asserted, so a figure
+   * that goes missing or miscounts fails here (the mutation profile relies on it).
+   */
+  private void smallRun() {
+    ev(0, "RUN_START", "seed", 7, "seconds", 60);
+    start("a", "s1");
+    start("b", "s2");
+    ev(0, "PROC_START", "proc", "a", "pid", 1);
+    ev(0, "PROC_START", "proc", "b", "pid", 2);
+    ev(0.2, "UNSUPPORTED", "proc", "b", "side", "SEMAPHORE", "why", "none");
+    // a paused holder, expired and fenced; b waits for it and gets the lock after the expiry
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 10, "a/1", "begin-long");
+    ev(1.11, "WRITE", "proc", "a", "h", "a/1", "phase", "begin-long", "token", 10, "ok", true);
+    ev(1.2, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(4.75, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    store(4.8, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(5.0025, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    store(6.01, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    ev(6.02, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 10, "ok", false);
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.25, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(6.3, "SESSION", "proc", "a", "state", "CONNECTED", "session", "s3");
+    ev(6.4, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(6.5, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    // an ensemble fault, a timeout, a reader
+    ev(7, "FAULT_START", "kind", "KILL_LEADER", "target", "zk1");
+    ev(9, "FAULT_END", "kind", "KILL_LEADER", "target", "zk1");
+    ev(10, "REQUEST", "proc", "b", "h", "b/2", "side", Side.WRITE, "session", "s2");
+    ev(20, "TIMEOUT", "proc", "b", "h", "b/2");
+    hold("a", "a/2", Side.READ, 20, "s3", 21, 22);
+    // a killed holder, replaced
+    ev(29.9, "REQUEST", "proc", "b", "h", "b/3", "side", Side.MUTEX, "session", "s2");
+    ev(30, "GRANT", "proc", "b", "h", "b/3", "side", Side.MUTEX, "token", 30, "session", "s2");
+    ev(31, "FAULT_START", "kind", "KILL_CLIENT", "target", "b");
+    ev(31.1, "PROC_KILLED", "proc", "b", "pid", 2);
+    ev(31.1, "FAULT_END", "kind", "KILL_CLIENT", "target", "b");
+    ev(40, "RUN_STOP");
+    ev(41, "QUIESCED", "proc", "a", "session", "s3");
+    close(50, "a");
+    ev(99, "CLEAN_LIVE", "orphans", 0, "nodes", "");
+    ev(99.5, "CLEAN_FINAL", "remaining", 0, "ms", 120, "nodes", "");
+  }
+
+  @Test
+  void smallRun_everyFigure() {
+    smallRun();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counters())
+        .containsExactlyInAnyOrderEntriesOf(
+            java.util.Map.ofEntries(
+                java.util.Map.entry("processes.spawned", 2L),
+                java.util.Map.entry("processes.started", 2L),
+                java.util.Map.entry("processes.killed", 1L),
+                java.util.Map.entry("unsupported.SEMAPHORE", 1L),
+                java.util.Map.entry("sessions.CONNECTED", 3L),
+                java.util.Map.entry("sessions.SUSPENDED", 1L),
+                java.util.Map.entry("sessions.LOST", 1L),
+                java.util.Map.entry("requests", 5L),
+                java.util.Map.entry("grants", 4L),
+                java.util.Map.entry("grants.MUTEX", 3L),
+                java.util.Map.entry("grants.READ", 1L),
+                java.util.Map.entry("timeouts", 1L),
+                java.util.Map.entry("writes.accepted", 1L),
+                java.util.Map.entry("writes.rejected", 1L),
+                java.util.Map.entry("store.staleRejected", 1L),
+                java.util.Map.entry("losses", 1L),
+                java.util.Map.entry("losses.SESSION_EXPIRED", 1L),
+                java.util.Map.entry("overlaps.excusedByExpiry", 1L),
+                java.util.Map.entry("faults.total", 3L),
+                java.util.Map.entry("faults.PAUSE_CLIENT", 1L),
+                java.util.Map.entry("faults.KILL_LEADER", 1L),
+                java.util.Map.entry("faults.KILL_CLIENT", 1L),
+                java.util.Map.entry("handover.checked", 2L),
+                java.util.Map.entry("handover.noWaiter", 2L),
+                java.util.Map.entry("clean.orphansOfLiveSessions", 0L),
+                java.util.Map.entry("clean.remainingAfterClose", 0L),
+                java.util.Map.entry("clean.msUntilEmpty", 120L),
+                java.util.Map.entry("violations", 0L)));
+    assertThat(report.delaysMillis())
+        .containsExactlyInAnyOrderEntriesOf(
+            java.util.Map.of(
+                "wait.grant", List.of(100L, 3550L, 10L, 100L),
+                "release", List.of(2L, 100L, 10L),
+                "overlap.excused", List.of(250L),
+                "loss.afterFaultEnd", List.of(250L),
+                "loss.afterSessionLost", List.of(50L),
+                "handover", List.of(3250L)));
+  }
+
+  @Test
+  void smallRun_summaryNamesTheRunEveryFigureAndEachViolation() {
+    smallRun();
+    ev(60, "ACQUIRE_ERROR", "proc", "a", "h", "a/9", "err", "boom");
+
+    String summary = check().summary();
+
+    assertThat(summary)
+        .startsWith(
+            "zklock soak: seed 1, 60 s of faults, 3 client processes x 3 workers, session timeout"
+                + " 3000 ms\n")
+        .contains(String.format("  %-34s %d%n", "grants.MUTEX", 3))
+        .contains(String.format("  %-34s %d%n", "acquireErrors", 1))
+        .contains(
+            String.format(
+                "  %-34s n=%d min=%d p50=%d p99=%d max=%d ms%n",
+                "delay.wait.grant", 4, 10, 100, 3550, 3550))
+        .contains(
+            String.format(
+                "  %-34s n=%d min=%d p50=%d p99=%d max=%d ms%n",
+                "delay.release", 3, 2, 10, 100, 100))
+        .endsWith(
+            "  violations: 1\n    LIVENESS: a/9 request failed at 60.000s (requests survive"
+                + " faults): boom\n");
+  }
+
+  @Test
+  void main_rechecksTheLogsOfAKeptRun(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    smallRun();
+    List<Event> orchestrator = new ArrayList<>();
+    List<Event> client = new ArrayList<>();
+    for (Event e : log) {
+      (e.fields().containsKey("proc") ? client : orchestrator).add(e);
+    }
+    orchestrator.add(0, Event.of(0, "MARK"));
+    writeLog(dir.resolve("orchestrator.log"), orchestrator);
+    writeLog(dir.resolve("clients.log"), client);
+    writeLog(dir.resolve("ignored.txt"), List.of(Event.of(1, "ACQUIRE_ERROR", "h", "x")));
+    SoakConfig config = SoakConfig.defaults(7, Duration.ofSeconds(60), dir);
+    String expected = new Checker(config).check(log).summary();
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream stdout = System.out;
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      Checker.main(new String[] {dir.toString()});
+    } finally {
+      System.setOut(stdout);
+    }
+
+    assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo(expected)
+        .startsWith("zklock soak: seed 7, 60 s of faults");
+  }
+
+  private static void writeLog(Path file, List<Event> events) {
+    try (EventLog l = new EventLog(file, false)) {
+      events.forEach(l::write);
+    }
+  }
+
+  // ------------------------------------------------------------ rules at their edges (mutation)
+
+  @Test
+  void checkerSortsTheMergedLogs_anyInputOrder_sameVerdict() {
+    smallRun();
+    Checker.Report inOrder = check();
+    java.util.Collections.reverse(log);
+
+    Checker.Report reversed = check();
+
+    assertThat(reversed.counters()).isEqualTo(inOrder.counters());
+    assertThat(reversed.violations()).isEmpty();
+  }
+
+  @Test
+  void grantsInAnotherOrderThanRequests_noOverlap_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    ev(3, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(4, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(4.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void grantedAfterAnotherWithALowerToken_inGrantNotRequestOrder_fencingViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    hold("a", "a/1", Side.MUTEX, 14, "s1", 1, 2);
+    ev(3, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(4, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(4.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("FENCING: b/1 granted at") && v.contains("not above 14"));
+  }
+
+  @Test
+  void sameTokenGrantedTwice_fencingViolation() {
+    start("a", "s1");
+    hold("a", "a/1", Side.MUTEX, 12, "s1", 1, 2);
+    hold("a", "a/2", Side.MUTEX, 12, "s1", 3, 4);
+    close(10, "a");
+    clean();
+
+    assertThat(check().violations()).anyMatch(v -> v.startsWith("FENCING: a/2 granted at"));
+  }
+
+  @Test
+  void readersGrantedOutOfTokenOrder_noViolation_readerBelowAnEarlierWriter_violation() {
+    start("a", "s1");
+    hold("a", "a/1", Side.READ, 14, "s1", 1, 3);
+    hold("a", "a/2", Side.READ, 12, "s1", 2, 3);
+    close(10, "a");
+    clean();
+    assertThat(check().violations()).isEmpty();
+
+    hold("a", "a/3", Side.WRITE, 20, "s1", 4, 5);
+    hold("a", "a/4", Side.READ, 19, "s1", 6, 7);
+
+    assertThat(check().violations())
+        .singleElement()
+        .satisfies(v -> assertThat(v).startsWith("FENCING: a/4 granted at"));
+  }
+
+  @Test
+  void writeRejectedBetweenTheKillsStartAndTheDeath_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1, 2);
+    store(1.1, "STORE_ACCEPT", Side.MUTEX, 12, "b/1", "begin");
+    ev(2.09, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(2.1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(5, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    store(5.05, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    ev(5.1, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(5.1, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).noneMatch(v -> v.contains("store rejected"));
+  }
+
+  @Test
+  void writeRejectedAtTheVeryMomentTheLossBegan_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    store(1.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.5, 5);
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void releasedAtTheVeryMomentOfTheNextGrant_noOverlap() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2, 3);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void semaphore_twoLeasesAtOnce_fine_aThirdExcusedByAPausedHoldersExpiry() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.SEMAPHORE, 10, "s1", 1, 8);
+    hold("b", "b/1", Side.SEMAPHORE, 11, "s2", 1.2, 6);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/2", Side.SEMAPHORE, 12, "s2", 4.5, 5);
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.excusedByExpiry")).isEqualTo(1);
+  }
+
+  @Test
+  void overlapWithAnExpiryNoFaultExplains_excusedAndCounted() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 6);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.5, 5);
+    ev(5.5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(5.5, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.expiredWithoutFault")).isEqualTo(1);
+    assertThat(report.counter("losses.withoutClientFault")).isEqualTo(1);
+  }
+
+  @Test
+  void lossToldButNeverHeardByTheListener_theTellingDatesTheExpiry() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2, 3); // granted before any fault
+    ev(4, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("granted before the fault"))
+        .anyMatch(v -> v.contains("that its process never reported LOST"));
+  }
+
+  @Test
+  void pauseThatEndedExactlyAGraceBeforeTheOtherGrant_excused_orBeganAtIt_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 12);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 8, 9);
+    ev(11.9, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(11.9, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(11.9, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void expiryCausedByAnEnsembleFault_noThirdOfTimeoutBound_butARunningHolderMustBeTold() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    ev(1.5, "FAULT_START", "kind", "CUT_CLIENT", "target", "a");
+    ev(1.5, "FAULT_END", "kind", "CUT_CLIENT", "target", "a");
+    ev(2, "FAULT_START", "kind", "KILL_LEADER", "target", "zk0");
+    ev(2.01, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2.05, 3);
+    ev(5, "FAULT_END", "kind", "KILL_LEADER", "target", "zk0");
+    ev(6, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("told of its loss only at"))
+        .noneMatch(v -> v.contains("sooner than its session can expire"));
+  }
+
+  @Test
+  void causeIsTheFaultBeforeTheSuspension_notALaterOne() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 9);
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.5, "FAULT_START", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(7.5, "FAULT_END", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(8, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(8, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void suspendedBeforeThePauseBegan_noThirdOfTimeoutBound() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 0.5, 6.5);
+    ev(1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1.6, 2);
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.excusedByExpiry")).isEqualTo(1);
+  }
+
+  @Test
+  void isolateHolderOutcomesCounted() {
+    ev(1, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(5, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/1");
+    ev(6, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(9, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "-");
+    ev(10, "FAULT_START", "kind", "ISOLATE_HOLDER", "target", "a");
+    ev(12, "FAULT_END", "kind", "ISOLATE_HOLDER", "target", "a", "granted", "b/2");
+    ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", true);
+    ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", true);
+    ev(9, "WRITE", "proc", "a", "h", "a/1", "phase", "end", "token", 1, "ok", false);
+
+    Checker.Report report = check();
+
+    assertThat(report.counter("isolate.healedAfterAnotherGrant")).isEqualTo(2);
+    assertThat(report.counter("isolate.nobodyElseGranted")).isEqualTo(1);
+    assertThat(report.counter("writes.accepted")).isEqualTo(2);
+    assertThat(report.counter("writes.rejected")).isEqualTo(1);
+  }
+
+  @Test
+  void processEventsThatAreViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(1, "NOT_QUIESCED", "proc", "a");
+    ev(1, "CLOCK_MISMATCH", "proc", "b", "base", 5);
+    ev(1, "WORKER_CRASH", "proc", "c", "err", "oops");
+    ev(2, "RELEASE_ERROR", "proc", "c", "h", "c/1", "err", "nope");
+    ev(3, "PROC_HUNG", "proc", "a");
+    ev(3, "PROC_EXIT", "proc", "b", "code", 3);
+    close(5, "c");
+
+    assertThat(check().violations())
+        .contains(
+            "LIVENESS: a did not finish its workers after the stop",
+            "LIVENESS: c worker crashed: oops",
+            "LIVENESS: a did not exit after close (killed)",
+            "LIVENESS: b did not close cleanly (exit 3, closed false)")
+        .anyMatch(v -> v.startsWith("RUN: b cannot share the orchestrator's clock"))
+        .anyMatch(v -> v.startsWith("LIVENESS: c/1 release threw at"));
+  }
+
+  @Test
+  void grantWhoseReleaseNeverFinished_andALossForAnotherReason_violations() {
+    start("a", "s1");
+    ev(0.5, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "a", "h", "a/2", "side", Side.MUTEX, "session", "s1");
+    ev(2, "GRANT", "proc", "a", "h", "a/2", "side", Side.MUTEX, "token", 12, "session", "s1");
+    ev(2.5, "LOSS", "proc", "a", "h", "a/1", "reason", "NODE_DELETED", "session", "s1");
+    ev(3, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(3.1, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    ev(4, "RELEASE_START", "proc", "a", "h", "a/2", "held", true);
+    close(10, "a");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("LIVENESS: a/2 granted at") && v.contains("never finished"))
+        .anyMatch(v -> v.startsWith("LIVENESS: a/1 lost for reason NODE_DELETED"));
+  }
+
+  @Test
+  void releasedAfterTheFaultBeganButBeforeHearingOfTheExpiry_inDoubt() {
+    start("a", "s1");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("releasesInDoubt")).isEqualTo(1);
+  }
+
+  @Test
+  void releasedJustWithinAGraceAfterHearingOfTheExpiry_notReportedAsUntold() {
+    start("a", "s1");
+    ev(0.5, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(8.5, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    ev(8.6, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(10, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("releasesInDoubt")).isEqualTo(1);
+  }
+
+  @Test
+  void handover_witnessFaultedOrKilled_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(5, "FAULT_START", "kind", "CUT_CLIENT", "target", "b");
+    ev(5, "FAULT_END", "kind", "CUT_CLIENT", "target", "b");
+    ev(14, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).as("the only waiter was itself faulted").isEmpty();
+    assertThat(report.counter("handover.checked")).isEqualTo(1);
+  }
+
+  @Test
+  void handover_witnessKilledBeforeTheDeadline_noViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(9.5, "PROC_KILLED", "proc", "b", "pid", 2);
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void handover_witnessFaultedBeforeItsRequest_stillAWitness() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.5, "FAULT_START", "kind", "CUT_CLIENT", "target", "b");
+    ev(0.5, "FAULT_END", "kind", "CUT_CLIENT", "target", "b");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(11.5, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).anyMatch(v -> v.contains("nothing in soak/mutex"));
+  }
+
+  @Test
+  void handover_anEnsembleFaultsEndMovesTheDeadline_aClientFaultsEndDoesNot() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(8, "FAULT_START", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(9.5, "FAULT_END", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(16, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(16.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(16.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(20, "b");
+    close(20, "c");
+    clean();
+    assertThat(check().violations()).isEmpty();
+
+    log.removeIf(e -> e.get("target") != null && e.get("target").startsWith("zk"));
+    ev(1.2, "FAULT_START", "kind", "BLACKHOLE_SHORT", "target", "c");
+    ev(9.5, "FAULT_END", "kind", "BLACKHOLE_SHORT", "target", "c");
+
+    assertThat(check().violations()).anyMatch(v -> v.contains("nothing in soak/mutex"));
+  }
+
+  @Test
+  void handover_aWaiterOfTheLastSecond_isNoWitness_aGrantAtTheDeadline_isInTime() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(9.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(15, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(20, "b");
+    close(20, "c");
+    clean();
+    assertThat(check().violations()).as("b/1 asked less than a second before").isEmpty();
+
+    ev(1.5, "REQUEST", "proc", "c", "h", "c/1", "side", Side.MUTEX, "session", "s3");
+    ev(10, "GRANT", "proc", "c", "h", "c/1", "side", Side.MUTEX, "token", 12, "session", "s3");
+    ev(10.5, "RELEASE_START", "proc", "c", "h", "c/1", "held", true);
+    ev(10.6, "RELEASE_DONE", "proc", "c", "h", "c/1");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).as("granted at the deadline itself").isEmpty();
+    assertThat(report.delaysMillis().get("handover")).containsExactly(8_000L);
+  }
+
+  @Test
+  void delayFigures_p99OfMoreThanAHundred() {
+    start("a", "s1");
+    for (int i = 1; i <= 200; i++) {
+      double t = 10.0 * i;
+      ev(t, "REQUEST", "proc", "a", "h", "a/" + i, "side", Side.SEMAPHORE, "session", "s1");
+      ev(t + i / 1000.0 + 0.0005, "TIMEOUT", "proc", "a", "h", "a/" + i);
+      ev(t + 0.5, "REQUEST", "proc", "a", "h", "b/" + i, "side", Side.SEMAPHORE, "session", "s1");
+      ev(
+          t + 0.5 + i / 1000.0 + 0.0005,
+          "GRANT",
+          "proc",
+          "a",
+          "h",
+          "b/" + i,
+          "side",
+          Side.SEMAPHORE,
+          "token",
+          i,
+          "session",
+          "s1");
+      ev(t + 0.9, "RELEASE_START", "proc", "a", "h", "b/" + i, "held", true);
+      ev(t + 0.95, "RELEASE_DONE", "proc", "a", "h", "b/" + i);
+    }
+    close(3000, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.summary())
+        .contains(
+            String.format(
+                "  %-34s n=%d min=%d p50=%d p99=%d max=%d ms%n",
+                "delay.wait.grant", 200, 1, 101, 199, 200));
+  }
+
+  @Test
+  void handover_deadlineMovesWithLaterFaults_grantWithinIt_measuredFromTheDeath() {
+    start("a", "s1");
+    start("b", "s2");
+    start("c", "s3");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(9, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "c");
+    ev(12, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "c");
+    ev(16, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(16.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(16.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(20, "b");
+    close(20, "c");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.delaysMillis().get("handover")).containsExactly(14_000L);
+  }
+
+  @Test
+  void handover_grantAfterTheDeadline_witnessWaiting_violation() {
+    ev(0, "RUN_START", "seed", 1, "seconds", 60);
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(10.5, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(10.6, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(10.7, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations())
+        .singleElement()
+        .satisfies(v -> assertThat(v).contains("nothing in soak/mutex was granted by 10.000s"));
+    assertThat(report.delaysMillis()).doesNotContainKey("handover");
+  }
+
+  @Test
+  void handover_cutOffHolderWhoseSessionExpired_deathAtTheFault() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(5.25, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(5.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(5.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.delaysMillis().get("handover")).containsExactly(3_250L);
+  }
+
+  // ---------------------------------- stamps at the clock's origin (nanoTime may read 0) count
+
+  private void req(String proc, String h, double t) {
+    ev(t, "REQUEST", "proc", proc, "h", h, "side", Side.MUTEX, "session", "s-" + proc);
+  }
+
+  private void grant(String proc, String h, double t, long token) {
+    ev(
+        t,
+        "GRANT",
+        "proc",
+        proc,
+        "h",
+        h,
+        "side",
+        Side.MUTEX,
+        "token",
+        token,
+        "session",
+        "s-" + proc);
+  }
+
+  @Test
+  void stampZero_aGrantThenIsAGrant() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    req("b", "b/1", 0.5);
+    grant("b", "b/1", 1, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(3, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    ev(3.1, "RELEASE_DONE", "proc", "a", "h", "a/1");
+
+    assertThat(check().violations()).anyMatch(v -> v.startsWith("EXCLUSION: b/1"));
+  }
+
+  @Test
+  void stampZero_aReleaseThenEndsTheHold() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    ev(0, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    req("b", "b/1", 0.2);
+    grant("b", "b/1", 0.5, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+
+    assertThat(check().violations()).noneMatch(v -> v.startsWith("EXCLUSION") || v.contains("a/1"));
+  }
+
+  @Test
+  void stampZero_aKillThenEndsTheHoldAndExcusesLaterWrites() {
+    start("b", "s-b");
+    ev(0, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(0, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    store(0.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    req("b", "b/1", 0.2);
+    grant("b", "b/1", 0.5, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(5, "b");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("processes.killed")).isEqualTo(1);
+    assertThat(report.counter("handover.checked")).isEqualTo(1);
+  }
+
+  @Test
+  void stampZero_aLossToldThenEndsTheHoldAndExcusesLaterWrites() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "LOSS", "proc", "a", "h", "a/1", "reason", "NODE_DELETED", "session", "s-a");
+    store(0.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    req("b", "b/1", 0.2);
+    grant("b", "b/1", 0.5, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(5, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(5.1, "RELEASE_DONE", "proc", "a", "h", "a/1");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations())
+        .noneMatch(v -> v.startsWith("FENCING") || v.startsWith("EXCLUSION"))
+        .anyMatch(v -> v.contains("a/1 lost for reason NODE_DELETED"))
+        .anyMatch(v -> v.contains("that its process never reported LOST"));
+    assertThat(report.counter("losses.withoutClientFault")).isEqualTo(1);
+  }
+
+  @Test
+  void stampZero_anExpiryHeardThenExcusesLaterWrites() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "SESSION", "proc", "a", "state", "LOST", "session", "s-a");
+    store(0.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+
+    assertThat(check().violations()).noneMatch(v -> v.startsWith("FENCING"));
+  }
+
+  @Test
+  void stampZero_aWaitThatEndedThenIsNoWitness() {
+    start("b", "s-b");
+    ev(0, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(0, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    req("b", "b/1", 0);
+    ev(0, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(20, "b");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("handover.noWaiter")).isEqualTo(1);
+  }
+
+  // ------------------------------------------------------------------------- ties, decided
+
+  @Test
+  void loseReplies_aMuteAtTheCutItself_losesNothing() {
+    start("a", "s1");
+    ev(8, "FAULT_START", "kind", "LOSE_REPLIES", "target", "a");
+    ev(8.5, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(9, "MUTE", "target", "a", "try", "none");
+    ev(9, "FAULT_END", "kind", "LOSE_REPLIES", "target", "a", "aimed", false);
+    ev(9.5, "TIMEOUT", "proc", "a", "h", "a/1");
+    close(10, "a");
+
+    assertThat(check().counter("loseReplies.createsInFlight")).isZero();
+  }
+
+  @Test
+  void grantLoggedAtTheVeryMomentItsProcessWasPaused_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 0.5, 0.8);
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 12, "session", "s1");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    ev(6.3, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(6.4, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("grants.loggedAfterLoss")).isEqualTo(1);
+  }
+
+  @Test
+  void grantedAtTheVeryMomentTheFaultBegan_soonerThanTheSessionCanExpire() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 3);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1.5, 2);
+    ev(7.5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("sooner than its session"));
+  }
+
+  /** a/1 granted, a killed at 2 while holding; b/1 waits from 1.5 (deadline 2 + 3 + 5 = 10 s). */
+  private void killedHolderAndAWaiter() {
+    start("a", "s-a");
+    start("b", "s-b");
+    start("c", "s-c");
+    req("a", "a/1", 0.9);
+    grant("a", "a/1", 1, 10);
+    req("b", "b/1", 1.5);
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    close(30, "c");
+  }
+
+  @Test
+  void handover_aFaultBeginningAtTheDeadlineMovesIt() {
+    killedHolderAndAWaiter();
+    ev(10, "FAULT_START", "kind", "CUT_CLIENT", "target", "c");
+    ev(10, "FAULT_END", "kind", "CUT_CLIENT", "target", "c");
+    grant("b", "b/1", 16, 12);
+    ev(16.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(16.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(30, "b");
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void handover_witnessKilledAtTheDeadline_orFaultedFromItOrUntilItsRequest_noWitness() {
+    killedHolderAndAWaiter();
+    ev(10, "PROC_KILLED", "proc", "b", "pid", 2);
+    assertThat(check().violations()).as("killed at the deadline").isEmpty();
+
+    log.removeIf(e -> e.ev().equals("PROC_KILLED") && "b".equals(e.get("proc")));
+    ev(10, "FAULT_START", "kind", "BLACKHOLE_SHORT", "target", "b");
+    ev(11, "FAULT_END", "kind", "BLACKHOLE_SHORT", "target", "b");
+    ev(12, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(30, "b");
+    assertThat(check().violations()).as("faulted from the deadline").isEmpty();
+
+    log.removeIf(e -> "BLACKHOLE_SHORT".equals(e.get("kind")));
+    ev(1, "FAULT_START", "kind", "BLACKHOLE_SHORT", "target", "b");
+    ev(1.5, "FAULT_END", "kind", "BLACKHOLE_SHORT", "target", "b");
+    assertThat(check().violations()).as("faulted until its request").isEmpty();
+  }
+
+  @Test
+  void handover_aHolderThatReleasedOrWasToldAtStampZero_didNotDieWhenKilledLater() {
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    req("a", "a/2", 0);
+    grant("a", "a/2", 0, 11);
+    ev(0, "LOSS", "proc", "a", "h", "a/2", "reason", "SESSION_EXPIRED", "session", "s-a");
+    ev(1, "PROC_KILLED", "proc", "a", "pid", 1);
+
+    assertThat(check().counter("handover.checked")).isZero();
   }
 }
