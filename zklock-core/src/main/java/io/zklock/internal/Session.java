@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * {@code sync}, which only the leader answers) every T/3 and records, for each answer, when the
  * request was <em>sent</em>. The server heard from the session no earlier than that, so it cannot
  * expire the session before {@code heardSentAt + T}. At {@code heardSentAt + T - margin} (see
- * {@link #marginNanos}) with no newer answer, the session is declared lost exactly as if it had
- * expired: held locks are lost with {@link io.zklock.LockLostException.Reason#SESSION_EXPIRED},
- * waiting requests queue again on a new session, the old handle is closed in the background.
+ * {@link SessionDeadline#marginNanos}) with no newer answer, the session is declared lost exactly
+ * as if it had expired: held locks are lost with {@link
+ * io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
+ * session, the old handle is closed in the background.
  */
 final class Session {
   private static final Logger log = LoggerFactory.getLogger(Session.class);
@@ -66,9 +67,8 @@ final class Session {
   }
 
   /** The least margin between zklock's session deadline and the ensemble's earliest expiry. */
-  static final long MIN_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
   private final SessionConfig config;
+
   private final Executor events; // serial: observers and listeners hear transitions in order
   private final ScheduledExecutorService scheduler;
   private final Clock clock;
@@ -100,24 +100,6 @@ final class Session {
     this.events = serialEvents;
     this.scheduler = scheduler;
     this.clock = clock;
-  }
-
-  /**
-   * The margin by which zklock's session deadline precedes the ensemble's earliest possible expiry:
-   * {@code max(T/10, 500 ms)}, but at most T/4. It absorbs the delay between the deadline and the
-   * holder being told (timer and executor scheduling on a loaded machine, a short GC pause), and on
-   * an ensemble the up to half a tick that a follower takes to report a session's traffic to the
-   * leader.
-   *
-   * @param timeoutNanos the negotiated session timeout T, positive
-   */
-  static long marginNanos(long timeoutNanos) {
-    return Math.min(timeoutNanos / 4, Math.max(timeoutNanos / 10, MIN_MARGIN_NANOS));
-  }
-
-  /** The heartbeat period for a negotiated session timeout T: T/3. */
-  static long beatNanos(long timeoutNanos) {
-    return Math.max(1L, timeoutNanos / 3);
   }
 
   /** The session timeout the ensemble granted to the current (or last) session; 0 before. */
@@ -415,7 +397,7 @@ final class Session {
     timeoutNanos = TimeUnit.MILLISECONDS.toNanos(c.zk().getSessionTimeout());
     negotiatedMillis = c.zk().getSessionTimeout();
     heardAny = false; // armed by the first answer: nothing is held on c before it arrives
-    long period = beatNanos(timeoutNanos);
+    long period = SessionDeadline.beatNanos(timeoutNanos);
     beatTask =
         scheduler.scheduleWithFixedDelay(
             () -> {
@@ -485,7 +467,7 @@ final class Session {
 
   /** Called holding the lock: the deadline task, at the current deadline. */
   private void scheduleDeadline(long sessionId) {
-    long due = heardSentAt + timeoutNanos - marginNanos(timeoutNanos);
+    long due = SessionDeadline.dueNanos(heardSentAt, timeoutNanos);
     long delay = Math.max(0L, due - clock.nanoTime());
     deadlineTask = scheduler.schedule(() -> checkDeadline(sessionId), delay, TimeUnit.NANOSECONDS);
   }
@@ -502,7 +484,7 @@ final class Session {
       if (closed || conn == null || conn.sessionId() != sessionId) {
         return;
       }
-      long due = heardSentAt + timeoutNanos - marginNanos(timeoutNanos);
+      long due = SessionDeadline.dueNanos(heardSentAt, timeoutNanos);
       long now = clock.nanoTime();
       if (due - now > 0) {
         scheduleDeadline(sessionId);
