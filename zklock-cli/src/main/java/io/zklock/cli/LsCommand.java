@@ -52,8 +52,18 @@ final class LsCommand implements Callable<Integer> {
       description = "Print JSON (with --watch: one document per line, per refresh).")
   boolean json;
 
+  @Option(
+      names = {"-v", "--verbose"},
+      description =
+          "Also print the connection: server, session id, the session timeout the ensemble"
+              + " negotiated, TLS and authentication in use.")
+  boolean verbose;
+
   /** Stops a --watch loop after this many refreshes (tests); 0 means until interrupted. */
   int maxRefreshes;
+
+  /** Whether stdout is a terminal (screen escapes are written only then); tests set it. */
+  boolean terminal = System.console() != null;
 
   @Override
   public Integer call() throws InterruptedException {
@@ -76,6 +86,11 @@ final class LsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     ZooKeeper zk = ZooKeeperClient.connect(connection);
     try {
+      if (verbose) { // stdout, unless it carries JSON
+        PrintWriter to = json ? spec.commandLine().getErr() : out;
+        to.println(connectionSummary(zk));
+        to.flush();
+      }
       int refreshes = 0;
       while (true) {
         LockListing listing = read(zk, ns);
@@ -83,7 +98,11 @@ final class LsCommand implements Callable<Integer> {
           out.println(listing.json());
         } else {
           if (watch) {
-            out.print("\033[H\033[2J"); // home, clear screen
+            if (terminal) {
+              out.print("\033[H\033[2J"); // home, clear screen
+            } else if (refreshes > 0) {
+              out.println(); // a blank line between snapshots, no escapes in a file or pipe
+            }
             out.println(
                 "zklock ls "
                     + connection.connect
@@ -103,6 +122,23 @@ final class LsCommand implements Callable<Integer> {
     } finally {
       zk.close();
     }
+  }
+
+  /**
+   * One line about the connection. The session timeout is the one the ensemble granted (it clamps
+   * the asked one to its limits), which is how long a holder cut off from it keeps its locks.
+   */
+  private String connectionSummary(ZooKeeper zk) {
+    return "connected to "
+        + connection.connect
+        + ", session 0x"
+        + Long.toHexString(zk.getSessionId())
+        + ", session timeout "
+        + Durations.format(Duration.ofMillis(zk.getSessionTimeout()))
+        + " negotiated ("
+        + Durations.format(connection.sessionTimeout)
+        + " asked), "
+        + connection.security();
   }
 
   private LockListing read(ZooKeeper zk, String ns) throws InterruptedException {

@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
       ServerCommand.class,
       LsCommand.class,
       ExecCommand.class,
+      ElectCommand.class,
       BenchCommand.class,
       DemoWorker.class,
       CommandLine.HelpCommand.class
@@ -46,6 +47,7 @@ public final class Main implements Runnable {
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
     cl.setExecutionExceptionHandler(new Errors());
+    cl.setParameterExceptionHandler(Errors::usage);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setUsageHelpAutoWidth(true);
     return cl;
