@@ -116,6 +116,49 @@ class LsCommandTest {
   }
 
   @Test
+  void watch_notATerminal_writesNoScreenEscapes() {
+    picocli.CommandLine cl = Main.commandLine();
+    LsCommand ls = cl.getSubcommands().get("ls").getCommand();
+    ls.maxRefreshes = 2;
+    assertThat(ls.terminal).as("the tests' stdout is not a terminal").isFalse();
+
+    Cli.Result r =
+        Cli.run(
+            cl, "ls", "-c", zk.connectString(), "-n", "/ls-test", "--watch", "--interval", "50ms");
+
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.out()).as(r.toString()).doesNotContain("\033").contains("holder-client");
+    assertThat(r.out().split("zklock ls ", -1)).as("two snapshots").hasSize(3);
+  }
+
+  @Test
+  void watch_onATerminal_clearsTheScreen() {
+    picocli.CommandLine cl = Main.commandLine();
+    LsCommand ls = cl.getSubcommands().get("ls").getCommand();
+    ls.maxRefreshes = 1;
+    ls.terminal = true;
+
+    Cli.Result r =
+        Cli.run(
+            cl, "ls", "-c", zk.connectString(), "-n", "/ls-test", "--watch", "--interval", "50ms");
+
+    assertThat(r.out()).startsWith("\033[H\033[2J");
+  }
+
+  @Test
+  void verbose_showsTheNegotiatedSessionTimeout() {
+    // the server grants at most 60 s (the testkit's maximum), whatever is asked
+    Cli.Result r =
+        Cli.run(
+            "ls", "-v", "-c", zk.connectString(), "-n", "/ls-test", "--session-timeout", "100s");
+
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.out().lines().findFirst().orElseThrow())
+        .as(r.toString())
+        .contains("session timeout 1m00s negotiated (1m40s asked)", "no TLS", "no authentication");
+  }
+
+  @Test
   void readWriteLock_readersShareTheLock_writerWaits() throws Exception {
     LockHandle r1 = holder.readWriteLock("inventory").readLock().acquire();
     LockHandle r2 = waiter.readWriteLock("inventory").readLock().acquire();
