@@ -19,20 +19,30 @@ import java.util.concurrent.CompletableFuture;
  * if a permit is free now, and deletes it otherwise; it may therefore take a permit ahead of
  * earlier waiters (it never waits for them).
  *
- * <h2>When clients disagree on permits</h2>
+ * <h2>The permit count is stored with the semaphore</h2>
  *
- * Each client admits by its own count: a lease is held when fewer than <em>its client's</em> {@code
- * permits} leases are ahead of it. So a client that believes in more permits may hold while the
- * others wait, the number of leases held at once is bounded by the largest {@code permits} any
- * client uses, and a client with a smaller count may wait while the larger count is in use. Use one
- * number everywhere; the number each lease was taken with is written in its node's data, for {@code
- * zklock ls}.
+ * The first client to use a semaphore stores its permit count in the semaphore's directory; every
+ * request checks it (a read sent alongside the request, then cached while a watch on the directory
+ * stands), and a client that asks with another count is refused with a {@link ZkLockException}
+ * naming both counts, before it takes any lease. When nobody holds or waits for a while, the server
+ * removes the directory, and the next client may start the semaphore again with another count. (A
+ * client of zklock from before the count was stored does not check it, and admits by its own
+ * count.)
+ *
+ * <h2>Several permits at once</h2>
+ *
+ * {@link #acquire(int)} and its variants take several permits as one lease, all or nothing: the
+ * request waits in the same fair queue, and once admitted asks for all its permits at once and
+ * holds when every one is free (it keeps the ones freed first while it waits for the rest, as a
+ * fair {@link java.util.concurrent.Semaphore} does, so a large request is not starved by small
+ * ones). Its handle's {@link LockHandle#fencingToken()} is the greatest of its permits' tokens;
+ * releasing it frees them all.
  */
 public interface DistributedSemaphore {
   /** The semaphore's name, relative to the namespace. */
   String name();
 
-  /** The number of leases this client believes may be held at once. */
+  /** The number of leases that may be held at once. */
   int permits();
 
   /**
@@ -72,4 +82,57 @@ public interface DistributedSemaphore {
    * @return a future completing with the lease, on the library's executor
    */
   CompletableFuture<LockHandle> acquireAsync();
+
+  /**
+   * Takes {@code permits} permits at once, all or nothing, waiting as long as it takes; see the
+   * class documentation.
+   *
+   * @param permits how many, from 1 to {@link #permits()}
+   * @return one lease covering them all
+   * @throws IllegalArgumentException if {@code permits} is less than 1 or more than {@link
+   *     #permits()}
+   * @throws InterruptedException if interrupted while waiting; the request is withdrawn and no
+   *     permit is held (those taken already are released)
+   * @throws ZkLockException if the request cannot be made, or the semaphore stores another permit
+   *     count
+   */
+  LockHandle acquire(int permits) throws InterruptedException;
+
+  /**
+   * Takes {@code permits} permits only if they are all free now; never waits. It asks for each at
+   * once and keeps them only if all were free: under contention it may fail although that many were
+   * free a moment before or after.
+   *
+   * @param permits how many, from 1 to {@link #permits()}
+   * @return one lease covering them all, or empty (nothing held, nothing left behind)
+   * @throws IllegalArgumentException if {@code permits} is out of range
+   * @throws ZkLockException if not connected now, or the semaphore stores another permit count
+   */
+  Optional<LockHandle> tryAcquire(int permits);
+
+  /**
+   * Takes {@code permits} permits if they all become free within {@code timeout}; withdraws the
+   * request (nothing held, nothing left behind) otherwise. A zero timeout behaves like {@link
+   * #tryAcquire(int)}.
+   *
+   * @param permits how many, from 1 to {@link #permits()}
+   * @param timeout how long to wait; must not be negative
+   * @return one lease covering them all, or empty if the timeout elapsed first
+   * @throws IllegalArgumentException if {@code permits} is out of range, or {@code timeout} is
+   *     negative or too large
+   * @throws InterruptedException if interrupted while waiting (the request is withdrawn)
+   * @throws ZkLockException if the semaphore stores another permit count
+   */
+  Optional<LockHandle> tryAcquire(int permits, Duration timeout) throws InterruptedException;
+
+  /**
+   * Requests {@code permits} permits at once without blocking the caller. Cancelling the future
+   * withdraws the request; permits granted in the meantime are released.
+   *
+   * @param permits how many, from 1 to {@link #permits()}
+   * @return a future completing with one lease covering them all, on the library's executor, or
+   *     exceptionally with {@link ZkLockException} if the semaphore stores another permit count
+   * @throws IllegalArgumentException if {@code permits} is out of range
+   */
+  CompletableFuture<LockHandle> acquireAsync(int permits);
 }

@@ -52,6 +52,29 @@ public interface LockHandle extends AutoCloseable {
   CompletableFuture<LockLostException> lost();
 
   /**
+   * Registers {@code action} to run when someone asks this holder to release the lock with {@link
+   * ZkLocks#requestRelease(String)}, from any process. The request is a change of this holder's
+   * lock node, heard through the watch zklock keeps on it: usually within a round trip, and at most
+   * about 50 ms plus a round trip after the grant for a request made right after it. Each action
+   * runs once, on the library's executor (it should not block it); an action registered after a
+   * request was heard runs at once. Actions that throw are logged and ignored.
+   *
+   * <p>The request is advice: releasing is up to the holder ({@code action} may call {@link
+   * #releaseAsync()}), and a holder that ignores it keeps the lock. Nothing runs if the lock is
+   * released or lost first. For a multi-lock, a request to any part runs the actions.
+   *
+   * @param action what to do when a release is requested
+   * @throws NullPointerException if {@code action} is null
+   */
+  void onReleaseRequested(Runnable action);
+
+  /**
+   * Whether someone asked this holder to release the lock ({@link ZkLocks#requestRelease}), as far
+   * as this process has heard.
+   */
+  boolean isReleaseRequested();
+
+  /**
    * Releases the lock and returns once the server has acknowledged the deletion of the lock node
    * (or the node is known to be gone with its session). Idempotent; harmless after a loss. If the
    * connection is down, this waits for it to come back or for the session to end, whichever is

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The entry point: one ZooKeeper session, shared by every lock made from it.
@@ -72,8 +73,9 @@ public interface ZkLocks extends AutoCloseable {
    * A counting semaphore with {@code permits} leases; see {@link DistributedSemaphore}.
    *
    * @param name the semaphore's name, as for {@link #mutex}
-   * @param permits how many leases may be held at once; every client of the semaphore should give
-   *     the same number (see {@link DistributedSemaphore} for what happens when they do not)
+   * @param permits how many leases may be held at once; every client of the semaphore must give the
+   *     same number (the first stores it; requests with another are refused, see {@link
+   *     DistributedSemaphore})
    * @throws IllegalArgumentException if the name is not valid or {@code permits < 1}
    */
   DistributedSemaphore semaphore(String name, int permits);
@@ -106,6 +108,89 @@ public interface ZkLocks extends AutoCloseable {
    *     characters or has control characters
    */
   LeaderElection leaderElection(String name, String participantId);
+
+  /**
+   * Who holds the lock {@code name} and who waits, in queue order, with what each owner wrote into
+   * its node (client name, host, pid, session, since when, fencing token, {@link
+   * Builder#ownerData(String) owner data}): for every kind of lock made by zklock (mutex, either
+   * side of a read-write lock, simple lock, semaphore, leader election). Holders and waiters are
+   * decided by the same ordering rules the lock's own clients follow, so a semaphore with 3 permits
+   * and 5 requests shows 3 holders and 2 waiters.
+   *
+   * <p>This reads the lock directory and its nodes (pipelined: a few round trips, whatever the
+   * queue's length) on the calling thread. It is a snapshot, not atomic: a grant or release in
+   * between may show in one node and not another. It changes nothing and sets no watch.
+   *
+   * @param name the lock's name, as given to {@link #mutex} and the others (for a semaphore, its
+   *     name; for an election, its name)
+   * @return the lock, or empty if nobody holds or waits (also when no such lock exists)
+   * @throws IllegalArgumentException if the name is not valid
+   * @throws ZkLockException if this instance is closed, no connection is made within the connect
+   *     timeout, the reads are not authorized, or the calling thread is interrupted (its interrupt
+   *     status is then set)
+   */
+  Optional<LockInfo> inspect(String name);
+
+  /**
+   * Every lock at or below {@code under} (relative to the namespace; {@code ""} for all) that is
+   * held or waited for now, sorted by name, each as {@link #inspect} returns it. This is what
+   * {@code zklock ls} shows. It walks the namespace's tree: its cost grows with the number of lock
+   * directories.
+   *
+   * @param under a lock name or a prefix of lock names such as {@code "orders"}, or {@code ""}
+   * @throws IllegalArgumentException if {@code under} is neither empty nor a valid name
+   * @throws ZkLockException as {@link #inspect}
+   */
+  List<LockInfo> inspectAll(String under);
+
+  /**
+   * Forcibly releases the lock {@code name}: deletes the node of every current holder (the one
+   * holder of an exclusive lock, every holding reader, every held semaphore lease, the election's
+   * leader), as an operator would by hand. Each holder's process hears of it through the watch on
+   * its own node and completes its {@link LockHandle#lost()} with {@link
+   * LockLostException.Reason#NODE_DELETED} (an election's leader hears {@code revoked} and joins
+   * again); the next waiters are granted as after a release.
+   *
+   * <p>This breaks the lock's promise to its holder, which may still be in its critical section
+   * until it hears of the deletion: use it on holders that are stuck, with fenced resources. The
+   * cooperative form is {@link #requestRelease}.
+   *
+   * @param name the lock's name
+   * @return the holders whose nodes this call deleted (a holder that released meanwhile is not
+   *     among them); empty if the lock was free
+   * @throws IllegalArgumentException if the name is not valid
+   * @throws ZkLockException as {@link #inspect}, or if this client may not delete the nodes (ACL)
+   */
+  List<LockNode> forceRelease(String name);
+
+  /**
+   * Forcibly releases one holder, found by {@link #inspect}: deletes its node if it is still there.
+   * For the simple lock, whose node name every holder reuses, the node is deleted only if it is
+   * still this holder's (same fencing token).
+   *
+   * @param holder a node returned by {@link #inspect} or {@link #inspectAll} of this namespace
+   * @return whether this call deleted it
+   * @throws IllegalArgumentException if the node is not under this instance's namespace
+   * @throws ZkLockException as {@link #forceRelease(String)}
+   */
+  boolean forceRelease(LockNode holder);
+
+  /**
+   * Asks every current holder of the lock {@code name} to release it, without taking it away: each
+   * holder's {@link LockHandle#onReleaseRequested(Runnable)} actions run, in its own process, as
+   * soon as it hears of the request (usually within a round trip; at most about 50 ms plus a round
+   * trip after its grant). Whether and when to release is up to the holder; a holder that ignores
+   * the request keeps the lock. The request is marked in the holder's node (its data gains a field
+   * naming this client), so {@link #inspect} shows it, and it lasts as long as that node.
+   *
+   * @param name the lock's name
+   * @return the holders asked (including any asked before by someone else); empty if the lock was
+   *     free
+   * @throws IllegalArgumentException if the name is not valid
+   * @throws ZkLockException as {@link #inspect}, or if this client may not write the holders' nodes
+   *     (ACL)
+   */
+  List<LockNode> requestRelease(String name);
 
   /** The session's current state. */
   SessionState sessionState();
@@ -143,6 +228,7 @@ public interface ZkLocks extends AutoCloseable {
     private NodeAcl acl;
     private TlsConfig tls;
     private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
+    private String ownerData;
 
     Builder(String connectString) {
       this.connectString = Args.connectString(connectString);
@@ -229,6 +315,21 @@ public interface ZkLocks extends AutoCloseable {
     }
 
     /**
+     * A small payload about this client written into every lock node it creates, next to its client
+     * name, host and pid (like Curator's {@code setNodeData}): for example a job id or a URL.
+     * {@link ZkLocks#inspect} and {@code zklock ls} show it. It is fixed for the life of the
+     * instance. Default: none.
+     *
+     * @param data text of at most {@value io.zklock.internal.Args#MAX_OWNER_DATA_BYTES} bytes in
+     *     UTF-8
+     * @throws IllegalArgumentException if {@code data} is longer, or null
+     */
+    public Builder ownerData(String data) {
+      this.ownerData = Args.ownerData(data);
+      return this;
+    }
+
+    /**
      * Connects, waiting up to the connect timeout.
      *
      * @throws ZkLockException naming the connect string and the cause if no session could be
@@ -255,7 +356,7 @@ public interface ZkLocks extends AutoCloseable {
               effectiveAcl,
               tls,
               suspensionPolicy);
-      return ZkLocksImpl.connect(config);
+      return ZkLocksImpl.connect(config, ownerData);
     }
 
     private static String defaultClientName() {

@@ -8,6 +8,9 @@ public final class Args {
   /** Longest lock name accepted, in characters; ZooKeeper's own limit on a path is far larger. */
   public static final int MAX_NAME_LENGTH = 512;
 
+  /** The most bytes (UTF-8) of owner data a client may attach to its lock nodes. */
+  public static final int MAX_OWNER_DATA_BYTES = 1024;
+
   private Args() {}
 
   public static String connectString(String connectString) {
@@ -211,5 +214,24 @@ public final class Args {
       }
     }
     return sb.toString();
+  }
+
+  /** Validates owner data ({@code ZkLocks.Builder#ownerData}): not null, small. */
+  public static String ownerData(String data) {
+    if (data == null) {
+      throw new IllegalArgumentException("owner data must not be null");
+    }
+    int bytes = data.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (bytes > MAX_OWNER_DATA_BYTES) {
+      throw new IllegalArgumentException(
+          "owner data is "
+              + bytes
+              + " bytes in UTF-8, more than the "
+              + MAX_OWNER_DATA_BYTES
+              + " allowed: '"
+              + printable(data.substring(0, Math.min(data.length(), 40)))
+              + "...'");
+    }
+    return data;
   }
 }

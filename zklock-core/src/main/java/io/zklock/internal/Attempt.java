@@ -61,6 +61,7 @@ final class Attempt implements Handle, Request {
   private final Ticket ticket;
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
   private final CompletableFuture<LockLostException> lostAny = new CompletableFuture<>();
+  private final ReleaseRequests releaseRequests = new ReleaseRequests();
 
   // guarded by this
   private State state = State.PENDING;
@@ -218,6 +219,8 @@ final class Attempt implements Handle, Request {
             (rc, p, c, stat) -> {
               if (Code.get(rc) == Code.NONODE) {
                 onOwnNodeEvent(new WatchedEvent(EventType.NodeDeleted, null, path));
+              } else if (stat != null && stat.getVersion() > 0) {
+                releaseRequested(); // asked before the watch was set (lock nodes start at 0)
               }
             },
             null);
@@ -551,6 +554,11 @@ final class Attempt implements Handle, Request {
   }
 
   private void onOwnNodeEvent(WatchedEvent event) {
+    if (event.getType() == EventType.NodeDataChanged) {
+      rewatchOwnNode(); // the watch fired: set it again, so a deletion is still heard
+      releaseRequested();
+      return;
+    }
     if (event.getType() != EventType.NodeDeleted) {
       return;
     }
@@ -571,6 +579,36 @@ final class Attempt implements Handle, Request {
     if (conn != null) {
       relist(conn, next); // finds our node gone and queues again
     }
+  }
+
+  /** Someone asked the holder to release ({@code ZkLocks#requestRelease}). */
+  private void releaseRequested() {
+    synchronized (this) {
+      if (state != State.HELD) {
+        return;
+      }
+    }
+    releaseRequests.requested(ctx.executor());
+  }
+
+  /** Our own-node watch fired on a data change: set it again (a waiter's is set at its grant). */
+  private void rewatchOwnNode() {
+    synchronized (this) {
+      ownWatchSet = false;
+      if (state != State.HELD) {
+        return;
+      }
+    }
+    ctx.session()
+        .whenConnected(
+            c -> {
+              synchronized (this) {
+                if (state == State.HELD) {
+                  watchOwnNode(c);
+                }
+              }
+            },
+            () -> {});
   }
 
   /** Our node vanished while held: find out why (one round trip), then report the loss. */
@@ -830,6 +868,16 @@ final class Attempt implements Handle, Request {
   @Override
   public CompletableFuture<LockLostException> lost() {
     return lost;
+  }
+
+  @Override
+  public void onReleaseRequested(Runnable action) {
+    releaseRequests.add(action, ctx.executor());
+  }
+
+  @Override
+  public boolean isReleaseRequested() {
+    return releaseRequests.isRequested();
   }
 
   @Override

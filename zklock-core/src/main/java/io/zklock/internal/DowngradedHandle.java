@@ -59,6 +59,17 @@ final class DowngradedHandle implements Handle {
     return lost;
   }
 
+  /** The request is made to the shared node: the write handle's and this one's hear it alike. */
+  @Override
+  public void onReleaseRequested(Runnable action) {
+    write.onReleaseRequested(action);
+  }
+
+  @Override
+  public boolean isReleaseRequested() {
+    return write.isReleaseRequested();
+  }
+
   @Override
   public synchronized CompletableFuture<Void> releaseAsync() {
     if (released == null) {

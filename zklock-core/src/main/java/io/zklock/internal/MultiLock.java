@@ -275,6 +275,27 @@ final class MultiLock implements StartableLock {
       return lost;
     }
 
+    /** Runs {@code action} once, on a request to any part. */
+    @Override
+    public void onReleaseRequested(Runnable action) {
+      java.util.Objects.requireNonNull(action, "action");
+      java.util.concurrent.atomic.AtomicBoolean once =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      for (LockHandle h : handles) {
+        h.onReleaseRequested(
+            () -> {
+              if (once.compareAndSet(false, true)) {
+                action.run();
+              }
+            });
+      }
+    }
+
+    @Override
+    public boolean isReleaseRequested() {
+      return handles.stream().anyMatch(LockHandle::isReleaseRequested);
+    }
+
     @Override
     public synchronized CompletableFuture<Void> releaseAsync() {
       if (released == null) {

@@ -83,6 +83,29 @@ public final class Ordering {
     };
   }
 
+  /**
+   * A semaphore request for several permits, all or nothing: it holds when each of its leases holds
+   * by {@link #lease(int)}, that is when fewer than {@code permits} leases are ahead of its last
+   * one; otherwise it waits for the queue to change. With one lease this is {@link #lease(int)}
+   * itself.
+   *
+   * @param indexes the positions of the request's leases in {@code queue}, at least one
+   * @throws IllegalArgumentException if {@code permits < 1}, no index is given or one is not in the
+   *     queue
+   */
+  public static Decision leaseRequest(int permits, List<QueueNode> queue, int... indexes) {
+    Rule rule = lease(permits);
+    if (indexes.length == 0) {
+      throw new IllegalArgumentException("a request has at least one lease");
+    }
+    for (int index : indexes) {
+      if (!(rule.decide(queue, index) instanceof Hold)) {
+        return WATCH_QUEUE;
+      }
+    }
+    return HOLD;
+  }
+
   /** The rule for a node kind. */
   public static Rule forKind(NodeKind kind) {
     switch (kind) {

@@ -3,9 +3,12 @@ package io.zklock.internal;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LockHandle;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The counting semaphore, composed of two queue locks in the semaphore's directory:
@@ -28,6 +31,8 @@ final class SemaphoreImpl implements DistributedSemaphore {
   private final int permits;
   private final QueueLock admission;
   private final QueueLock leases;
+  private final Ordering.Rule leaseRule;
+  private final PermitCount permitCount;
 
   SemaphoreImpl(ZkLocksImpl ctx, String name, int permits) {
     if (permits < 1) {
@@ -42,20 +47,41 @@ final class SemaphoreImpl implements DistributedSemaphore {
         new QueueLock(
             ctx,
             name,
-            dir + "/queue",
+            dir + "/" + Inspector.QUEUE,
             NodeKind.MUTEX,
             Ordering.forKind(NodeKind.MUTEX),
             Map.of(),
             ReentrantView::new);
+    this.leaseRule = Ordering.lease(permits);
+    this.permitCount = new PermitCount(ctx, dir, permits);
     this.leases =
         new QueueLock(
             ctx,
             name,
-            dir + "/leases",
+            dir + "/" + Inspector.LEASES,
             NodeKind.SEMAPHORE,
-            Ordering.lease(permits),
-            Map.of("permits", Integer.toString(permits)),
+            leaseRule,
+            Map.of(Inspection.PERMITS_FIELD, Integer.toString(permits)),
             ReentrantView::new);
+  }
+
+  /**
+   * The leases as requested by a waiter admitted with the admission node {@code admissionNode}: the
+   * lease's data names that node, so that {@code ZkLocks#inspect} counts the request once.
+   */
+  private QueueLock leasesAdmittedBy(String admissionNode) {
+    return new QueueLock(
+        ctx,
+        name,
+        leases.dir(),
+        NodeKind.SEMAPHORE,
+        leaseRule,
+        Map.of(
+            Inspection.PERMITS_FIELD,
+            Integer.toString(permits),
+            Inspection.ADMISSION_FIELD,
+            admissionNode),
+        ReentrantView::new);
   }
 
   @Override
@@ -70,32 +96,104 @@ final class SemaphoreImpl implements DistributedSemaphore {
 
   @Override
   public LockHandle acquire() throws InterruptedException {
-    return Acquisitions.await(start(0L, false), leases.dir());
+    return acquire(1);
+  }
+
+  @Override
+  public LockHandle acquire(int count) throws InterruptedException {
+    return Acquisitions.await(start(count(count), 0L, false), leases.dir());
   }
 
   @Override
   public Optional<LockHandle> tryAcquire() {
+    return tryAcquire(1);
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquire(int count) {
+    count(count);
     ctx.checkConnected(leases.dir());
-    return Acquisitions.awaitUninterruptibly(leases.start(true, 0L, false), leases.dir());
+    CompletableFuture<Void> checked = permitCount.check();
+    List<CompletableFuture<LockHandle>> tries = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      tries.add(leases.start(true, 0L, false));
+    }
+    List<LockHandle> got = new ArrayList<>(count);
+    RuntimeException failure = null;
+    for (CompletableFuture<LockHandle> f : tries) {
+      try {
+        Acquisitions.awaitUninterruptibly(f, leases.dir()).ifPresent(got::add);
+      } catch (RuntimeException e) {
+        failure = failure == null ? e : failure;
+      }
+    }
+    try {
+      checked.join();
+    } catch (CompletionException e) {
+      failure = Acquisitions.unwrap(e.getCause(), leases.dir());
+    }
+    if (failure != null || got.size() < count) {
+      got.forEach(LockHandle::releaseAsync); // all or nothing
+      if (failure != null) {
+        throw failure;
+      }
+      return Optional.empty();
+    }
+    return Optional.of(count == 1 ? got.get(0) : new MultiLock.MultiHandle(name, got));
   }
 
   @Override
   public Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
+    return tryAcquire(1, timeout);
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquire(int count, Duration timeout) throws InterruptedException {
+    count(count);
     long nanos = Args.timeoutNanos(timeout);
     if (nanos == 0) {
-      return tryAcquire();
+      return tryAcquire(count);
     }
-    return Optional.ofNullable(Acquisitions.await(start(nanos, true), leases.dir()));
+    return Optional.ofNullable(Acquisitions.await(start(count, nanos, true), leases.dir()));
   }
 
   @Override
   public CompletableFuture<LockHandle> acquireAsync() {
-    return start(0L, false);
+    return acquireAsync(1);
   }
 
-  private CompletableFuture<LockHandle> start(long nanos, boolean hasDeadline) {
+  @Override
+  public CompletableFuture<LockHandle> acquireAsync(int count) {
+    return start(count(count), 0L, false);
+  }
+
+  /** Checks a number of permits asked for at once. */
+  private int count(int count) {
+    if (count < 1 || count > permits) {
+      throw new IllegalArgumentException(
+          "permits asked for at once must be between 1 and "
+              + permits
+              + " (the semaphore's count): "
+              + count
+              + " [semaphore "
+              + ctx.dirOf(name)
+              + "]");
+    }
+    return count;
+  }
+
+  private CompletableFuture<LockHandle> start(int count, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
-    SemaphoreRequest r = new SemaphoreRequest(ctx, admission, leases, nanos, hasDeadline);
+    SemaphoreRequest r =
+        new SemaphoreRequest(
+            ctx,
+            name,
+            admission,
+            this::leasesAdmittedBy,
+            count,
+            permitCount.check(),
+            nanos,
+            hasDeadline);
     r.start();
     return r.result;
   }

@@ -1,33 +1,64 @@
 package io.zklock.internal;
 
 import io.zklock.LockHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
- * One waiting request for a semaphore lease: first the admission mutex, then the lease, under one
- * deadline. Withdrawal (timeout, interrupt, cancel) cancels whichever step is under way; each
- * step's {@link Attempt} deletes its own node, so nothing is left behind. The admission mutex is
- * released as soon as the lease is decided.
+ * One waiting request for {@code count} semaphore leases: first the admission mutex, then the
+ * leases, all under one deadline. Withdrawal (timeout, interrupt, cancel) cancels whichever step is
+ * under way; each step's {@link Attempt} deletes its own node, so nothing is left behind. The
+ * admission mutex is released as soon as the leases are decided. Each lease's data names the
+ * admission node, so that an inspection counts the request once.
+ *
+ * <p>Several permits: the admitted request asks for its {@code count} leases at once; each is
+ * granted by the lease rule alone, and the request holds when all are ({@link
+ * Ordering#leaseRequest}). Only one waiting request is admitted at a time, so no two requests can
+ * each hold part of what the other needs: the admitted one gets all its permits as soon as enough
+ * holders release. If one lease fails, the others are withdrawn or released: all or nothing.
+ *
+ * <p>The permit count stored with the semaphore ({@link PermitCount}) is checked alongside the
+ * admission; a mismatch fails the request before any lease is taken.
  */
 final class SemaphoreRequest {
   private final ZkLocksImpl ctx;
+  private final String name;
   private final QueueLock admission;
-  private final QueueLock leases;
+  private final Function<String, QueueLock> leasesFor;
+  private final int count;
+  private final CompletableFuture<Void> checked;
   private final boolean hasDeadline;
   private final long deadlineNanos;
   private final long timeoutNanos;
   final CompletableFuture<LockHandle> result = new CompletableFuture<>();
 
   // guarded by this
-  private CompletableFuture<LockHandle> step;
+  private List<CompletableFuture<LockHandle>> steps = List.of();
 
+  /**
+   * @param leasesFor the leases as requested by the holder of a given admission node
+   * @param count how many leases, at least 1
+   * @param checked completes when the stored permit count is known to match, exceptionally if not
+   */
   SemaphoreRequest(
-      ZkLocksImpl ctx, QueueLock admission, QueueLock leases, long nanos, boolean hasDeadline) {
+      ZkLocksImpl ctx,
+      String name,
+      QueueLock admission,
+      Function<String, QueueLock> leasesFor,
+      int count,
+      CompletableFuture<Void> checked,
+      long nanos,
+      boolean hasDeadline) {
     this.ctx = ctx;
+    this.name = name;
     this.admission = admission;
-    this.leases = leases;
+    this.leasesFor = leasesFor;
+    this.count = count;
+    this.checked = checked;
     this.hasDeadline = hasDeadline;
     this.timeoutNanos = nanos;
     this.deadlineNanos = hasDeadline ? ctx.clock().nanoTime() + nanos : Long.MAX_VALUE;
@@ -37,19 +68,29 @@ final class SemaphoreRequest {
     CompletableFuture<LockHandle> first;
     synchronized (this) {
       first = admission.start(false, timeoutNanos, hasDeadline);
-      step = first;
+      steps = List.of(first);
     }
     result.whenComplete(
         (h, err) -> {
           if (result.isCancelled()) {
-            CompletableFuture<LockHandle> s;
-            synchronized (this) {
-              s = step;
-            }
-            s.cancel(true);
+            cancelSteps();
+          }
+        });
+    checked.whenComplete(
+        (v, err) -> {
+          if (err != null && result.completeExceptionally(unwrap(err))) {
+            cancelSteps(); // a withdrawn step deletes its node; a granted one is released below
           }
         });
     first.whenComplete(this::admitted);
+  }
+
+  private void cancelSteps() {
+    List<CompletableFuture<LockHandle>> s;
+    synchronized (this) {
+      s = steps;
+    }
+    s.forEach(f -> f.cancel(true));
   }
 
   private void admitted(LockHandle mutex, Throwable err) {
@@ -57,7 +98,19 @@ final class SemaphoreRequest {
       finish(null, err);
       return;
     }
-    CompletableFuture<LockHandle> lease;
+    checked.whenComplete(
+        (v, checkErr) -> {
+          if (checkErr != null) {
+            mutex.releaseAsync();
+            finish(null, checkErr);
+          } else {
+            takeLeases(mutex);
+          }
+        });
+  }
+
+  private void takeLeases(LockHandle mutex) {
+    List<CompletableFuture<LockHandle>> leases = new ArrayList<>(count);
     synchronized (this) {
       long remaining = hasDeadline ? deadlineNanos - ctx.clock().nanoTime() : 0L;
       if (result.isDone() || (hasDeadline && remaining <= 0)) {
@@ -65,27 +118,66 @@ final class SemaphoreRequest {
         finish(null, null);
         return;
       }
-      lease = leases.start(false, remaining, hasDeadline);
-      step = lease;
+      String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
+      QueueLock q = leasesFor.apply(admissionNode);
+      for (int i = 0; i < count; i++) {
+        leases.add(q.start(false, remaining, hasDeadline));
+      }
+      steps = leases;
     }
-    lease.whenComplete(
-        (h, err2) -> {
-          mutex.releaseAsync(); // the next waiter may try now
-          finish(h, err2);
-        });
+    for (CompletableFuture<LockHandle> f : leases) {
+      f.whenComplete(
+          (h, e) -> {
+            if (h == null) { // timed out, failed or cancelled: all or nothing
+              leases.forEach(other -> other.cancel(true));
+            }
+          });
+    }
+    CompletableFuture.allOf(leases.toArray(new CompletableFuture<?>[0]))
+        .whenComplete(
+            (v, e) -> {
+              mutex.releaseAsync(); // the next waiter may try now
+              List<LockHandle> got = new ArrayList<>(count);
+              Throwable failure = null;
+              for (CompletableFuture<LockHandle> f : leases) {
+                try {
+                  LockHandle h = f.getNow(null);
+                  if (h != null) {
+                    got.add(h);
+                  }
+                } catch (CancellationException cancelled) {
+                  // ours, after another lease ended without a grant
+                } catch (CompletionException failed) {
+                  if (failure == null && !(failed.getCause() instanceof CancellationException)) {
+                    failure = failed.getCause();
+                  }
+                }
+              }
+              if (got.size() == count) {
+                finish(count == 1 ? got.get(0) : new MultiLock.MultiHandle(name, got), null);
+              } else {
+                got.forEach(LockHandle::releaseAsync);
+                finish(null, failure);
+              }
+            });
+  }
+
+  private static Throwable unwrap(Throwable err) {
+    return err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
   }
 
   private void finish(LockHandle h, Throwable err) {
     if (err != null) {
-      Throwable cause =
-          err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+      Throwable cause = unwrap(err);
       if (!(cause instanceof CancellationException)) {
         result.completeExceptionally(cause);
+      } else {
+        result.complete(null);
       }
       return;
     }
     if (!result.complete(h) && h != null) {
-      h.releaseAsync(); // cancelled meanwhile
+      h.releaseAsync(); // cancelled or failed meanwhile
     }
   }
 }

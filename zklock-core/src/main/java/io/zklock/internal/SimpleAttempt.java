@@ -53,6 +53,7 @@ final class SimpleAttempt implements Handle, Request {
   private final String attemptId = QueueNode.newAttemptId();
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
   private final Watcher ownWatcher = this::onOwnNodeEvent;
+  private final ReleaseRequests releaseRequests = new ReleaseRequests();
 
   // guarded by this
   private State state = State.PENDING;
@@ -190,6 +191,8 @@ final class SimpleAttempt implements Handle, Request {
                       .removeWatches(
                           path, ownWatcher, WatcherType.Data, true, (r, p2, x) -> {}, null);
                 }
+              } else if (code == Code.OK && stat.getVersion() > 0) {
+                releaseRequested(mine); // asked before the watch was set (lock nodes start at 0)
               }
             },
             null);
@@ -320,6 +323,22 @@ final class SimpleAttempt implements Handle, Request {
   }
 
   private void onOwnNodeEvent(WatchedEvent event) {
+    if (event.getType() == EventType.NodeDataChanged) {
+      // a release request: set the watch again (so a deletion is still heard), which also checks
+      // the node is still ours and tells the owner
+      ctx.session()
+          .whenConnected(
+              c -> {
+                synchronized (this) {
+                  if (state != State.HELD) {
+                    return;
+                  }
+                }
+                watchOwnNode(c);
+              },
+              () -> {});
+      return;
+    }
     if (event.getType() != EventType.NodeDeleted) {
       return;
     }
@@ -329,6 +348,26 @@ final class SimpleAttempt implements Handle, Request {
         classifyLoss();
       }
     }
+  }
+
+  /** Someone asked the holder of node {@code mine} to release ({@code ZkLocks#requestRelease}). */
+  private void releaseRequested(long mine) {
+    synchronized (this) {
+      if (state != State.HELD || czxid != mine) {
+        return;
+      }
+    }
+    releaseRequests.requested(ctx.executor());
+  }
+
+  @Override
+  public void onReleaseRequested(Runnable action) {
+    releaseRequests.add(action, ctx.executor());
+  }
+
+  @Override
+  public boolean isReleaseRequested() {
+    return releaseRequests.isRequested();
   }
 
   /** Our node vanished while held: find out why (one round trip), then report the loss. */

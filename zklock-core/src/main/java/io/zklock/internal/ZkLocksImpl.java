@@ -3,6 +3,8 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
@@ -12,6 +14,7 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -43,6 +46,8 @@ public final class ZkLocksImpl implements ZkLocks {
   private final String host;
   private final Set<Request> active = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Inspector inspector = new Inspector(this);
+  private volatile String ownerData; // set once, before the instance is handed out
 
   private ZkLocksImpl(SessionConfig config, Clock clock) {
     this.config = config;
@@ -95,8 +100,18 @@ public final class ZkLocksImpl implements ZkLocks {
     return connect(config, Clock.SYSTEM);
   }
 
+  /** Connects a new instance whose lock nodes carry {@code ownerData} (or none, if null). */
+  public static ZkLocks connect(SessionConfig config, String ownerData) {
+    return connect(config, Clock.SYSTEM, ownerData);
+  }
+
   static ZkLocksImpl connect(SessionConfig config, Clock clock) {
+    return connect(config, clock, null);
+  }
+
+  static ZkLocksImpl connect(SessionConfig config, Clock clock, String ownerData) {
     ZkLocksImpl impl = new ZkLocksImpl(config, clock);
+    impl.ownerData = ownerData;
     try {
       impl.session.start();
       impl.createNamespace();
@@ -247,6 +262,9 @@ public final class ZkLocksImpl implements ZkLocks {
             + kind.label()
             + "\""
             + more
+            + (ownerData == null
+                ? ""
+                : "," + Json.quote(Inspection.OWNER_FIELD) + ":" + Json.quote(ownerData))
             + "}";
     return json.getBytes(StandardCharsets.UTF_8);
   }
@@ -282,6 +300,32 @@ public final class ZkLocksImpl implements ZkLocks {
   @Override
   public LeaderElection leaderElection(String name, String participantId) {
     return new Election(this, Args.lockName(name), Args.participantId(participantId));
+  }
+
+  @Override
+  public Optional<LockInfo> inspect(String name) {
+    return inspector.inspect(Args.lockName(name));
+  }
+
+  @Override
+  public List<LockInfo> inspectAll(String under) {
+    java.util.Objects.requireNonNull(under, "under");
+    return inspector.inspectAll(under.isEmpty() ? under : Args.lockName(under));
+  }
+
+  @Override
+  public List<LockNode> forceRelease(String name) {
+    return inspector.forceRelease(Args.lockName(name));
+  }
+
+  @Override
+  public boolean forceRelease(LockNode holder) {
+    return inspector.forceRelease(java.util.Objects.requireNonNull(holder, "holder"));
+  }
+
+  @Override
+  public List<LockNode> requestRelease(String name) {
+    return inspector.requestRelease(Args.lockName(name));
   }
 
   @Override

@@ -1,0 +1,61 @@
+package io.zklock;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A snapshot of one lock, returned by {@link ZkLocks#inspect(String)}: who holds it and who waits,
+ * each in queue order, as decided by the same ordering rules the lock's clients follow.
+ *
+ * <p>It is read with several requests to ZooKeeper, not atomically: a release or a grant between
+ * them may show in one node and not in another. A holder is a request the lock's rule grants at the
+ * time of the read; its owner may hear of the grant a moment later.
+ *
+ * @param name the lock's name, relative to the namespace, as given to {@link ZkLocks}
+ * @param path the lock's directory
+ * @param kind which kind of lock uses the directory
+ * @param permits a semaphore's permit count (as stored with the semaphore, or else as written by
+ *     its leases); 0 for other kinds
+ * @param holders the requests that hold the lock, in queue order: at most one for exclusive kinds
+ *     (the leader, for an election), every reader before the first writer for a read-write lock, up
+ *     to {@code permits} leases for a semaphore
+ * @param waiters the requests that wait, in queue order (the followers of an election). A simple
+ *     lock's waiters have no node and are not shown. A semaphore's waiters are the request waiting
+ *     for a lease, then those still queued for admission
+ */
+public record LockInfo(
+    String name,
+    String path,
+    Kind kind,
+    int permits,
+    List<LockNode> holders,
+    List<LockNode> waiters) {
+
+  /** The kinds of lock. */
+  public enum Kind {
+    /** {@link ZkLocks#mutex}. */
+    MUTEX,
+    /** {@link ZkLocks#readWriteLock}: its nodes say which side. */
+    READ_WRITE,
+    /** {@link ZkLocks#simpleLock}. */
+    SIMPLE,
+    /** {@link ZkLocks#semaphore}. */
+    SEMAPHORE,
+    /** {@link ZkLocks#leaderElection}: the holder is the leader. */
+    ELECTION
+  }
+
+  /** Checks that no component is null, and copies the lists. */
+  public LockInfo {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(kind, "kind");
+    holders = List.copyOf(holders);
+    waiters = List.copyOf(waiters);
+  }
+
+  /** Whether anyone held the lock when it was read. */
+  public boolean isHeld() {
+    return !holders.isEmpty();
+  }
+}

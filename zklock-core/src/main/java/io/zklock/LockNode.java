@@ -1,0 +1,89 @@
+package io.zklock;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One request seen by {@link ZkLocks#inspect(String)}: a node of a lock, holding or waiting, with
+ * what its owner wrote into it. A read-only snapshot; it does not change when the lock does.
+ *
+ * @param name the node's name in its directory, for example {@code m-0f3k9qv2x7ab-0000000017}
+ * @param path the node's full znode path
+ * @param kind what kind of request the node is, for a read-write lock which side
+ * @param clientName the owner's {@link ZkLocks#clientName()}, or empty if the node does not say
+ * @param host the owner's host name, or empty if the node does not say
+ * @param pid the owner's process id, or 0 if the node does not say
+ * @param sessionId the ZooKeeper session that owns the node (its ephemeral owner, as the ensemble
+ *     knows it)
+ * @param since when the node was created, by the clock of the server that created it (for a holder
+ *     this is when it queued, not when it was granted)
+ * @param fencingToken the node's creation zxid: a holder's {@link LockHandle#fencingToken()}. A
+ *     semaphore request still waiting for admission has no lease yet: this is the token of its
+ *     admission node, and its lease will have a greater one
+ * @param ownerData the payload the owner attached with {@link ZkLocks.Builder#ownerData(String)},
+ *     or empty
+ * @param releaseRequested whether someone asked this holder to release, with {@link
+ *     ZkLocks#requestRelease(String)}
+ * @param data every field of the node's data as written (values as text); empty for a node not
+ *     written by zklock
+ */
+public record LockNode(
+    String name,
+    String path,
+    Kind kind,
+    String clientName,
+    String host,
+    long pid,
+    long sessionId,
+    Instant since,
+    long fencingToken,
+    String ownerData,
+    boolean releaseRequested,
+    Map<String, String> data) {
+
+  /** The kinds of lock node. */
+  public enum Kind {
+    /** A request of a {@link ZkLocks#mutex mutex}. */
+    MUTEX("mutex"),
+    /** A request of the read side of a {@link ZkLocks#readWriteLock read-write lock}. */
+    READ("read"),
+    /** A request of the write side of a {@link ZkLocks#readWriteLock read-write lock}. */
+    WRITE("write"),
+    /** The one node of a {@link ZkLocks#simpleLock simple lock}. */
+    SIMPLE("simple"),
+    /** A lease of a {@link ZkLocks#semaphore semaphore}, or a request waiting for one. */
+    SEMAPHORE("semaphore"),
+    /** A participant of a {@link ZkLocks#leaderElection leader election}. */
+    ELECTION("election");
+
+    private final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    /** The word {@code zklock ls} shows for this kind, such as {@code "read"}. */
+    public String label() {
+      return label;
+    }
+  }
+
+  /** Checks that no component is null, and copies {@code data}. */
+  public LockNode {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(clientName, "clientName");
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(since, "since");
+    Objects.requireNonNull(ownerData, "ownerData");
+    data = Map.copyOf(data);
+  }
+
+  /** An election participant's id (from its node's data), or empty for other kinds. */
+  public Optional<String> participantId() {
+    return Optional.ofNullable(data.get("participant"));
+  }
+}
