@@ -1,11 +1,10 @@
 package io.zklock.cli;
 
-import io.zklock.internal.Args;
+import io.zklock.ZkLockException;
+import io.zklock.ZkLocks;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,33 +66,25 @@ final class LsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    String ns;
-    try {
-      ns = Args.namespace(connection.namespace);
-      if (path != null) {
-        String p = path.startsWith("/") ? path.substring(1) : path;
-        path = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
-        if (!path.isEmpty()) {
-          Args.lockName(path);
-        }
-      }
-    } catch (IllegalArgumentException e) {
-      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    if (path != null) {
+      String p = path.startsWith("/") ? path.substring(1) : path;
+      path = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+    } else {
+      path = "";
     }
     if (interval.isNegative() || interval.isZero()) {
       throw new CliException(ExitCodes.USAGE, "--interval must be positive");
     }
     PrintWriter out = spec.commandLine().getOut();
-    ZooKeeper zk = ZooKeeperClient.connect(connection);
-    try {
+    try (ZkLocks locks = connection.connect("zklock-ls")) {
       if (verbose) { // stdout, unless it carries JSON
         PrintWriter to = json ? spec.commandLine().getErr() : out;
-        to.println(connectionSummary(zk));
+        to.println(connectionSummary(locks));
         to.flush();
       }
       int refreshes = 0;
       while (true) {
-        LockListing listing = read(zk, ns);
+        LockListing listing = read(locks);
         if (json) {
           out.println(listing.json());
         } else {
@@ -119,8 +110,6 @@ final class LsCommand implements Callable<Integer> {
         }
         Thread.sleep(interval.toMillis());
       }
-    } finally {
-      zk.close();
     }
   }
 
@@ -128,29 +117,27 @@ final class LsCommand implements Callable<Integer> {
    * One line about the connection. The session timeout is the one the ensemble granted (it clamps
    * the asked one to its limits), which is how long a holder cut off from it keeps its locks.
    */
-  private String connectionSummary(ZooKeeper zk) {
+  private String connectionSummary(ZkLocks locks) throws InterruptedException {
     return "connected to "
         + connection.connect
         + ", session 0x"
-        + Long.toHexString(zk.getSessionId())
+        + Long.toHexString(locks.sessionId())
         + ", session timeout "
-        + Durations.format(Duration.ofMillis(zk.getSessionTimeout()))
+        + Durations.format(NegotiatedTimeout.of(locks, connection))
         + " negotiated ("
         + Durations.format(connection.sessionTimeout)
         + " asked), "
         + connection.security();
   }
 
-  private LockListing read(ZooKeeper zk, String ns) throws InterruptedException {
+  private LockListing read(ZkLocks locks) {
     try {
-      return LockListing.read(zk, ns, path);
-    } catch (KeeperException.NoAuthException e) {
-      throw new CliException(ExitCodes.FAILURE, "not authorized to read " + e.getPath());
-    } catch (KeeperException e) {
+      return new LockListing(locks.namespace(), locks.inspectAll(path), System.currentTimeMillis());
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    } catch (ZkLockException e) {
       throw new CliException(
-          e.code() == KeeperException.Code.CONNECTIONLOSS
-              ? ExitCodes.CANNOT_CONNECT
-              : ExitCodes.FAILURE,
+          ExitCodes.FAILURE,
           "cannot list locks at '" + connection.connect + "': " + e.getMessage(),
           e);
     }

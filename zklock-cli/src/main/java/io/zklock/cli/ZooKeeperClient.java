@@ -1,6 +1,5 @@
 package io.zklock.cli;
 
-import io.zklock.internal.Args;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -9,17 +8,16 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
-/** A plain ZooKeeper client for read-only commands ({@code ls}), connected or a one-line error. */
+/**
+ * A plain ZooKeeper client with the command's TLS and authentication, connected or a one-line
+ * error. Only {@link NegotiatedTimeout} uses it, until the library tells its negotiated session
+ * timeout.
+ */
 final class ZooKeeperClient {
   private ZooKeeperClient() {}
 
   static ZooKeeper connect(ConnectionOptions options) throws InterruptedException {
-    String cs;
-    try {
-      cs = Args.connectString(options.connect);
-    } catch (IllegalArgumentException e) {
-      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
-    }
+    String cs = options.connect;
     CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk;
     ClientSecurity security = options.security();

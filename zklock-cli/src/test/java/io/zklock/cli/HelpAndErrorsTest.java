@@ -26,7 +26,7 @@ class HelpAndErrorsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "demo", "server", "ls", "exec", "elect", "bench"})
+  @ValueSource(strings = {"", "demo", "server", "ls", "exec", "elect", "release", "bench"})
   void help_everyCommand_printsUsageAndExitsZero(String command) {
     Cli.Result r = command.isEmpty() ? Cli.run("--help") : Cli.run(command, "--help");
 
@@ -55,7 +55,15 @@ class HelpAndErrorsTest {
 
     assertThat(r.out())
         .contains(
-            "demo", "server", "ls", "exec", "elect", "bench", "Exit codes", "5 cannot connect")
+            "demo",
+            "server",
+            "ls",
+            "exec",
+            "elect",
+            "release",
+            "bench",
+            "Exit codes",
+            "5 cannot connect")
         .doesNotContain("demo-worker");
   }
 
