@@ -42,6 +42,14 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
               + " An ensemble always uses free ports.")
   int port;
 
+  @Option(
+      names = "--pid-file",
+      paramLabel = "FILE",
+      description =
+          "Write this process's pid to FILE once the server serves (deleted when it stops), for"
+              + " kill \"$(cat FILE)\".")
+  java.nio.file.Path pidFile;
+
   /** Counted down to stop the server: by the shutdown hook (Ctrl-C) or by a test. */
   final CountDownLatch stop = new CountDownLatch(1);
 
@@ -104,6 +112,16 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             },
             "zklock-server-stop");
     Runtime.getRuntime().addShutdownHook(hook);
+    if (pidFile != null) {
+      try {
+        java.nio.file.Files.writeString(pidFile, ProcessHandle.current().pid() + "\n");
+      } catch (java.io.IOException e) {
+        stop.countDown();
+        closeQuietly(server);
+        throw new CliException(
+            ExitCodes.USAGE, "cannot write --pid-file " + pidFile + ": " + e.getMessage(), e);
+      }
+    }
     out.println(connectString);
     out.flush();
     // the connect string is all stdout carries: closing it lets CS=$(zklock server &) return
@@ -122,6 +140,13 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
       // a test (or an embedding program) asks us to stop
     } finally {
       closeQuietly(server);
+      if (pidFile != null) {
+        try {
+          java.nio.file.Files.deleteIfExists(pidFile);
+        } catch (java.io.IOException e) {
+          // best effort
+        }
+      }
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException shuttingDown) {

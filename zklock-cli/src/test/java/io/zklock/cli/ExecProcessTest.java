@@ -188,11 +188,12 @@ class ExecProcessTest {
   void server_inCommandSubstitution_returnsTheConnectString() throws Exception {
     Path pidFile = dir.resolve("server.pid");
     StringBuilder java = new StringBuilder();
-    for (String word : ZklockProcess.commandLine("server", "--port", "0")) {
+    for (String word :
+        ZklockProcess.commandLine("server", "--port", "0", "--pid-file", pidFile.toString())) {
       java.append('\'').append(word.replace("'", "'\\''")).append("' ");
     }
     // as docs/cli.md shows: CS=$(zklock server &)
-    String script = "CS=$(" + java + "2>/dev/null & echo $! > '" + pidFile + "'); echo \"CS=$CS\"";
+    String script = "CS=$(" + java + "2>/dev/null &); echo \"CS=$CS\"";
     Process sh = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).start();
     try {
       String line;
@@ -206,6 +207,10 @@ class ExecProcessTest {
       assertThat(line).matches("CS=127\\.0\\.0\\.1:\\d+");
       Cli.Result ls = Cli.run("ls", "--connect", line.substring(3));
       assertThat(ls.exitCode()).as("the server still serves: " + ls).isZero();
+      long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).strip());
+      new ProcessBuilder("kill", Long.toString(pid)).start().waitFor(); // as docs/cli.md shows
+      ProcessHandle.of(pid).ifPresent(h -> h.onExit().join());
+      assertThat(pidFile).as("deleted when the server stops").doesNotExist();
     } finally {
       sh.destroyForcibly();
       if (Files.exists(pidFile)) {
