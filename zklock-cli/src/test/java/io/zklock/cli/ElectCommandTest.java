@@ -89,11 +89,12 @@ class ElectCommandTest {
   void hotStandby_takesOverWhenTheLeaderStops_andTheObserverSeesIt() throws Exception {
     String ns = namespace();
     try (ZklockProcess a =
-            elect(ns, concat(new String[] {"--id", "node-a", "sched", "--"}, leader("a")));
-        ZklockProcess watch = elect(ns, "--observe", "--interval", "100ms", "sched")) {
+        elect(ns, concat(new String[] {"--id", "node-a", "sched", "--"}, leader("a")))) {
       await().atMost(Duration.ofSeconds(30)).until(() -> leads("a"));
-      try (ZklockProcess b =
-          elect(ns, concat(new String[] {"--id", "node-b", "sched", "--"}, leader("b")))) {
+      // the observer starts once a leads: its first line must name a
+      try (ZklockProcess watch = elect(ns, "--observe", "--interval", "100ms", "sched");
+          ZklockProcess b =
+              elect(ns, concat(new String[] {"--id", "node-b", "sched", "--"}, leader("b")))) {
         await()
             .atMost(Duration.ofSeconds(30))
             .until(() -> observer.getChildren(ns + "/sched", false).size() == 2);
