@@ -67,6 +67,32 @@ public interface DistributedLock {
   CompletableFuture<LockHandle> acquireAsync();
 
   /**
+   * A view of this same lock whose grants carry a lease: a grant not released within {@code lease}
+   * (or extended with {@link LockHandle#extend}) is released by the library itself, and its {@link
+   * LockHandle#lost()} completes with {@link LockLostException.Reason#LEASE_EXPIRED}. This catches
+   * a holder that is stuck (a deadlocked or endless critical section) but whose process and session
+   * are alive, which session expiry never does. Requests through the view queue with every other
+   * request of the lock, in the same order.
+   *
+   * <p>The lease is kept by a timer in the holder's own process, counted from the grant: it runs
+   * out even while the holder's threads are blocked, but not while the whole process is paused or
+   * cut off — then session expiry and fencing tokens apply, as for every grant. After the lease
+   * runs out the holder may still be running its critical section; only a fenced resource is safe
+   * from it. See {@code docs/guarantees.md}.
+   *
+   * <p>The view is a lock like this one ({@link #asLock()} included); a view of a view replaces the
+   * lease. It cannot be a part of {@link ZkLocks#multiLock}: give the multi-lock a lease instead.
+   *
+   * @param lease how long a grant may be held without {@link LockHandle#extend}; at least 1 ms
+   * @throws IllegalArgumentException if {@code lease} is not positive or too large (about 24 days)
+   * @throws UnsupportedOperationException if this is not a lock made by zklock (the default)
+   */
+  default DistributedLock withLease(Duration lease) {
+    throw new UnsupportedOperationException(
+        "withLease is implemented by the locks of ZkLocks, not by " + getClass().getName());
+  }
+
+  /**
    * A {@link Lock} view of this distributed lock that is reentrant per thread, like {@link
    * java.util.concurrent.locks.ReentrantLock}: the owning thread may lock again and must unlock as
    * many times; {@code unlock()} by a thread that does not own it throws {@link

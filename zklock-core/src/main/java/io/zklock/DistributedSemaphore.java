@@ -95,8 +95,12 @@ public interface DistributedSemaphore {
    *     permit is held (those taken already are released)
    * @throws ZkLockException if the request cannot be made, or the semaphore stores another permit
    *     count
+   * @throws UnsupportedOperationException if this is not a semaphore made by zklock (the default)
    */
-  LockHandle acquire(int permits) throws InterruptedException;
+  default LockHandle acquire(int permits) throws InterruptedException {
+    throw new UnsupportedOperationException(
+        "acquire(int) is implemented by the semaphores of ZkLocks");
+  }
 
   /**
    * Takes {@code permits} permits only if they are all free now; never waits. It asks for each at
@@ -108,7 +112,10 @@ public interface DistributedSemaphore {
    * @throws IllegalArgumentException if {@code permits} is out of range
    * @throws ZkLockException if not connected now, or the semaphore stores another permit count
    */
-  Optional<LockHandle> tryAcquire(int permits);
+  default Optional<LockHandle> tryAcquire(int permits) {
+    throw new UnsupportedOperationException(
+        "tryAcquire(int) is implemented by the semaphores of ZkLocks");
+  }
 
   /**
    * Takes {@code permits} permits if they all become free within {@code timeout}; withdraws the
@@ -123,7 +130,11 @@ public interface DistributedSemaphore {
    * @throws InterruptedException if interrupted while waiting (the request is withdrawn)
    * @throws ZkLockException if the semaphore stores another permit count
    */
-  Optional<LockHandle> tryAcquire(int permits, Duration timeout) throws InterruptedException;
+  default Optional<LockHandle> tryAcquire(int permits, Duration timeout)
+      throws InterruptedException {
+    throw new UnsupportedOperationException(
+        "tryAcquire(int, Duration) is implemented by the semaphores of ZkLocks");
+  }
 
   /**
    * Requests {@code permits} permits at once without blocking the caller. Cancelling the future
@@ -134,5 +145,8 @@ public interface DistributedSemaphore {
    *     exceptionally with {@link ZkLockException} if the semaphore stores another permit count
    * @throws IllegalArgumentException if {@code permits} is out of range
    */
-  CompletableFuture<LockHandle> acquireAsync(int permits);
+  default CompletableFuture<LockHandle> acquireAsync(int permits) {
+    throw new UnsupportedOperationException(
+        "acquireAsync(int) is implemented by the semaphores of ZkLocks");
+  }
 }

@@ -45,9 +45,9 @@ public interface LockHandle extends AutoCloseable {
   /**
    * A future that completes with a {@link LockLostException} when the lock is lost while held: the
    * session expired, the node was deleted by someone else, the connection was suspended under
-   * {@link SuspensionPolicy#TREAT_AS_LOST}, or the {@link ZkLocks} was closed. It never completes
-   * if the handle is released first. It completes on the library's executor; dependent actions
-   * should not block it.
+   * {@link SuspensionPolicy#TREAT_AS_LOST}, the {@link ZkLocks} was closed, or the grant's lease
+   * ran out ({@link DistributedLock#withLease}). It never completes if the handle is released
+   * first. It completes on the library's executor; dependent actions should not block it.
    */
   CompletableFuture<LockLostException> lost();
 
@@ -65,14 +65,39 @@ public interface LockHandle extends AutoCloseable {
    *
    * @param action what to do when a release is requested
    * @throws NullPointerException if {@code action} is null
+   * @throws UnsupportedOperationException if this is not a handle made by zklock (the default)
    */
-  void onReleaseRequested(Runnable action);
+  default void onReleaseRequested(Runnable action) {
+    throw new UnsupportedOperationException(
+        "onReleaseRequested is implemented by the handles of ZkLocks, not by "
+            + getClass().getName());
+  }
 
   /**
    * Whether someone asked this holder to release the lock ({@link ZkLocks#requestRelease}), as far
-   * as this process has heard.
+   * as this process has heard. The default, for handles not made by zklock, is {@code false}.
    */
-  boolean isReleaseRequested();
+  default boolean isReleaseRequested() {
+    return false;
+  }
+
+  /**
+   * Extends the lease of a grant made through {@link DistributedLock#withLease}: it now runs out
+   * {@code lease} from now (not from its previous end). Call it before the lease runs out, like a
+   * heartbeat, from any thread.
+   *
+   * @param lease how long from now the grant may still be held; at least 1 ms
+   * @return {@code true} if extended; {@code false} if this handle no longer holds the lock
+   *     (released, lost, or its lease already ran out — too late to extend)
+   * @throws IllegalArgumentException if {@code lease} is not positive or too large
+   * @throws IllegalStateException if this grant has no lease (it was not made through {@link
+   *     DistributedLock#withLease})
+   * @throws UnsupportedOperationException if this is not a handle made by zklock (the default)
+   */
+  default boolean extend(java.time.Duration lease) {
+    throw new UnsupportedOperationException(
+        "extend is implemented by the handles of ZkLocks, not by " + getClass().getName());
+  }
 
   /**
    * Releases the lock and returns once the server has acknowledged the deletion of the lock node

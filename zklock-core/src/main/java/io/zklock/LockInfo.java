@@ -21,7 +21,8 @@ import java.util.Objects;
  *     to {@code permits} leases for a semaphore
  * @param waiters the requests that wait, in queue order (the followers of an election). A simple
  *     lock's waiters have no node and are not shown. A semaphore's waiters are the request waiting
- *     for a lease, then those still queued for admission
+ *     for a lease, then those still queued for admission. A semaphore request for several permits
+ *     shows one node per permit, all among the waiters until all of them are granted
  */
 public record LockInfo(
     String name,

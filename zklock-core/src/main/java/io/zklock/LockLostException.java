@@ -3,7 +3,8 @@ package io.zklock;
 /**
  * The holder of a lock no longer holds it: its session expired, its lock node was deleted by
  * someone else (an operator's forced release), the connection was suspended under {@link
- * SuspensionPolicy#TREAT_AS_LOST}, or the {@link ZkLocks} that made it was closed.
+ * SuspensionPolicy#TREAT_AS_LOST}, the {@link ZkLocks} that made it was closed, or its lease ran
+ * out ({@link DistributedLock#withLease}).
  *
  * <p>It extends the JDK's {@link IllegalMonitorStateException}, the exception for "you do not hold
  * this lock". It is the value with which {@link LockHandle#lost()} completes, and it is thrown when
@@ -21,7 +22,12 @@ public class LockLostException extends IllegalMonitorStateException {
     /** The connection was suspended and the policy is {@link SuspensionPolicy#TREAT_AS_LOST}. */
     SUSPENDED,
     /** The {@link ZkLocks} instance was closed while the lock was held. */
-    CLOSED
+    CLOSED,
+    /**
+     * The grant's lease ({@link DistributedLock#withLease}) ran out before it was released or
+     * extended; the library released the lock node itself.
+     */
+    LEASE_EXPIRED
   }
 
   private final String path;
@@ -61,6 +67,8 @@ public class LockLostException extends IllegalMonitorStateException {
         return "the connection was suspended (policy TREAT_AS_LOST)";
       case CLOSED:
         return "the ZkLocks instance was closed";
+      case LEASE_EXPIRED:
+        return "the lease ran out before the lock was released or extended";
       default:
         throw new IllegalArgumentException("unknown reason " + reason);
     }

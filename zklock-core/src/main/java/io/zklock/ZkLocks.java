@@ -320,8 +320,7 @@ public interface ZkLocks extends AutoCloseable {
      * {@link ZkLocks#inspect} and {@code zklock ls} show it. It is fixed for the life of the
      * instance. Default: none.
      *
-     * @param data text of at most {@value io.zklock.internal.Args#MAX_OWNER_DATA_BYTES} bytes in
-     *     UTF-8
+     * @param data text of at most 1024 bytes in UTF-8
      * @throws IllegalArgumentException if {@code data} is longer, or null
      */
     public Builder ownerData(String data) {

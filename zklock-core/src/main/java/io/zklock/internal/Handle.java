@@ -17,4 +17,12 @@ interface Handle extends LockHandle {
   default void close() {
     release();
   }
+
+  /** Grants without a lease cannot be extended; {@link LeasedHandle} overrides this. */
+  @Override
+  default boolean extend(java.time.Duration lease) {
+    Args.positiveMillis(lease, "lease");
+    throw new IllegalStateException(
+        "this grant of " + path() + " has no lease (acquire it through withLease(...))");
+  }
 }

@@ -52,4 +52,9 @@ interface StartableLock extends DistributedLock {
   default CompletableFuture<LockHandle> acquireAsync() {
     return start(false, 0L, false);
   }
+
+  @Override
+  default DistributedLock withLease(Duration lease) {
+    return new LeasedLock(this, lease);
+  }
 }
