@@ -99,6 +99,15 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
   Integer permits;
 
   @Option(
+      names = "--lease",
+      paramLabel = "DURATION",
+      converter = Durations.class,
+      description =
+          "Hold the lock at most this long: when the lease runs out zklock releases the lock and"
+              + " treats it as lost (COMMAND gets SIGTERM, exit 4). Not with --permits.")
+  Duration lease;
+
+  @Option(
       names = "--process-group",
       description =
           "Run COMMAND in its own process group (setsid) and send SIGTERM/SIGKILL to the whole"
@@ -140,6 +149,13 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
     if (shared && permits != null) {
       throw new CliException(
           ExitCodes.USAGE, "--shared and --permits do not go together (a semaphore has no sides)");
+    }
+    if (lease != null && (lease.isNegative() || lease.isZero())) {
+      throw new CliException(ExitCodes.USAGE, "--lease must be positive: " + lease);
+    }
+    if (lease != null && permits != null) {
+      throw new CliException(
+          ExitCodes.USAGE, "--lease does not go with --permits (a semaphore has no lease yet)");
     }
     if (permits != null && permits < 1) {
       throw new CliException(ExitCodes.USAGE, "--permits must be at least 1: " + permits);
@@ -235,6 +251,9 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
         }
       } else {
         DistributedLock lock = shared ? l.readWriteLock(name).readLock() : l.mutex(name);
+        if (lease != null) {
+          lock = lock.withLease(lease);
+        }
         if (nonblock) {
           got = lock.tryAcquire();
         } else if (timeout != null) {

@@ -210,4 +210,34 @@ class ExecKindsTest {
     assertThat(r.err()).contains("read lock 'db' is taken");
     awaitAll(List.of(a));
   }
+
+  @Test
+  void lease_runsOut_commandGetsSigterm_exit4_andTheNextOneGetsTheLock() throws Exception {
+    String ns = namespace();
+    String d = "'" + dir + "'";
+    String script =
+        "trap 'touch "
+            + d
+            + "/term; exit 143' TERM; touch "
+            + d
+            + "/a.started;"
+            + " while :; do sleep 0.02; done";
+    Cli.Result r =
+        exec(ns, "--lease", "500ms", "job", "--", "sh", "-c", script).get(30, TimeUnit.SECONDS);
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.LOCK_LOST);
+    assertThat(r.err()).as(r.toString()).contains("lost lock 'job'", "lease ran out");
+    assertThat(dir.resolve("term")).as("the command got SIGTERM").exists();
+    Cli.Result next = exec(ns, "--nonblock", "job", "--", "true").get(30, TimeUnit.SECONDS);
+    assertThat(next.exitCode()).as("the lease's end released the lock: " + next).isZero();
+  }
+
+  @Test
+  void lease_longerThanTheCommand_isJustAnExec() throws Exception {
+    Cli.Result r =
+        exec(namespace(), "--lease", "1m", "job", "--", "sh", "-c", "exit 3")
+            .get(30, TimeUnit.SECONDS);
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(3);
+  }
 }

@@ -259,6 +259,8 @@ class HelpAndErrorsTest {
         "--permits 0",
         "--nonblock --timeout 1s",
         "--conflict-exit-code 300",
+        "--lease 0s",
+        "--lease 1s --permits 2",
         "--process-group"
       })
   void exec_optionsThatDoNotGoTogether_areUsageErrors(String options) {
