@@ -278,4 +278,41 @@ class SecureEnsembleTest {
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err()).contains("unknown property 'zookeeper.ssl.trustStore.locaton'");
   }
+
+  @Test
+  void release_inTheProtectedNamespace_needsTheIdentity() throws Exception {
+    Path digest = dir.resolve("digest");
+    Files.writeString(digest, USER + ":" + PASSWORD + "\n");
+    try (io.zklock.ZkLocks holder =
+        io.zklock.ZkLocks.builder(zk.connectString())
+            .namespace("/secure")
+            .digest(USER, PASSWORD)
+            .build()) {
+      io.zklock.LockHandle held = holder.mutex("stuck").acquire();
+
+      Cli.Result anonymous =
+          Cli.run("release", "--yes", "-c", zk.connectString(), "-n", "/secure", "stuck");
+      assertThat(held.isHeld()).as("an anonymous client cannot take it").isTrue();
+      Cli.Result ops =
+          Cli.run(
+              "release",
+              "--yes",
+              "-c",
+              zk.connectString(),
+              "-n",
+              "/secure",
+              "--digest-file",
+              digest.toString(),
+              "stuck");
+
+      assertThat(anonymous.exitCode()).as(anonymous.toString()).isNotZero();
+      assertThat(anonymous.err().strip().lines().reduce((a, b) -> b).orElseThrow())
+          .as(anonymous.toString())
+          .startsWith("zklock: cannot release lock 'stuck'")
+          .contains("not authorized");
+      assertThat(ops.exitCode()).as(ops.toString()).isZero();
+      held.lost().get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertNoSecret(ops);
+    }
+  }
 }
