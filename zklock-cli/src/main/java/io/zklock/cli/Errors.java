@@ -2,6 +2,7 @@ package io.zklock.cli;
 
 import io.zklock.ZkLockException;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -28,7 +29,15 @@ final class Errors implements IExecutionExceptionHandler {
   static int usage(CommandLine.ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println("zklock: " + oneLine(e.getMessage()) + " (see '" + helpCommand(cmd) + "')");
+    String suggestion = "";
+    if (e instanceof CommandLine.UnmatchedArgumentException) {
+      List<String> s = ((CommandLine.UnmatchedArgumentException) e).getSuggestions();
+      if (!s.isEmpty()) {
+        suggestion = "; did you mean '" + s.get(0) + "'?";
+      }
+    }
+    err.println(
+        "zklock: " + oneLine(e.getMessage()) + suggestion + " (see '" + helpCommand(cmd) + "')");
     err.flush();
     return ExitCodes.USAGE;
   }

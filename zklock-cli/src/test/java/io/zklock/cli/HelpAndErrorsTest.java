@@ -278,6 +278,16 @@ class HelpAndErrorsTest {
   }
 
   @Test
+  void unknownCommand_suggestsTheNearestOne_onOneLine() {
+    Cli.Result r = Cli.run("lss");
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .isEqualTo(
+            "zklock: Unmatched argument at index 0: 'lss'; did you mean 'ls'? (see 'zklock --help')");
+  }
+
+  @Test
   void durations_acceptTheUsualForms() {
     assertThat(Durations.parse("500ms")).hasMillis(500);
     assertThat(Durations.parse("10s")).hasSeconds(10);
