@@ -199,10 +199,10 @@ final class DemoCommand implements Callable<Integer> {
       throw new CliException(ExitCodes.USAGE, "--report " + file + " is a directory");
     }
     boolean existed = Files.exists(f);
-    try (java.io.OutputStream o =
-        Files.newOutputStream(
-            f, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)) {
-      // opened: writable
+    try {
+      Files.newOutputStream(
+              f, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)
+          .close(); // opened: writable
     } catch (IOException | UnsupportedOperationException | SecurityException e) {
       throw new CliException(
           ExitCodes.USAGE,

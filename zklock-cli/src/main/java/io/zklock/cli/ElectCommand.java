@@ -191,6 +191,7 @@ final class ElectCommand implements Callable<Integer> {
       revoked.complete(epoch);
     }
 
+    @SuppressWarnings("try") // closed early on cancel, to say nothing is left behind
     int call() throws InterruptedException {
       try (ZkLocks l = connection.connect(clientName)) {
         locks = l;

@@ -207,6 +207,7 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
       this.main = main;
     }
 
+    @SuppressWarnings("try") // closed early on cancel, to say nothing is left behind
     int call() throws InterruptedException {
       try (ZkLocks l = connection.connect(clientName)) {
         locks = l;

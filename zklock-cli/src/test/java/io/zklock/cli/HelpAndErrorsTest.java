@@ -166,6 +166,7 @@ class HelpAndErrorsTest {
   }
 
   @Test
+  @SuppressWarnings("try")
   void exec_doubleDashFirst_isAMissingLockName_andLocksNothing() throws Exception {
     Cli.Result r =
         Cli.run("exec", "--connect", zk.connectString(), "-n", "/dd-test", "--", "echo", "hi");

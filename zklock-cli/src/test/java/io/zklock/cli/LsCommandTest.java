@@ -193,6 +193,7 @@ class LsCommandTest {
   }
 
   @Test
+  @SuppressWarnings("try")
   void readWriteLock_readersShareTheLock_writerWaits() throws Exception {
     LockHandle r1 = holder.readWriteLock("inventory").readLock().acquire();
     LockHandle r2 = waiter.readWriteLock("inventory").readLock().acquire();

@@ -35,6 +35,7 @@ class SecureEnsembleTest {
   @TempDir Path dir;
 
   @BeforeAll
+  @SuppressWarnings("try")
   static void start() throws Exception {
     certs = TestCertificates.generate();
     zk = EmbeddedZooKeeper.standalone().tls(certs).start();
