@@ -27,6 +27,10 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "elect",
     header = "Runs a command while this process leads an election (hot standby), or --observe.",
+    customSynopsis = {
+      "zklock elect [OPTIONS] NAME -- COMMAND [ARGS...]",
+      "zklock elect --observe [OPTIONS] NAME"
+    },
     mixinStandardHelpOptions = true,
     description = {
       "Joins the leader election NAME and waits until it leads; then runs COMMAND with"

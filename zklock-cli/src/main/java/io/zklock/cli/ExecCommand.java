@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "exec",
     header = "Runs a command while holding a lock, like flock(1).",
+    customSynopsis = "zklock exec [OPTIONS] NAME [-- COMMAND [ARGS...]]",
     mixinStandardHelpOptions = true,
     description = {
       "Waits for the lock NAME, runs COMMAND while holding it, releases it when COMMAND exits,"
