@@ -1,6 +1,7 @@
 package io.zklock.cli;
 
 import io.zklock.ZkLocks;
+import java.nio.file.Path;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
@@ -42,6 +43,38 @@ final class ConnectionOptions {
               + " away (default: ${DEFAULT-VALUE}).")
   Duration sessionTimeout;
 
+  @Option(
+      names = "--client-configuration",
+      paramLabel = "FILE",
+      defaultValue = "${env:" + ClientSecurity.ENV_CLIENT_CONFIGURATION + "}",
+      description =
+          "ZooKeeper client properties: TLS (zookeeper.client.secure, zookeeper.ssl.*) and"
+              + " zklock.digest[.path] (default: $"
+              + ClientSecurity.ENV_CLIENT_CONFIGURATION
+              + ").")
+  Path clientConfiguration;
+
+  @Option(
+      names = "--digest-file",
+      paramLabel = "FILE",
+      description =
+          "Authenticate with the digest user:password on the first line of FILE (or set $"
+              + ClientSecurity.ENV_DIGEST_FILE
+              + ", or $"
+              + ClientSecurity.ENV_DIGEST
+              + "=user:password). Never on the command line.")
+  Path digestFile;
+
+  private ClientSecurity security;
+
+  /** The authentication and TLS settings (read once). */
+  ClientSecurity security() {
+    if (security == null) {
+      security = ClientSecurity.load(clientConfiguration, digestFile, System.getenv());
+    }
+    return security;
+  }
+
   /** Connects, mapping a failure to connect to a one-line error with its exit code. */
   ZkLocks connect(String clientName) {
     ZkLocks.Builder builder;
@@ -54,6 +87,7 @@ final class ConnectionOptions {
       if (clientName != null) {
         builder.clientName(clientName);
       }
+      security().apply(builder);
     } catch (IllegalArgumentException e) {
       throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
     }

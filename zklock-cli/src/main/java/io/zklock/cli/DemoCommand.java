@@ -182,9 +182,45 @@ final class DemoCommand implements Callable<Integer> {
           "--session-timeout must be between 1s and 5s with the embedded ensemble: "
               + sessionTimeout);
     }
+    checkWritable(report);
     if (!progress.matches("auto|line|plain|none")) {
       throw new CliException(
           ExitCodes.USAGE, "--progress must be auto, line, plain or none: " + progress);
+    }
+  }
+
+  /**
+   * Fails now, not after a minute of demo, if the report cannot be written: the file is opened for
+   * writing (created if absent, then deleted again; an existing file is left as it is).
+   */
+  static void checkWritable(Path file) {
+    Path f = file.toAbsolutePath();
+    if (Files.isDirectory(f)) {
+      throw new CliException(ExitCodes.USAGE, "--report " + file + " is a directory");
+    }
+    boolean existed = Files.exists(f);
+    try {
+      Files.newOutputStream(
+              f, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)
+          .close(); // opened: writable
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      throw new CliException(
+          ExitCodes.USAGE,
+          "cannot write the report to "
+              + file
+              + ": "
+              + (e instanceof java.nio.file.NoSuchFileException
+                  ? "no such directory"
+                  : e instanceof java.nio.file.AccessDeniedException
+                      ? "permission denied"
+                      : e.toString()));
+    }
+    if (!existed) {
+      try {
+        Files.deleteIfExists(f);
+      } catch (IOException e) {
+        // an empty file stays; it is overwritten at the end
+      }
     }
   }
 
@@ -578,34 +614,72 @@ final class DemoCommand implements Callable<Integer> {
             : "no new holder wrote to " + lock + " within " + cap / 1000 + "s; SIGCONT " + worker);
     signal(processes.get(worker), "CONT");
     pausedWorker = null;
-    staleRejected =
-        coordinator.await(
-            () ->
-                coordinator.writes().stream()
-                    .anyMatch(
-                        w ->
-                            !w.accepted()
-                                && w.worker().equals(worker)
-                                && w.lock().equals(lock)
-                                && w.token() == token),
-            30_000);
-    lossReported =
-        coordinator.await(
-            () ->
-                coordinator.events().stream()
-                    .anyMatch(
-                        e ->
-                            e.type().equals("LOST")
-                                && e.worker().equals(worker)
-                                && e.token() == token),
-            30_000);
-    fault(
-        worker
-            + "'s late write with token "
-            + token
-            + (staleRejected ? " was REJECTED by the ledger" : " was not rejected")
-            + "; its handle "
-            + (lossReported ? "reported the loss" : "did not report a loss"));
+    coordinator.await(() -> lateWrite(coordinator.writes(), worker, lock, token) != null, 30_000);
+    coordinator.await(() -> loss(coordinator.events(), worker, token) != null, 30_000);
+    List<Fault> observed =
+        lateWriteFaults(coordinator.writes(), coordinator.events(), worker, lock, token);
+    staleRejected = lateWrite(coordinator.writes(), worker, lock, token) != null;
+    lossReported = loss(coordinator.events(), worker, token) != null;
+    faults.addAll(observed);
+    if (!observed.isEmpty()) {
+      status = observed.get(observed.size() - 1).label();
+    }
+  }
+
+  /** The paused holder's write with its old token, rejected by the ledger, or null. */
+  static DemoCoordinator.Write lateWrite(
+      List<DemoCoordinator.Write> writes, String worker, String lock, long token) {
+    return writes.stream()
+        .filter(
+            w ->
+                !w.accepted()
+                    && w.worker().equals(worker)
+                    && w.lock().equals(lock)
+                    && w.token() == token)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The paused holder's report that it lost the lock, or null. */
+  static Event loss(List<Event> events, String worker, long token) {
+    return events.stream()
+        .filter(e -> e.type().equals("LOST") && e.worker().equals(worker) && e.token() == token)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /**
+   * The fault list's lines about the paused holder after it was resumed, each at the time of what
+   * it reports (the rejected write, the handle's loss report), so that the report and the
+   * timeline's markers and tooltips give the same times. When something did not happen, one line at
+   * {@code now} says so.
+   */
+  static List<Fault> lateWriteFaults(
+      List<DemoCoordinator.Write> writes,
+      List<Event> events,
+      String worker,
+      String lock,
+      long token) {
+    List<Fault> out = new ArrayList<>();
+    DemoCoordinator.Write w = lateWrite(writes, worker, lock, token);
+    Event lost = loss(events, worker, token);
+    if (w != null) {
+      out.add(
+          new Fault(
+              w.micros(),
+              worker + "'s late write with token " + token + " was REJECTED by the ledger"));
+    } else {
+      out.add(new Fault(now(), worker + "'s late write with token " + token + " was not rejected"));
+    }
+    if (lost != null) {
+      out.add(
+          new Fault(
+              lost.micros(),
+              worker + "'s handle reported the loss of " + lock + " (token " + token + ")"));
+    } else {
+      out.add(new Fault(now(), worker + "'s handle did not report a loss"));
+    }
+    return out;
   }
 
   private void leaderFailover() throws InterruptedException {

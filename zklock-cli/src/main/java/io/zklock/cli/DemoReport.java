@@ -57,7 +57,11 @@ final class DemoReport {
     this.events = new ArrayList<>(events);
     this.events.sort(Comparator.comparingLong(Event::micros));
     this.writes = writes;
-    this.faults = faults;
+    // in time order: a line about an observed event carries that event's time, which may be
+    // earlier than a fault recorded after it
+    List<Fault> sorted = new ArrayList<>(faults);
+    sorted.sort(Comparator.comparingLong(Fault::micros));
+    this.faults = List.copyOf(sorted);
     this.killed = killed;
     // workers start before the demo's clock does: begin the timeline at the first event
     this.startMicros =
@@ -333,7 +337,7 @@ final class DemoReport {
     }
     List<String> locks = new ArrayList<>(lockNames);
     int left = 90;
-    int width = 1100;
+    int width = chartWidth();
     int rowH = 34;
     int top = 60;
     int height = top + rowH * locks.size() + 40;
@@ -346,8 +350,15 @@ final class DemoReport {
                 + " font-size='12'>%n",
             left + width + 20,
             height));
-    // time axis
-    int step = seconds() > 120 ? 30 : seconds() > 40 ? 10 : 5;
+    // time axis: a tick at least every 100 px
+    double pxPerSecond = width / Math.max(seconds(), 1e-3);
+    int step = 1;
+    for (int candidate : new int[] {1, 2, 5, 10, 30, 60, 300}) {
+      step = candidate;
+      if (candidate * pxPerSecond >= 100) {
+        break;
+      }
+    }
     for (int s = 0; s <= seconds(); s += step) {
       double x = left + width * (s * 1e6 / span);
       svg.append(
@@ -397,6 +408,16 @@ final class DemoReport {
               at(i.start()),
               at(i.end()),
               i.endedBy()));
+      if (!bad && x2 - x1 >= LABEL_MIN_PX) { // readable without hovering: who held it
+        svg.append(
+            String.format(
+                Locale.ROOT,
+                "<text x='%.2f' y='%d' font-size='10' fill='#fff' text-anchor='middle'"
+                    + " pointer-events='none'>%s</text>%n",
+                (x1 + x2) / 2,
+                y + (rowH - 17) / 2 + 4,
+                escape(shortName(i.worker()))));
+      }
     }
     for (Write w : writes) {
       if (!w.accepted()) {
@@ -456,18 +477,55 @@ final class DemoReport {
     return "<!doctype html>\n<html><head><meta charset='utf-8'><title>zklock demo timeline</title>"
         + "<style>body{font-family:sans-serif;margin:24px}pre{background:#f6f6f6;padding:12px}"
         + "</style></head><body>\n<h1>zklock demo: who held which lock when</h1>\n"
-        + "<p>One row per lock; one bar per holder (hover for worker, fencing token, times)."
+        + "<p>One row per lock; one bar per holder, labelled with its worker (w4 is worker-4;"
+        + " the chart scrolls sideways; hover for the fencing token and times)."
         + " Thin bar with a red outline: a holding that ended in a loss or a kill (from the grant until"
         + " the holder learned of the loss, or was killed). Red ✗: a stale write the ledger"
         + " rejected. Dashed red lines: injected faults.</p>\n<p>"
         + legend
         + "</p>\n"
+        + "<div style='overflow-x:auto'>"
         + svg
+        + "</div>"
         + "<h2>Faults (numbered markers above)</h2>"
         + faultList
         + "<pre>"
         + escape(text(null))
         + "</pre>\n</body></html>\n";
+  }
+
+  /** Bars at least this wide carry their holder's short name. */
+  static final double LABEL_MIN_PX = 16;
+
+  private static final int MIN_WIDTH = 1100;
+  private static final int MAX_WIDTH = 60_000;
+
+  /**
+   * The chart's width in pixels: wide enough that a typical holding (the median of those that ended
+   * in a release) is {@link #LABEL_MIN_PX} wide and carries its label; the page scrolls sideways.
+   * At least 1100 px, at most 60,000.
+   */
+  int chartWidth() {
+    List<Long> holds = new ArrayList<>();
+    for (Interval i : intervals) {
+      if (i.endedBy().equals("release")) {
+        holds.add(i.end() - i.start());
+      }
+    }
+    if (holds.isEmpty()) {
+      return MIN_WIDTH;
+    }
+    holds.sort(null);
+    double median = Math.max(1, holds.get(holds.size() / 2));
+    double span = Math.max(1, endMicros - startMicros);
+    double wanted = (LABEL_MIN_PX + 2) * span / median;
+    return (int) Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, Math.ceil(wanted)));
+  }
+
+  /** {@code w4} for {@code worker-4}. */
+  static String shortName(String worker) {
+    String digits = worker.replaceAll("\\D", "");
+    return digits.isEmpty() ? worker : "w" + digits;
   }
 
   private static int workerNumber(String worker) {

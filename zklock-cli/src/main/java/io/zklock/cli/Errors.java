@@ -2,6 +2,7 @@ package io.zklock.cli;
 
 import io.zklock.ZkLockException;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -21,16 +22,48 @@ final class Errors implements IExecutionExceptionHandler {
     }
   }
 
+  /**
+   * A usage error (unknown option, missing parameter, bad value): one line naming the problem and
+   * where the help is, not the whole usage text.
+   */
+  static int usage(CommandLine.ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    PrintWriter err = cmd.getErr();
+    String suggestion = "";
+    if (e instanceof CommandLine.UnmatchedArgumentException) {
+      List<String> s = ((CommandLine.UnmatchedArgumentException) e).getSuggestions();
+      if (!s.isEmpty()) {
+        suggestion = "; did you mean '" + s.get(0) + "'?";
+      }
+    }
+    err.println(
+        "zklock: " + oneLine(e.getMessage()) + suggestion + " (see '" + helpCommand(cmd) + "')");
+    err.flush();
+    return ExitCodes.USAGE;
+  }
+
+  private static String helpCommand(CommandLine cmd) {
+    return cmd.getCommandSpec().qualifiedName() + " --help";
+  }
+
+  private static String oneLine(String message) {
+    String m = message == null ? "bad usage" : message.strip();
+    return m.replaceAll("\\s*\\R\\s*", "; ");
+  }
+
   @Override
   public int handleExecutionException(Exception e, CommandLine cmd, ParseResult parseResult) {
     PrintWriter err = cmd.getErr();
     int code;
     if (e instanceof CliException) {
       code = ((CliException) e).exitCode();
-      err.println("zklock: " + e.getMessage());
+      err.println(
+          "zklock: "
+              + e.getMessage()
+              + (code == ExitCodes.USAGE ? " (see '" + helpCommand(cmd) + "')" : ""));
     } else if (e instanceof IllegalArgumentException) {
       code = ExitCodes.USAGE;
-      err.println("zklock: " + e.getMessage());
+      err.println("zklock: " + e.getMessage() + " (see '" + helpCommand(cmd) + "')");
     } else if (e instanceof ZkLockException) {
       code = ExitCodes.FAILURE;
       err.println("zklock: " + e.getMessage());

@@ -1,15 +1,19 @@
 package io.zklock.cli;
 
+import io.zklock.DistributedLock;
+import io.zklock.DistributedSemaphore;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.ZkLocks;
-import io.zklock.internal.Args;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -19,17 +23,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code zklock exec}: runs a command while holding a mutex, like flock(1). */
+/** {@code zklock exec}: runs a command while holding a lock, like flock(1). */
 @Command(
     name = "exec",
     header = "Runs a command while holding a lock, like flock(1).",
+    customSynopsis = "zklock exec [OPTIONS] NAME [-- COMMAND [ARGS...]]",
     mixinStandardHelpOptions = true,
     description = {
-      "Waits for the mutex NAME, runs COMMAND while holding it, releases it when COMMAND exits,"
-          + " and exits with COMMAND's status.",
+      "Waits for the lock NAME, runs COMMAND while holding it, releases it when COMMAND exits,"
+          + " and exits with COMMAND's status. The lock is exclusive (a mutex) unless --shared"
+          + " (the read side: shared with other --shared holders, excluded by exclusive ones) or"
+          + " --permits N (a semaphore: N holders at once).",
       "COMMAND sees ZKLOCK_NAME and ZKLOCK_TOKEN (the fencing token: pass it to whatever the lock"
           + " protects). If the lock is lost while COMMAND runs (session expired, node deleted),"
           + " COMMAND gets SIGTERM, then SIGKILL after --grace, and zklock exits with 4.",
+      "Without COMMAND, zklock holds the lock, prints the fencing token on stdout, and releases"
+          + " when stdin closes or on SIGINT/SIGTERM.",
       "",
       "Example: zklock exec --timeout 30s nightly-report -- ./make-report.sh"
     })
@@ -43,17 +52,68 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
 
   @Parameters(
       index = "1..*",
-      arity = "1..*",
+      arity = "0..*",
       paramLabel = "COMMAND",
-      description = "The command and its arguments (put -- before it).")
+      description =
+          "The command and its arguments (put -- before it). Without it: hold until stdin"
+              + " closes or a signal.")
   List<String> command;
 
   @Option(
       names = {"-t", "--timeout"},
       paramLabel = "DURATION",
       converter = Durations.class,
-      description = "Give up after waiting this long for the lock (exit 3). Default: wait forever.")
+      description =
+          "Give up after waiting this long for the lock (exit 3, or --conflict-exit-code)."
+              + " Default: wait forever.")
   Duration timeout;
+
+  @Option(
+      names = "--nonblock",
+      description =
+          "Do not wait: if the lock is taken, exit at once (3, or --conflict-exit-code),"
+              + " leaving nothing behind.")
+  boolean nonblock;
+
+  @Option(
+      names = "--conflict-exit-code",
+      paramLabel = "CODE",
+      defaultValue = "3",
+      description =
+          "Exit status when the lock was not obtained (--nonblock or --timeout)"
+              + " (default: ${DEFAULT-VALUE}).")
+  int conflictExitCode;
+
+  @Option(
+      names = "--shared",
+      description =
+          "Take the shared (read) side: shared with other --shared holders of NAME, exclusive"
+              + " with plain exec (and the library's mutex or write lock) on NAME.")
+  boolean shared;
+
+  @Option(
+      names = "--permits",
+      paramLabel = "N",
+      description =
+          "Take one of N permits of the semaphore NAME: up to N holders at once. Every user of"
+              + " NAME should give the same N.")
+  Integer permits;
+
+  @Option(
+      names = "--lease",
+      paramLabel = "DURATION",
+      converter = Durations.class,
+      description =
+          "Hold the lock at most this long: when the lease runs out zklock releases the lock and"
+              + " treats it as lost (COMMAND gets SIGTERM, exit 4). Not with --permits.")
+  Duration lease;
+
+  @Option(
+      names = "--process-group",
+      description =
+          "Run COMMAND in its own process group (setsid) and send SIGTERM/SIGKILL to the whole"
+              + " group, so that jobs it starts in the background stop with it.")
+  boolean processGroup;
 
   @Option(
       names = "--grace",
@@ -71,136 +131,263 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
       description = "Name shown by zklock ls (default: host:pid).")
   String clientName;
 
+  /** What the shell calls the lock in messages: {@code lock 'x'}, {@code read lock 'x'}... */
+  private String what() {
+    if (permits != null) {
+      return "a permit of semaphore '" + name + "'";
+    }
+    return (shared ? "read lock '" : "lock '") + name + "'";
+  }
+
+  private void validate() {
+    LockNames.requireBeforeDoubleDash(spec, command);
+    if (timeout != null && timeout.isNegative()) {
+      throw new CliException(ExitCodes.USAGE, "--timeout must not be negative: " + timeout);
+    }
+    if (grace.isNegative()) {
+      throw new CliException(ExitCodes.USAGE, "--grace must not be negative: " + grace);
+    }
+    if (shared && permits != null) {
+      throw new CliException(
+          ExitCodes.USAGE, "--shared and --permits do not go together (a semaphore has no sides)");
+    }
+    if (lease != null && (lease.isNegative() || lease.isZero())) {
+      throw new CliException(ExitCodes.USAGE, "--lease must be positive: " + lease);
+    }
+    if (lease != null && permits != null) {
+      throw new CliException(
+          ExitCodes.USAGE, "--lease does not go with --permits (a semaphore has no lease yet)");
+    }
+    if (permits != null && permits < 1) {
+      throw new CliException(ExitCodes.USAGE, "--permits must be at least 1: " + permits);
+    }
+    if (nonblock && timeout != null) {
+      throw new CliException(ExitCodes.USAGE, "--nonblock and --timeout do not go together");
+    }
+    if (conflictExitCode < 0 || conflictExitCode > 255) {
+      throw new CliException(
+          ExitCodes.USAGE, "--conflict-exit-code must be between 0 and 255: " + conflictExitCode);
+    }
+    if (processGroup && command == null) {
+      throw new CliException(ExitCodes.USAGE, "--process-group needs a COMMAND");
+    }
+  }
+
   @Override
   public Integer call() throws InterruptedException {
+    validate();
     PrintWriter err = spec.commandLine().getErr();
+    Run run = new Run(err, Thread.currentThread());
+    Thread hook = new Thread(run::onShutdown, "zklock-exec-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
     try {
-      Args.lockName(name);
-      if (timeout != null) {
-        Args.timeoutNanos(timeout);
-      }
-      if (grace.isNegative()) {
-        throw new IllegalArgumentException("--grace must not be negative: " + grace);
-      }
-    } catch (IllegalArgumentException e) {
-      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
-    }
-    try (ZkLocks locks = connection.connect(clientName)) {
-      Run run = new Run(locks, err);
-      Thread hook = new Thread(run::onShutdown, "zklock-exec-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
+      return run.call();
+    } finally {
+      run.finished.countDown();
       try {
-        return run.call();
-      } finally {
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-          // Ctrl-C: the hook cleans up
-        }
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // Ctrl-C: the hook cleans up
       }
     }
   }
 
-  /** One execution: acquire, run, watch for loss, release. */
+  /** One execution: connect, acquire, run (or hold), watch for loss, release. */
   private final class Run {
-    private final ZkLocks locks;
     private final PrintWriter err;
-    private volatile Process process;
+    private final Thread main;
+    final CountDownLatch finished = new CountDownLatch(1);
+    private final CompletableFuture<Object> signalled = new CompletableFuture<>();
+    private volatile ZkLocks locks;
+    private volatile Child child;
     private volatile LockHandle handle;
+    private volatile boolean cancelled;
 
-    Run(ZkLocks locks, PrintWriter err) {
-      this.locks = locks;
+    Run(PrintWriter err, Thread main) {
       this.err = err;
+      this.main = main;
     }
 
+    @SuppressWarnings("try") // closed early on cancel, to say nothing is left behind
     int call() throws InterruptedException {
-      LockHandle h;
-      if (timeout == null) {
-        h = locks.mutex(name).acquire();
-      } else {
-        Optional<LockHandle> got = locks.mutex(name).tryAcquire(timeout);
-        if (got.isEmpty()) {
-          throw new CliException(
-              ExitCodes.TIMEOUT,
-              "timed out after " + Durations.format(timeout) + " waiting for lock '" + name + "'");
-        }
-        h = got.get();
-      }
-      handle = h;
-      try {
-        ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
-        pb.environment().put("ZKLOCK_NAME", name);
-        pb.environment().put("ZKLOCK_TOKEN", Long.toString(h.fencingToken()));
-        Process p;
+      try (ZkLocks l = connection.connect(clientName)) {
+        locks = l;
+        LockHandle h;
         try {
-          p = pb.start();
-        } catch (IOException e) {
-          throw new CliException(
-              ExitCodes.CANNOT_RUN, "cannot run '" + command.get(0) + "': " + e.getMessage(), e);
-        }
-        process = p;
-        CompletableFuture<Object> first =
-            CompletableFuture.anyOf(p.onExit(), h.lost().thenApply(lost -> (Object) lost));
-        Object outcome;
-        try {
-          outcome = first.get();
-        } catch (ExecutionException e) {
-          throw new IllegalStateException("waiting for the command failed", e.getCause());
-        }
-        if (outcome instanceof LockLostException && p.isAlive()) {
-          return terminate(p, (LockLostException) outcome);
-        }
-        return p.waitFor();
-      } finally {
-        h.release();
-      }
-    }
-
-    private int terminate(Process p, LockLostException lost) throws InterruptedException {
-      err.println(
-          "zklock: lost lock '"
-              + name
-              + "' while the command ran: "
-              + lost.getMessage()
-              + "; terminating it (pid "
-              + p.pid()
-              + ")");
-      err.flush();
-      p.destroy(); // SIGTERM
-      if (!p.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-        err.println(
-            "zklock: the command did not exit within "
-                + Durations.format(grace)
-                + " of SIGTERM; sending SIGKILL");
-        err.flush();
-        p.destroyForcibly();
-        p.waitFor();
-      }
-      return ExitCodes.LOCK_LOST;
-    }
-
-    /** Ctrl-C or SIGTERM to zklock: stop the command (the grace applies), then release. */
-    void onShutdown() {
-      Process p = process;
-      if (p != null && p.isAlive()) {
-        p.destroy();
-        try {
-          if (!p.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
+          h = acquire(l);
+        } catch (InterruptedException | RuntimeException e) {
+          if (!cancelled) {
+            throw e;
           }
+          l.close(); // ends the session: no node of ours survives it
+          err.println(
+              "zklock: cancelled while waiting for "
+                  + what()
+                  + "; the request was withdrawn, nothing is left behind");
+          err.flush();
+          return ExitCodes.INTERRUPTED;
+        }
+        if (h == null) {
+          return conflictExitCode;
+        }
+        handle = h;
+        try {
+          return command == null ? hold(h) : run(h);
+        } finally {
+          h.release();
+        }
+      }
+    }
+
+    /** The handle, null when not obtained (nonblock or timeout; the message is printed). */
+    private LockHandle acquire(ZkLocks l) throws InterruptedException {
+      Optional<LockHandle> got;
+      if (permits != null) {
+        DistributedSemaphore sem = l.semaphore(name, permits);
+        if (nonblock) {
+          got = sem.tryAcquire();
+        } else if (timeout != null) {
+          got = sem.tryAcquire(timeout);
+        } else {
+          return sem.acquire();
+        }
+      } else {
+        DistributedLock lock = shared ? l.readWriteLock(name).readLock() : l.mutex(name);
+        if (lease != null) {
+          lock = lock.withLease(lease);
+        }
+        if (nonblock) {
+          got = lock.tryAcquire();
+        } else if (timeout != null) {
+          got = lock.tryAcquire(timeout);
+        } else {
+          return lock.acquire();
+        }
+      }
+      if (got.isEmpty()) {
+        err.println(
+            nonblock
+                ? "zklock: " + what() + " is taken (--nonblock); nothing is left behind"
+                : "zklock: timed out after "
+                    + Durations.format(timeout)
+                    + " waiting for "
+                    + what());
+        err.flush();
+        return null;
+      }
+      return got.get();
+    }
+
+    private int run(LockHandle h) throws InterruptedException {
+      Child c =
+          Child.start(
+              command,
+              Map.of("ZKLOCK_NAME", name, "ZKLOCK_TOKEN", Long.toString(h.fencingToken())),
+              processGroup);
+      child = c;
+      CompletableFuture<Object> first =
+          CompletableFuture.anyOf(c.process().onExit(), h.lost().thenApply(lost -> (Object) lost));
+      Object outcome = await(first);
+      if (outcome instanceof LockLostException && c.process().isAlive()) {
+        LockLostException lost = (LockLostException) outcome;
+        err.println(
+            "zklock: lost "
+                + what()
+                + " while the command ran: "
+                + lost.getMessage()
+                + "; terminating it (pid "
+                + c.pid()
+                + (processGroup ? ", its process group" : "")
+                + ")");
+        err.flush();
+        c.terminate(grace, err);
+        return ExitCodes.LOCK_LOST;
+      }
+      return c.process().waitFor();
+    }
+
+    /** No command: print the token, hold until stdin closes, a signal, or the loss. */
+    private int hold(LockHandle h) throws InterruptedException {
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(h.fencingToken());
+      out.flush();
+      CompletableFuture<Object> stdinClosed = new CompletableFuture<>();
+      Thread reader =
+          new Thread(
+              () -> {
+                InputStream in = System.in;
+                byte[] buf = new byte[256];
+                try {
+                  while (in.read(buf) >= 0) {
+                    // input is ignored: only its end matters
+                  }
+                } catch (IOException e) {
+                  // a broken stdin ends the hold as its end does
+                }
+                stdinClosed.complete("stdin");
+              },
+              "zklock-exec-stdin");
+      reader.setDaemon(true);
+      reader.start();
+      Object outcome =
+          await(
+              CompletableFuture.anyOf(
+                  stdinClosed, signalled, h.lost().thenApply(lost -> (Object) lost)));
+      if (outcome instanceof LockLostException) {
+        err.println("zklock: lost " + what() + ": " + ((LockLostException) outcome).getMessage());
+        err.flush();
+        return ExitCodes.LOCK_LOST;
+      }
+      return ExitCodes.OK;
+    }
+
+    private Object await(CompletableFuture<Object> f) throws InterruptedException {
+      try {
+        return f.get();
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("waiting for the command failed", e.getCause());
+      }
+    }
+
+    /**
+     * Ctrl-C or SIGTERM to zklock. While waiting: withdraw the request (the main thread says so).
+     * While holding: stop the command (the grace applies), then release.
+     */
+    void onShutdown() {
+      LockHandle h = handle;
+      if (h == null) {
+        cancelled = true;
+        main.interrupt();
+        awaitFinished();
+        return;
+      }
+      signalled.complete("signal");
+      Child c = child;
+      if (c != null) {
+        try {
+          c.terminate(grace, null);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
       }
-      LockHandle h = handle;
-      if (h != null) {
-        try {
-          h.release();
-        } catch (RuntimeException e) {
-          // the session ends with the JVM anyway
-        }
+      try {
+        h.release();
+      } catch (RuntimeException e) {
+        // the session ends with the JVM anyway
       }
-      locks.close();
+      ZkLocks l = locks;
+      if (l != null) {
+        l.close();
+      }
+      awaitFinished();
+    }
+
+    private void awaitFinished() {
+      try { // let the main thread release, close and say what happened before the JVM halts
+        finished.await(grace.toMillis() + 15_000, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

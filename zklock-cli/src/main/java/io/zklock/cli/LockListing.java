@@ -1,152 +1,60 @@
 package io.zklock.cli;
 
-import io.zklock.internal.Json;
-import io.zklock.internal.NodeKind;
-import io.zklock.internal.Ordering;
-import io.zklock.internal.QueueNode;
-import java.nio.charset.StandardCharsets;
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.Stat;
 
-/** A snapshot of the lock directories under a namespace, as {@code zklock ls} shows it. */
+/**
+ * What {@code zklock ls} shows: the locks the library's inspection API reports ({@link
+ * io.zklock.ZkLocks#inspectAll}), holders then waiters, each in queue order, as text or JSON.
+ */
 final class LockListing {
-
-  /** One node of a lock queue. */
-  record Entry(
-      String node,
-      NodeKind kind,
-      boolean holds,
-      String client,
-      String host,
-      String pid,
-      String session,
-      long createdMillis,
-      long token) {}
-
-  /** One lock directory with its queue in order. */
-  record Lock(String name, String path, List<Entry> queue) {
-    long holders() {
-      return queue.stream().filter(Entry::holds).count();
-    }
-  }
-
   final String namespace;
-  final List<Lock> locks;
+  final List<LockInfo> locks;
   final long takenMillis;
 
-  private LockListing(String namespace, List<Lock> locks, long takenMillis) {
+  LockListing(String namespace, List<LockInfo> locks, long takenMillis) {
     this.namespace = namespace;
-    this.locks = locks;
+    this.locks = List.copyOf(locks);
     this.takenMillis = takenMillis;
   }
 
-  /**
-   * Reads every lock directory at or below {@code namespace + "/" + subPath}. Nodes that vanish
-   * while we read (a release, a handoff) are skipped: the listing is a best-effort snapshot.
-   */
-  static LockListing read(ZooKeeper zk, String namespace, String subPath)
-      throws KeeperException, InterruptedException {
-    String root = subPath == null || subPath.isEmpty() ? namespace : namespace + "/" + subPath;
-    if (root.isEmpty()) {
-      root = "/";
-    }
-    List<Lock> locks = new ArrayList<>();
-    walk(zk, namespace, root, locks);
-    locks.sort((a, b) -> a.name.compareTo(b.name));
-    return new LockListing(
-        namespace.isEmpty() ? "/" : namespace, locks, System.currentTimeMillis());
+  /** One row: a node and whether it holds. */
+  private record Row(LockNode node, boolean holds) {}
+
+  private static List<Row> rows(LockInfo lock) {
+    List<Row> rows = new ArrayList<>();
+    lock.holders().forEach(n -> rows.add(new Row(n, true)));
+    lock.waiters().forEach(n -> rows.add(new Row(n, false)));
+    return rows;
   }
 
-  private static void walk(ZooKeeper zk, String namespace, String path, List<Lock> out)
-      throws KeeperException, InterruptedException {
-    List<String> children;
-    try {
-      children = zk.getChildren(path, false);
-    } catch (KeeperException.NoNodeException gone) {
-      return;
-    }
-    Collections.sort(children);
-    List<QueueNode> queue = QueueNode.queue(children);
-    if (!queue.isEmpty()) {
-      Lock lock = readLock(zk, namespace, path, queue);
-      if (!lock.queue.isEmpty()) {
-        out.add(lock);
-      }
-    }
-    for (String child : children) {
-      if (QueueNode.parse(child) == null && !(path + "/" + child).startsWith("/zookeeper")) {
-        walk(zk, namespace, path.equals("/") ? "/" + child : path + "/" + child, out);
-      }
-    }
+  private static String lockLabel(LockInfo lock) {
+    return lock.kind() == LockInfo.Kind.SEMAPHORE
+        ? lock.name() + " (" + lock.permits() + (lock.permits() == 1 ? " permit)" : " permits)")
+        : lock.name();
   }
 
-  private static Lock readLock(ZooKeeper zk, String namespace, String dir, List<QueueNode> queue)
-      throws KeeperException, InterruptedException {
-    List<QueueNode> present = new ArrayList<>();
-    List<Map<String, String>> data = new ArrayList<>();
-    List<Stat> stats = new ArrayList<>();
-    for (QueueNode n : queue) {
-      Stat stat = new Stat();
-      byte[] bytes;
-      try {
-        bytes = zk.getData(dir + "/" + n.name(), false, stat);
-      } catch (KeeperException.NoNodeException gone) {
-        continue;
-      }
-      present.add(n.withCzxid(stat.getCzxid()));
-      data.add(Json.parseObject(bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8)));
-      stats.add(stat);
+  private static String state(Row r) {
+    if (!r.holds()) {
+      return "waits";
     }
-    List<Integer> order = new ArrayList<>();
-    for (int i = 0; i < present.size(); i++) {
-      order.add(i);
-    }
-    if (QueueNode.nearOverflow(present)) { // the library orders by creation then, so do we
-      order.sort((a, b) -> QueueNode.BY_CREATION.compare(present.get(a), present.get(b)));
-    }
-    List<QueueNode> sorted = new ArrayList<>();
-    for (int i : order) {
-      sorted.add(present.get(i));
-    }
-    List<Entry> entries = new ArrayList<>();
-    for (int k = 0; k < sorted.size(); k++) {
-      int i = order.get(k);
-      QueueNode n = sorted.get(k);
-      Map<String, String> d = data.get(i);
-      entries.add(
-          new Entry(
-              n.name(),
-              n.kind(),
-              holds(sorted, k),
-              d.getOrDefault("client", "?"),
-              d.getOrDefault("host", "?"),
-              d.getOrDefault("pid", "?"),
-              d.getOrDefault("session", "0x" + Long.toHexString(stats.get(i).getEphemeralOwner())),
-              stats.get(i).getCtime(),
-              stats.get(i).getCzxid()));
-    }
-    String name = dir.length() > namespace.length() ? dir.substring(namespace.length() + 1) : dir;
-    return new Lock(name, dir, entries);
+    return r.node().releaseRequested() ? "holds (release requested)" : "holds";
   }
 
-  private static boolean holds(List<QueueNode> queue, int index) {
-    try {
-      return Ordering.forKind(queue.get(index).kind()).decide(queue, index)
-          instanceof Ordering.Hold;
-    } catch (IllegalArgumentException noRule) {
-      return index == 0; // a kind without a queue rule here (semaphore): show the head
-    }
+  private static String orUnknown(String s) {
+    return s == null || s.isEmpty() ? "?" : s;
+  }
+
+  private static String session(LockNode n) {
+    return "0x" + Long.toHexString(n.sessionId());
   }
 
   // ------------------------------------------------------------------ rendering
@@ -158,38 +66,52 @@ final class LockListing {
     if (locks.isEmpty()) {
       return "no locks under " + namespace + "\n";
     }
-    List<String[]> rows = new ArrayList<>();
-    rows.add(
-        new String[] {
-          "LOCK", "#", "STATE", "KIND", "CLIENT", "HOST", "PID", "SESSION", "SINCE", "TOKEN"
-        });
-    for (Lock lock : locks) {
+    boolean anyData =
+        locks.stream()
+            .flatMap(l -> rows(l).stream())
+            .anyMatch(r -> !r.node().ownerData().isEmpty());
+    List<String[]> table = new ArrayList<>();
+    List<String> header =
+        new ArrayList<>(
+            List.of(
+                "LOCK", "#", "STATE", "KIND", "CLIENT", "HOST", "PID", "SESSION", "SINCE",
+                "TOKEN"));
+    if (anyData) {
+      header.add("DATA");
+    }
+    table.add(header.toArray(new String[0]));
+    for (LockInfo lock : locks) {
       int pos = 0;
-      for (Entry e : lock.queue) {
-        rows.add(
-            new String[] {
-              pos == 0 ? lock.name : "",
-              Integer.toString(pos),
-              e.holds ? "holds" : "waits",
-              e.kind.label(),
-              e.client,
-              e.host,
-              e.pid,
-              e.session,
-              since(e.createdMillis),
-              Long.toString(e.token)
-            });
+      for (Row r : rows(lock)) {
+        LockNode n = r.node();
+        List<String> row =
+            new ArrayList<>(
+                List.of(
+                    pos == 0 ? lockLabel(lock) : "",
+                    Integer.toString(pos),
+                    state(r),
+                    n.kind().label(),
+                    orUnknown(n.clientName()),
+                    orUnknown(n.host()),
+                    n.pid() > 0 ? Long.toString(n.pid()) : "?",
+                    session(n),
+                    since(n.since()),
+                    Long.toString(n.fencingToken())));
+        if (anyData) {
+          row.add(n.ownerData());
+        }
+        table.add(row.toArray(new String[0]));
         pos++;
       }
     }
-    int[] width = new int[rows.get(0).length];
-    for (String[] r : rows) {
+    int[] width = new int[header.size()];
+    for (String[] r : table) {
       for (int c = 0; c < r.length; c++) {
         width[c] = Math.max(width[c], r[c].length());
       }
     }
     StringBuilder sb = new StringBuilder();
-    for (String[] r : rows) {
+    for (String[] r : table) {
       StringBuilder line = new StringBuilder();
       for (int c = 0; c < r.length; c++) {
         line.append(String.format(Locale.ROOT, "%-" + width[c] + "s", r[c]));
@@ -199,8 +121,8 @@ final class LockListing {
       }
       sb.append(line.toString().stripTrailing()).append('\n');
     }
-    long held = locks.stream().filter(l -> l.holders() > 0).count();
-    long waiting = locks.stream().mapToLong(l -> l.queue.size() - l.holders()).sum();
+    long held = locks.stream().filter(LockInfo::isHeld).count();
+    long waiting = locks.stream().mapToLong(l -> l.waiters().size()).sum();
     sb.append(
         String.format(
             Locale.ROOT,
@@ -212,46 +134,74 @@ final class LockListing {
     return sb.toString();
   }
 
-  private String since(long millis) {
-    String at =
-        TIME.format(LocalDateTime.ofInstant(Instant.ofEpochMilli(millis), ZoneId.systemDefault()));
-    long age = Math.max(0, takenMillis - millis);
-    return at + " (" + Durations.format(Duration.ofMillis(age)) + ")";
+  private String since(Instant at) {
+    String time = TIME.format(LocalDateTime.ofInstant(at, ZoneId.systemDefault()));
+    long age = Math.max(0, takenMillis - at.toEpochMilli());
+    return time + " (" + Durations.format(Duration.ofMillis(age)) + ")";
   }
 
   String json() {
     StringBuilder sb = new StringBuilder();
-    sb.append("{\"namespace\":").append(Json.quote(namespace));
-    sb.append(",\"time\":").append(Json.quote(Instant.ofEpochMilli(takenMillis).toString()));
+    sb.append("{\"namespace\":").append(quote(namespace));
+    sb.append(",\"time\":").append(quote(Instant.ofEpochMilli(takenMillis).toString()));
     sb.append(",\"locks\":[");
     for (int l = 0; l < locks.size(); l++) {
-      Lock lock = locks.get(l);
+      LockInfo lock = locks.get(l);
       if (l > 0) {
         sb.append(',');
       }
-      sb.append("{\"name\":").append(Json.quote(lock.name));
-      sb.append(",\"path\":").append(Json.quote(lock.path));
+      sb.append("{\"name\":").append(quote(lock.name()));
+      sb.append(",\"path\":").append(quote(lock.path()));
+      sb.append(",\"kind\":").append(quote(lock.kind().name().toLowerCase(Locale.ROOT)));
+      if (lock.kind() == LockInfo.Kind.SEMAPHORE) {
+        sb.append(",\"permits\":").append(lock.permits());
+      }
       sb.append(",\"queue\":[");
-      for (int i = 0; i < lock.queue.size(); i++) {
-        Entry e = lock.queue.get(i);
+      List<Row> rows = rows(lock);
+      for (int i = 0; i < rows.size(); i++) {
+        LockNode e = rows.get(i).node();
         if (i > 0) {
           sb.append(',');
         }
-        sb.append("{\"node\":").append(Json.quote(e.node));
-        sb.append(",\"kind\":").append(Json.quote(e.kind.label()));
-        sb.append(",\"state\":").append(Json.quote(e.holds ? "holds" : "waits"));
-        sb.append(",\"client\":").append(Json.quote(e.client));
-        sb.append(",\"host\":").append(Json.quote(e.host));
-        sb.append(",\"pid\":").append(e.pid.matches("\\d+") ? e.pid : Json.quote(e.pid));
-        sb.append(",\"session\":").append(Json.quote(e.session));
-        sb.append(",\"since\":")
-            .append(Json.quote(Instant.ofEpochMilli(e.createdMillis).toString()));
-        sb.append(",\"token\":").append(e.token);
+        sb.append("{\"node\":").append(quote(e.name()));
+        sb.append(",\"kind\":").append(quote(e.kind().label()));
+        sb.append(",\"state\":").append(quote(rows.get(i).holds() ? "holds" : "waits"));
+        sb.append(",\"client\":").append(quote(orUnknown(e.clientName())));
+        sb.append(",\"host\":").append(quote(orUnknown(e.host())));
+        sb.append(",\"pid\":").append(e.pid() > 0 ? Long.toString(e.pid()) : "null");
+        sb.append(",\"session\":").append(quote(session(e)));
+        sb.append(",\"since\":").append(quote(e.since().toString()));
+        sb.append(",\"token\":").append(e.fencingToken());
+        sb.append(",\"releaseRequested\":").append(e.releaseRequested());
+        sb.append(",\"data\":").append(quote(e.ownerData()));
         sb.append('}');
       }
       sb.append("]}");
     }
     sb.append("]}");
     return sb.toString();
+  }
+
+  /** A JSON string literal. */
+  static String quote(String s) {
+    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> sb.append("\\\"");
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\r' -> sb.append("\\r");
+        case '\t' -> sb.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            sb.append(c);
+          }
+        }
+      }
+    }
+    return sb.append('"').toString();
   }
 }

@@ -1,11 +1,10 @@
 package io.zklock.cli;
 
-import io.zklock.internal.Args;
+import io.zklock.ZkLockException;
+import io.zklock.ZkLocks;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -52,38 +51,49 @@ final class LsCommand implements Callable<Integer> {
       description = "Print JSON (with --watch: one document per line, per refresh).")
   boolean json;
 
+  @Option(
+      names = {"-v", "--verbose"},
+      description =
+          "Also print the connection: server, session id, the session timeout the ensemble"
+              + " negotiated, TLS and authentication in use.")
+  boolean verbose;
+
   /** Stops a --watch loop after this many refreshes (tests); 0 means until interrupted. */
   int maxRefreshes;
 
+  /** Whether stdout is a terminal (screen escapes are written only then); tests set it. */
+  boolean terminal = System.console() != null;
+
   @Override
   public Integer call() throws InterruptedException {
-    String ns;
-    try {
-      ns = Args.namespace(connection.namespace);
-      if (path != null) {
-        String p = path.startsWith("/") ? path.substring(1) : path;
-        path = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
-        if (!path.isEmpty()) {
-          Args.lockName(path);
-        }
-      }
-    } catch (IllegalArgumentException e) {
-      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    if (path != null) {
+      String p = path.startsWith("/") ? path.substring(1) : path;
+      path = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+    } else {
+      path = "";
     }
     if (interval.isNegative() || interval.isZero()) {
       throw new CliException(ExitCodes.USAGE, "--interval must be positive");
     }
     PrintWriter out = spec.commandLine().getOut();
-    ZooKeeper zk = ZooKeeperClient.connect(connection);
-    try {
+    try (ZkLocks locks = connection.connect("zklock-ls")) {
+      if (verbose) { // stdout, unless it carries JSON
+        PrintWriter to = json ? spec.commandLine().getErr() : out;
+        to.println(connectionSummary(locks));
+        to.flush();
+      }
       int refreshes = 0;
       while (true) {
-        LockListing listing = read(zk, ns);
+        LockListing listing = read(locks);
         if (json) {
           out.println(listing.json());
         } else {
           if (watch) {
-            out.print("\033[H\033[2J"); // home, clear screen
+            if (terminal) {
+              out.print("\033[H\033[2J"); // home, clear screen
+            } else if (refreshes > 0) {
+              out.println(); // a blank line between snapshots, no escapes in a file or pipe
+            }
             out.println(
                 "zklock ls "
                     + connection.connect
@@ -100,21 +110,34 @@ final class LsCommand implements Callable<Integer> {
         }
         Thread.sleep(interval.toMillis());
       }
-    } finally {
-      zk.close();
     }
   }
 
-  private LockListing read(ZooKeeper zk, String ns) throws InterruptedException {
+  /**
+   * One line about the connection. The session timeout is the one the ensemble granted (it clamps
+   * the asked one to its limits), which is how long a holder cut off from it keeps its locks.
+   */
+  private String connectionSummary(ZkLocks locks) throws InterruptedException {
+    return "connected to "
+        + connection.connect
+        + ", session 0x"
+        + Long.toHexString(locks.sessionId())
+        + ", session timeout "
+        + Durations.format(NegotiatedTimeout.of(locks, connection))
+        + " negotiated ("
+        + Durations.format(connection.sessionTimeout)
+        + " asked), "
+        + connection.security();
+  }
+
+  private LockListing read(ZkLocks locks) {
     try {
-      return LockListing.read(zk, ns, path);
-    } catch (KeeperException.NoAuthException e) {
-      throw new CliException(ExitCodes.FAILURE, "not authorized to read " + e.getPath());
-    } catch (KeeperException e) {
+      return new LockListing(locks.namespace(), locks.inspectAll(path), System.currentTimeMillis());
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    } catch (ZkLockException e) {
       throw new CliException(
-          e.code() == KeeperException.Code.CONNECTIONLOSS
-              ? ExitCodes.CANNOT_CONNECT
-              : ExitCodes.FAILURE,
+          ExitCodes.FAILURE,
           "cannot list locks at '" + connection.connect + "': " + e.getMessage(),
           e);
     }

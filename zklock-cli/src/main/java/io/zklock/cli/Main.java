@@ -22,6 +22,8 @@ import picocli.CommandLine.Spec;
       ServerCommand.class,
       LsCommand.class,
       ExecCommand.class,
+      ElectCommand.class,
+      ReleaseCommand.class,
       BenchCommand.class,
       DemoWorker.class,
       CommandLine.HelpCommand.class
@@ -29,8 +31,8 @@ import picocli.CommandLine.Spec;
     footerHeading = "%nExit codes:%n",
     footer = {
       "  0 ok (exec: the command's own status)   1 failure   2 bad usage",
-      "  3 timed out waiting for the lock   4 lock lost   5 cannot connect",
-      "  127 exec: cannot run the command   130 interrupted (Ctrl-C)",
+      "  3 did not get the lock (--timeout, --nonblock)   4 lock lost",
+      "  5 cannot connect   127 exec: cannot run the command   130 interrupted (Ctrl-C)",
       "",
       "Start with: zklock demo        More: docs/cli.md"
     })
@@ -46,6 +48,7 @@ public final class Main implements Runnable {
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
     cl.setExecutionExceptionHandler(new Errors());
+    cl.setParameterExceptionHandler(Errors::usage);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setUsageHelpAutoWidth(true);
     return cl;

@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Starts an embedded ZooKeeper for local development: one standalone server, or --servers N"
           + " servers (one child process each) on 127.0.0.1.",
-      "Prints the connect string on stdout; stops on Ctrl-C and deletes its data."
+      "Prints the connect string on stdout and closes it (so CS=$(zklock server &) works);"
+          + " stops on Ctrl-C or SIGTERM and deletes its data."
     })
 final class ServerCommand implements java.util.concurrent.Callable<Integer> {
   @Spec CommandSpec spec;
@@ -41,6 +42,14 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
               + " An ensemble always uses free ports.")
   int port;
 
+  @Option(
+      names = "--pid-file",
+      paramLabel = "FILE",
+      description =
+          "Write this process's pid to FILE once the server serves (deleted when it stops), for"
+              + " kill \"$(cat FILE)\".")
+  java.nio.file.Path pidFile;
+
   /** Counted down to stop the server: by the shutdown hook (Ctrl-C) or by a test. */
   final CountDownLatch stop = new CountDownLatch(1);
 
@@ -50,8 +59,11 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
   public Integer call() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (servers < 1 || servers > 9) {
-      throw new CliException(ExitCodes.USAGE, "--servers must be between 1 and 9: " + servers);
+    if (servers != 1 && servers != 3 && servers != 5) {
+      throw new CliException(
+          ExitCodes.USAGE,
+          "--servers must be 1 (standalone), 3 or 5 (an ensemble tolerating 1 or 2 failures): "
+              + servers);
     }
     if (port < 0 || port > 65535) {
       throw new CliException(ExitCodes.USAGE, "--port out of range: " + port);
@@ -100,11 +112,27 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             },
             "zklock-server-stop");
     Runtime.getRuntime().addShutdownHook(hook);
+    if (pidFile != null) {
+      try {
+        java.nio.file.Files.writeString(pidFile, ProcessHandle.current().pid() + "\n");
+      } catch (java.io.IOException e) {
+        stop.countDown();
+        closeQuietly(server);
+        throw new CliException(
+            ExitCodes.USAGE, "cannot write --pid-file " + pidFile + ": " + e.getMessage(), e);
+      }
+    }
     out.println(connectString);
     out.flush();
+    // the connect string is all stdout carries: closing it lets CS=$(zklock server &) return
+    out.close();
     err.println("zklock: " + what);
     err.println(
-        "zklock: try  zklock ls --connect " + connectString + "   (Ctrl-C stops the server)");
+        "zklock: try  zklock ls --connect "
+            + connectString
+            + "   (Ctrl-C or kill "
+            + ProcessHandle.current().pid()
+            + " stops the server)");
     err.flush();
     try {
       stop.await();
@@ -112,6 +140,13 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
       // a test (or an embedding program) asks us to stop
     } finally {
       closeQuietly(server);
+      if (pidFile != null) {
+        try {
+          java.nio.file.Files.deleteIfExists(pidFile);
+        } catch (java.io.IOException e) {
+          // best effort
+        }
+      }
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException shuttingDown) {

@@ -32,7 +32,8 @@ class DemoCommandTest {
         .as(r.toString())
         .contains("ledger check       CONSISTENT")
         .containsPattern("[1-9][0-9]* stale write\\(s\\) rejected")
-        .contains("was REJECTED by the ledger; its handle reported the loss")
+        .contains("was REJECTED by the ledger")
+        .containsPattern("worker-\\d+'s handle reported the loss of ledger-\\d")
         .contains("SIGKILL worker-")
         .contains("SIGSTOP worker-")
         .contains("rejoined the ensemble")
@@ -40,5 +41,20 @@ class DemoCommandTest {
         .containsPattern("watch events +[0-9.]+ per acquisition");
     String page = Files.readString(html, StandardCharsets.UTF_8);
     assertThat(page).contains("<svg", "ledger-0", "SIGSTOP", "stale write by");
+    java.util.regex.Matcher line =
+        java.util.regex.Pattern.compile(
+                "(\\d+\\.\\d\\d)s  (worker-\\d+)'s late write with token (\\d+) was REJECTED")
+            .matcher(r.out());
+    assertThat(line.find()).as(r.out()).isTrue();
+    assertThat(page)
+        .as("the timeline's tooltip gives the report's time for the stale write")
+        .containsPattern(
+            "stale write by "
+                + line.group(2)
+                + " with token "
+                + line.group(3)
+                + " rejected at +"
+                + java.util.regex.Pattern.quote(line.group(1))
+                + "s");
   }
 }

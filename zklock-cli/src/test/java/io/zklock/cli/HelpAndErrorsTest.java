@@ -26,7 +26,7 @@ class HelpAndErrorsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "demo", "server", "ls", "exec", "bench"})
+  @ValueSource(strings = {"", "demo", "server", "ls", "exec", "elect", "release", "bench"})
   void help_everyCommand_printsUsageAndExitsZero(String command) {
     Cli.Result r = command.isEmpty() ? Cli.run("--help") : Cli.run(command, "--help");
 
@@ -54,7 +54,16 @@ class HelpAndErrorsTest {
     Cli.Result r = Cli.run("--help");
 
     assertThat(r.out())
-        .contains("demo", "server", "ls", "exec", "bench", "Exit codes", "5 cannot connect")
+        .contains(
+            "demo",
+            "server",
+            "ls",
+            "exec",
+            "elect",
+            "release",
+            "bench",
+            "Exit codes",
+            "5 cannot connect")
         .doesNotContain("demo-worker");
   }
 
@@ -124,6 +133,159 @@ class HelpAndErrorsTest {
 
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err()).contains("port out of range");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "exec --no-such-option x -- true",
+        "exec",
+        "ls --interval",
+        "server --port notanumber",
+        "elect --bogus x",
+        "--bogus"
+      })
+  void usageError_isOneLine_withAHintToHelp_notTheWholeUsage(String args) {
+    Cli.Result r = Cli.run(args.split(" "));
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip().lines()).as(r.toString()).hasSize(1);
+    assertThat(r.err())
+        .as(r.toString())
+        .startsWith("zklock: ")
+        .contains("--help")
+        .doesNotContain("Usage:");
+    assertThat(r.out()).as(r.toString()).isEmpty();
+  }
+
+  @Test
+  void usageError_namesTheSubcommandsHelp() {
+    Cli.Result r = Cli.run("exec", "--no-such-option", "x", "--", "true");
+
+    assertThat(r.err()).as(r.toString()).contains("'--no-such-option'", "see 'zklock exec --help'");
+  }
+
+  @Test
+  @SuppressWarnings("try")
+  void exec_doubleDashFirst_isAMissingLockName_andLocksNothing() throws Exception {
+    Cli.Result r =
+        Cli.run("exec", "--connect", zk.connectString(), "-n", "/dd-test", "--", "echo", "hi");
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip().lines()).as(r.toString()).hasSize(1);
+    assertThat(r.err()).as(r.toString()).contains("missing lock name");
+    assertThat(r.out()).as("echo did not run").isEmpty();
+    try (org.apache.zookeeper.ZooKeeper observer =
+        new org.apache.zookeeper.ZooKeeper(zk.connectString(), 10_000, e -> {})) {
+      assertThat(observer.exists("/dd-test", false)).as("no lock 'echo' was made").isNull();
+    }
+  }
+
+  @Test
+  void elect_doubleDashFirst_isAMissingName() {
+    Cli.Result r = Cli.run("elect", "--connect", zk.connectString(), "--", "echo", "hi");
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("missing lock name");
+  }
+
+  @Test
+  void exec_nameBeforeDoubleDash_isAccepted() {
+    Cli.Result r =
+        Cli.run("exec", "--connect", zk.connectString(), "x", "--", "sh", "-c", "exit 0");
+
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2", "4", "7"})
+  void server_evenOrUnusualServerCounts_areRefused(String n) {
+    Cli.Result r = Cli.run("server", "--servers", n);
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).as(r.toString()).contains("1 (standalone), 3 or 5");
+    assertThat(r.out()).as("no connect string: nothing started").isEmpty();
+  }
+
+  @Test
+  void demo_unwritableReport_failsBeforeTheDemoRuns(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    long start = System.nanoTime();
+    Cli.Result r =
+        Cli.run("demo", "--report", dir.resolve("no-such-dir").resolve("t.html").toString());
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .as(r.toString())
+        .contains("cannot write the report")
+        .doesNotContain("starting");
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+        .as("no ensemble was started (that takes seconds)")
+        .isLessThan(java.time.Duration.ofSeconds(5));
+  }
+
+  @Test
+  void demo_reportIsADirectory_failsBeforeTheDemoRuns(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    Cli.Result r = Cli.run("demo", "--report", dir.toString());
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("is a directory");
+  }
+
+  @Test
+  void absentChroot_isAnError_forLsAsForExec() {
+    String cs = zk.connectString() + "/no-such-chroot";
+    Cli.Result ls = Cli.run("ls", "--connect", cs);
+    Cli.Result exec = Cli.run("exec", "--connect", cs, "x", "--", "true");
+
+    assertThat(exec.exitCode()).as(exec.toString()).isEqualTo(ExitCodes.CANNOT_CONNECT);
+    assertThat(ls.exitCode()).as(ls.toString()).isEqualTo(ExitCodes.CANNOT_CONNECT);
+    assertThat(ls.err()).as(ls.toString()).contains("chroot /no-such-chroot does not exist");
+    assertThat(ls.err().strip().lines()).hasSize(1);
+  }
+
+  @Test
+  void elect_withoutCommandOrObserve_isAUsageError() {
+    Cli.Result r = Cli.run("elect", "--connect", zk.connectString(), "x");
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("--observe");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "--shared --permits 2",
+        "--permits 0",
+        "--nonblock --timeout 1s",
+        "--conflict-exit-code 300",
+        "--lease 0s",
+        "--lease 1s --permits 2",
+        "--process-group"
+      })
+  void exec_optionsThatDoNotGoTogether_areUsageErrors(String options) {
+    java.util.List<String> args =
+        new java.util.ArrayList<>(java.util.List.of("exec", "--connect", zk.connectString()));
+    args.addAll(java.util.List.of(options.split(" ")));
+    args.add("x");
+    if (!options.equals("--process-group")) {
+      args.addAll(java.util.List.of("--", "true"));
+    }
+    Cli.Result r = Cli.run(args.toArray(new String[0]));
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip().lines()).as(r.toString()).hasSize(1);
+  }
+
+  @Test
+  void unknownCommand_suggestsTheNearestOne_onOneLine() {
+    Cli.Result r = Cli.run("lss");
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .isEqualTo(
+            "zklock: Unmatched argument at index 0: 'lss'; did you mean 'ls'? (see 'zklock --help')");
   }
 
   @Test

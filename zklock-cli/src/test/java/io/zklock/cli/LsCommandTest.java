@@ -116,6 +116,84 @@ class LsCommandTest {
   }
 
   @Test
+  void watch_notATerminal_writesNoScreenEscapes() {
+    picocli.CommandLine cl = Main.commandLine();
+    LsCommand ls = cl.getSubcommands().get("ls").getCommand();
+    ls.maxRefreshes = 2;
+    assertThat(ls.terminal).as("the tests' stdout is not a terminal").isFalse();
+
+    Cli.Result r =
+        Cli.run(
+            cl, "ls", "-c", zk.connectString(), "-n", "/ls-test", "--watch", "--interval", "50ms");
+
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.out()).as(r.toString()).doesNotContain("\033").contains("holder-client");
+    assertThat(r.out().split("zklock ls ", -1)).as("two snapshots").hasSize(3);
+  }
+
+  @Test
+  void watch_onATerminal_clearsTheScreen() {
+    picocli.CommandLine cl = Main.commandLine();
+    LsCommand ls = cl.getSubcommands().get("ls").getCommand();
+    ls.maxRefreshes = 1;
+    ls.terminal = true;
+
+    Cli.Result r =
+        Cli.run(
+            cl, "ls", "-c", zk.connectString(), "-n", "/ls-test", "--watch", "--interval", "50ms");
+
+    assertThat(r.out()).startsWith("\033[H\033[2J");
+  }
+
+  @Test
+  void verbose_showsTheNegotiatedSessionTimeout() {
+    // the server grants at most 60 s (the testkit's maximum), whatever is asked
+    Cli.Result r =
+        Cli.run(
+            "ls", "-v", "-c", zk.connectString(), "-n", "/ls-test", "--session-timeout", "100s");
+
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.out().lines().findFirst().orElseThrow())
+        .as(r.toString())
+        .contains("session timeout 1m00s negotiated (1m40s asked)", "no TLS", "no authentication");
+  }
+
+  @Test
+  void semaphore_everyPermitHolderShowsAsHolding() throws Exception {
+    java.util.List<LockHandle> leases = new java.util.ArrayList<>();
+    java.util.List<CompletableFuture<LockHandle>> queued = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        leases.add(holder.semaphore("pool", 3).acquire());
+      }
+      for (int i = 0; i < 2; i++) {
+        queued.add(waiter.semaphore("pool", 3).acquireAsync());
+      }
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> holder.inspect("pool").map(l -> l.waiters().size()).orElse(0) == 2);
+
+      Cli.Result r = Cli.run("ls", "-c", zk.connectString(), "-n", "/ls-test", "pool");
+
+      assertThat(r.exitCode()).as(r.toString()).isZero();
+      assertThat(r.out().lines().filter(l -> l.contains(" holds ") && l.contains("semaphore")))
+          .as(r.toString())
+          .hasSize(3);
+      assertThat(r.out().lines().filter(l -> l.contains(" waits ") && l.contains("semaphore")))
+          .as(r.toString())
+          .hasSize(2);
+      assertThat(r.out())
+          .contains("pool (3 permits)", "1 lock(s) under /ls-test, 1 held, 2 waiting");
+      Cli.Result json = Cli.run("ls", "-c", zk.connectString(), "-n", "/ls-test", "--json", "pool");
+      assertThat(json.out()).contains("\"kind\":\"semaphore\",\"permits\":3");
+    } finally {
+      queued.forEach(f -> f.cancel(true));
+      leases.forEach(LockHandle::release);
+    }
+  }
+
+  @Test
+  @SuppressWarnings("try")
   void readWriteLock_readersShareTheLock_writerWaits() throws Exception {
     LockHandle r1 = holder.readWriteLock("inventory").readLock().acquire();
     LockHandle r2 = waiter.readWriteLock("inventory").readLock().acquire();
