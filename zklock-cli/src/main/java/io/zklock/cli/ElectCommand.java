@@ -1,8 +1,8 @@
 package io.zklock.cli;
 
+import io.zklock.Leader;
 import io.zklock.LeaderElection;
 import io.zklock.LeadershipListener;
-import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -11,10 +11,12 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,14 +66,6 @@ final class ElectCommand implements Callable<Integer> {
   boolean observe;
 
   @Option(
-      names = "--interval",
-      paramLabel = "DURATION",
-      defaultValue = "500ms",
-      converter = Durations.class,
-      description = "--observe: how often to read the leader (default: ${DEFAULT-VALUE}).")
-  Duration interval;
-
-  @Option(
       names = "--id",
       paramLabel = "ID",
       description = "This participant's id, shown to observers (default: the client name).")
@@ -111,9 +105,6 @@ final class ElectCommand implements Callable<Integer> {
       throw new CliException(
           ExitCodes.USAGE, "a COMMAND is required (or --observe): elect NAME -- COMMAND");
     }
-    if (interval.isNegative() || interval.isZero()) {
-      throw new CliException(ExitCodes.USAGE, "--interval must be positive: " + interval);
-    }
     if (grace.isNegative()) {
       throw new CliException(ExitCodes.USAGE, "--grace must not be negative: " + grace);
     }
@@ -125,17 +116,18 @@ final class ElectCommand implements Callable<Integer> {
   private int observe() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     try (ZkLocks locks = connection.connect(clientName)) {
+      // an election that is never started takes no part: it only observes
       LeaderElection election = locks.leaderElection(name, "zklock-observer");
+      BlockingQueue<Optional<Leader>> changes = new LinkedBlockingQueue<>();
+      election.addObserver(changes::add);
       String last = null;
       int lines = 0;
       while (true) {
-        String now;
-        try {
-          Optional<String> leader = election.leader();
-          now = leader.map(l -> "leader " + l).orElse("no leader");
-        } catch (ZkLockException e) {
-          now = "unknown (not connected)";
-        }
+        Optional<Leader> leader = changes.take();
+        String now =
+            leader
+                .map(l -> "leader " + l.participantId() + " (epoch " + l.epoch() + ")")
+                .orElse("no leader");
         if (!now.equals(last)) {
           out.println(Instant.now().truncatedTo(ChronoUnit.MILLIS) + " " + name + ": " + now);
           out.flush();
@@ -145,7 +137,6 @@ final class ElectCommand implements Callable<Integer> {
             return ExitCodes.OK;
           }
         }
-        Thread.sleep(interval.toMillis());
       }
     }
   }

@@ -123,7 +123,7 @@ final class LsCommand implements Callable<Integer> {
         + ", session 0x"
         + Long.toHexString(locks.sessionId())
         + ", session timeout "
-        + Durations.format(NegotiatedTimeout.of(locks, connection))
+        + Durations.format(locks.negotiatedSessionTimeout())
         + " negotiated ("
         + Durations.format(connection.sessionTimeout)
         + " asked), "

@@ -92,7 +92,7 @@ class ElectCommandTest {
         elect(ns, concat(new String[] {"--id", "node-a", "sched", "--"}, leader("a")))) {
       await().atMost(Duration.ofSeconds(30)).until(() -> leads("a"));
       // the observer starts once a leads: its first line must name a
-      try (ZklockProcess watch = elect(ns, "--observe", "--interval", "100ms", "sched");
+      try (ZklockProcess watch = elect(ns, "--observe", "sched");
           ZklockProcess b =
               elect(ns, concat(new String[] {"--id", "node-b", "sched", "--"}, leader("b")))) {
         await()
