@@ -43,6 +43,7 @@ public final class ZkLocksImpl implements ZkLocks {
   private final String host;
   private final Set<Request> active = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
 
   private ZkLocksImpl(SessionConfig config, Clock clock) {
     this.config = config;
@@ -256,6 +257,27 @@ public final class ZkLocksImpl implements ZkLocks {
   @Override
   public DistributedLock mutex(String name) {
     return new QueueLock(this, Args.lockName(name), NodeKind.MUTEX);
+  }
+
+  @Override
+  public DistributedLock mutex(String name, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    String n = Args.lockName(name);
+    if (!options.isCohort()) {
+      return mutex(n);
+    }
+    checkOpen();
+    CohortLock c = cohorts.computeIfAbsent(n, k -> new CohortLock(this, k, options));
+    if (!c.options().equals(options)) {
+      throw new IllegalArgumentException(
+          "the cohort lock '"
+              + n
+              + "' is already used here with "
+              + c.options()
+              + ", not "
+              + options);
+    }
+    return c;
   }
 
   @Override
