@@ -45,7 +45,11 @@ final class CohortLock implements LockPart {
   private long czxid;
   private int handoffs; // k of the current holder on this node
   private long grantedAt; // when the node was granted
-  private boolean remoteWaiting; // a request of another client waits behind the node
+  // Whether a request of another client may wait behind the node: assumed from the grant until a
+  // listing shows nobody behind, and again from any change of the directory. Assuming it makes the
+  // K and T bounds hold however late the listing's answer comes.
+  private boolean remoteWaiting;
+  private boolean remoteSeen; // a listing showed a request behind the node: no need to look again
   private int generation;
   private Local holder;
   private boolean warnedMixed;
@@ -189,7 +193,8 @@ final class CohortLock implements LockPart {
     czxid = c;
     handoffs = 0;
     grantedAt = ctx.clock().nanoTime();
-    remoteWaiting = false;
+    remoteWaiting = true; // until a listing shows otherwise
+    remoteSeen = false;
     int gen = ++generation;
     grantLocked(next);
     endTries(); // a tryAcquire() never waits for a local holder either
@@ -249,6 +254,7 @@ final class CohortLock implements LockPart {
     node = null;
     generation++;
     remoteWaiting = false;
+    remoteSeen = false;
   }
 
   /** Called holding the monitor: the remaining local waiters queue again with a new node. */
@@ -349,7 +355,7 @@ final class CohortLock implements LockPart {
         .getChildren(
             dir(),
             event -> {
-              if (event.getType() != EventType.None && stillWatching(gen)) {
+              if (event.getType() != EventType.None && directoryChanged(gen)) {
                 watchSuccessors(h, gen);
               }
             },
@@ -362,8 +368,16 @@ final class CohortLock implements LockPart {
             null);
   }
 
-  private synchronized boolean stillWatching(int gen) {
-    return gen == generation && !remoteWaiting;
+  /**
+   * A child of the directory came or went while we hold: someone may wait behind us now (assume so
+   * at once). Returns whether to list again, which we do until a listing has shown a waiter.
+   */
+  private synchronized boolean directoryChanged(int gen) {
+    if (gen != generation) {
+      return false;
+    }
+    remoteWaiting = true;
+    return !remoteSeen;
   }
 
   private void sawQueue(int gen, String own, List<String> children) {
@@ -388,15 +402,21 @@ final class CohortLock implements LockPart {
                 + " plain holders after a cohort holder; use one mode per lock name",
             dir());
       }
-      if (behind && gen == generation) {
-        remoteWaiting = true;
+      if (gen == generation) {
+        remoteWaiting = behind;
+        remoteSeen = behind;
       }
     }
   }
 
-  /** Whether a request of another client was seen waiting behind the node held now (for tests). */
+  /** Whether a request of another client may wait behind the node held now (for tests). */
   synchronized boolean remoteWaiting() {
     return remoteWaiting;
+  }
+
+  /** Whether a listing showed a request of another client behind the node held now (for tests). */
+  synchronized boolean remoteSeen() {
+    return remoteSeen;
   }
 
   /** Local requests waiting (for tests). */

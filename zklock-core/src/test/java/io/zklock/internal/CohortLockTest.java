@@ -147,7 +147,7 @@ class CohortLockTest extends ZkTestSupport {
     }
     await().atMost(WAIT).until(() -> ((CohortLock) lock).localWaiters() == 10);
     all.add(remote.acquireAsync().thenAccept(h -> record(order, tokens, "R", h)));
-    await().atMost(WAIT).until(((CohortLock) lock)::remoteWaiting);
+    await().atMost(WAIT).until(((CohortLock) lock)::remoteSeen);
 
     first.release();
     CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
@@ -199,7 +199,7 @@ class CohortLockTest extends ZkTestSupport {
                     order.add("R");
                     h.release();
                   }));
-      await().atMost(WAIT).until(((CohortLock) lock)::remoteWaiting);
+      await().atMost(WAIT).until(((CohortLock) lock)::remoteSeen);
       sleep(25);
       first.release();
       CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
@@ -212,10 +212,44 @@ class CohortLockTest extends ZkTestSupport {
     awaitNoLockNodes();
   }
 
+  /**
+   * A waiter of another client that queues after the listing showed nobody behind is noticed by the
+   * child watch: the next release past the bound gives the node back.
+   */
+  @Test
+  void remoteArrivesLater_childWatchNotices_boundApplies() throws Exception {
+    DistributedLock lock = client("local").mutex("later", cohort(1, Duration.ofHours(1)));
+    DistributedLock remote = client("remote").mutex("later", cohort(1, Duration.ofHours(1)));
+    LockHandle first = lock.acquire();
+    await().atMost(WAIT).until(() -> !((CohortLock) lock).remoteWaiting());
+    CompletableFuture<LockHandle> l1 = lock.acquireAsync();
+    CompletableFuture<LockHandle> l2 = lock.acquireAsync();
+    await().atMost(WAIT).until(() -> ((CohortLock) lock).localWaiters() == 2);
+    first.release();
+    LockHandle h1 = l1.get(10, TimeUnit.SECONDS); // k = 1: nobody behind, no bound
+    assertThat(h1.path()).isEqualTo(first.path());
+
+    CompletableFuture<LockHandle> r = remote.acquireAsync();
+    await().atMost(WAIT).until(((CohortLock) lock)::remoteWaiting);
+    h1.release(); // k would be 2 > K = 1 while someone waits: the node goes back
+
+    LockHandle rh = r.get(10, TimeUnit.SECONDS);
+    assertThat(l2).as("queued again behind the remote waiter").isNotDone();
+    rh.release();
+    LockHandle h2 = l2.get(10, TimeUnit.SECONDS);
+    assertThat(h2.path()).isNotEqualTo(first.path());
+    assertThat(h2.fencingToken()).isGreaterThan(rh.fencingToken());
+    h2.release();
+    assertNoLockNodes();
+  }
+
   @Test
   void noRemoteWaiter_noBound_localHandoffsGoOnOnOneNode() throws Exception {
     DistributedLock lock = client().mutex("free", cohort(0, Duration.ZERO));
     LockHandle h = lock.acquire();
+    await("the listing after the grant shows nobody behind")
+        .atMost(WAIT)
+        .until(() -> !((CohortLock) lock).remoteWaiting());
     String path = h.path();
     for (int i = 0; i < 5; i++) {
       CompletableFuture<LockHandle> next = lock.acquireAsync();
