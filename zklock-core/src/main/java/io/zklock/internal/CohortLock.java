@@ -107,9 +107,14 @@ final class CohortLock implements LockPart {
     ctx.checkOpen();
     Ticket ticket = new Ticket(ctx, tryOnly, nanos, hasDeadline);
     Local w = new Local(ticket);
+    ticket.onGiveUp(() -> giveUp(w, null)); // before any grant, so a grant disarms the timer
     synchronized (this) {
+      if (w.state != Local.State.WAITING) {
+        return ticket.result; // its deadline passed already
+      }
       if (tryOnly && (node != null || (pending != null && !pendingTry))) {
         // held here, or queued behind another client: busy, without asking ZooKeeper
+        w.state = Local.State.WITHDRAWN;
         ticket.end(null);
         return ticket.result;
       }
@@ -118,7 +123,6 @@ final class CohortLock implements LockPart {
         requestNode(tryOnly);
       }
     }
-    ticket.onGiveUp(() -> giveUp(w, null));
     return ticket.result;
   }
 
