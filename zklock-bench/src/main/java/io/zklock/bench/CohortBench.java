@@ -207,6 +207,7 @@ public final class CohortBench {
     double[] cohortRates = new double[reps];
     double[] plainRates = new double[reps];
     List<Fairness> fairness = new ArrayList<>();
+    List<String> plainWaits = new ArrayList<>();
     out.printf(Locale.ROOT, "%d sessions x %d threads, one lock (acq/s):", sessions, threads);
     for (int r = -1; r < reps; r++) {
       for (int i = 0; i < impls.length; i++) {
@@ -244,6 +245,8 @@ public final class CohortBench {
           (cohort ? cohortRates : plainRates)[r] = rate;
           if (cohort) {
             fairness.add(Fairness.of(rec, options));
+          } else {
+            plainWaits.add(Fairness.waits(rec));
           }
         }
         out.printf(Locale.ROOT, " %s=%.0f", impl, rate);
@@ -262,6 +265,9 @@ public final class CohortBench {
         c / p);
     for (Fairness f : fairness) {
       out.println("  " + f);
+    }
+    for (String w : plainWaits) {
+      out.println("  zklock plain: " + w);
     }
   }
 
@@ -290,6 +296,8 @@ public final class CohortBench {
    * waiter, for with four sessions one always is) waited for the lock.
    */
   record Fairness(
+      String tenures,
+      String waits,
       int nodes,
       int maxLocalPerNode,
       double meanLocalPerNode,
@@ -316,6 +324,7 @@ public final class CohortBench {
       long worstTenure = 0;
       long handoffs = 0;
       long handoffCount = 0;
+      List<Long> tenures = new ArrayList<>();
       // only nodes whose every grant we saw: drop the first and last of the window
       for (int i = 1; i + 1 < nodes.size(); i++) {
         List<long[]> n = nodes.get(i);
@@ -326,6 +335,7 @@ public final class CohortBench {
         }
         long next = nodes.get(i + 1).get(0)[2];
         worstTenure = Math.max(worstTenure, next - n.get(0)[2]);
+        tenures.add(next - n.get(0)[2]);
         handoffs += next - n.get(n.size() - 1)[2];
         handoffCount++;
       }
@@ -333,6 +343,8 @@ public final class CohortBench {
       double handoffMs = handoffCount == 0 ? 0 : handoffs / 1e6 / handoffCount;
       double bound = options.maxLocalHandoffs() * localPeriodUs / 1e3 + handoffMs;
       return new Fairness(
+          percentiles(tenures),
+          waits(rec),
           nodes.size(),
           maxLocal,
           nodes.size() <= 2 ? 0 : (double) all.size() / nodes.size(),
@@ -343,14 +355,36 @@ public final class CohortBench {
           worstWait / 1e6);
     }
 
+    /** Percentiles of the wait of every acquisition, asked to granted. */
+    static String waits(Recorder rec) {
+      List<Long> waits = new ArrayList<>();
+      rec.bySlot.forEach(l -> l.forEach(a -> waits.add(a[2] - a[1])));
+      return "wait of an acquisition " + percentiles(waits);
+    }
+
+    static String percentiles(List<Long> nanos) {
+      if (nanos.isEmpty()) {
+        return "(none)";
+      }
+      long[] s = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+      return String.format(
+          Locale.ROOT,
+          "p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+          s[s.length / 2] / 1e6,
+          s[(int) Math.min(s.length - 1, Math.round(s.length * 0.99))] / 1e6,
+          s[s.length - 1] / 1e6);
+    }
+
     @Override
     public String toString() {
       return String.format(
           Locale.ROOT,
-          "cohort fairness: %d nodes, local grants per node mean %.1f max %d; local hold period"
+          "cohort: node tenure + handoff (a remote head waiter's wait) %s; %s%n  cohort: %d nodes, local grants per node mean %.1f max %d; local hold period"
               + " %.1f us, node handoff %.2f ms; worst remote wait (node tenure + handoff) %.2f ms"
               + " vs K x local hold + one handoff = %.2f ms (%.2fx); worst wait of any acquisition"
               + " %.1f ms",
+          tenures,
+          waits,
           nodes,
           meanLocalPerNode,
           maxLocalPerNode,
