@@ -50,6 +50,9 @@ final class CohortLock implements LockPart {
   // K and T bounds hold however late the listing's answer comes.
   private boolean remoteWaiting;
   private boolean remoteSeen; // a listing showed a request behind the node: no need to look again
+  private boolean earlyListed; // the node request was followed by a listing with a child watch
+  private List<String> earlyListing; // its answer, if it came before the grant
+  private boolean earlyStale; // the directory changed after that listing, before the grant
   private int generation;
   private Local holder;
   private boolean warnedMixed;
@@ -137,6 +140,13 @@ final class CohortLock implements LockPart {
     }
     pending = f;
     pendingTry = tryOnly;
+    int gen = ++generation; // the generation of the node this request will bring
+    earlyListed = !tryOnly;
+    earlyListing = null;
+    earlyStale = false;
+    if (earlyListed) {
+      listEarly(gen);
+    }
     f.whenComplete((h, err) -> onNode(f, h, err));
   }
 
@@ -199,11 +209,24 @@ final class CohortLock implements LockPart {
     grantedAt = ctx.clock().nanoTime();
     remoteWaiting = true; // until a listing shows otherwise
     remoteSeen = false;
-    int gen = ++generation;
+    int gen = generation;
     grantLocked(next);
     endTries(); // a tryAcquire() never waits for a local holder either
     h.lost().thenAccept(ex -> onNodeLost(h, ex));
-    return gen;
+    if (earlyListed && !earlyStale) {
+      if (earlyListing == null) {
+        return -1; // its answer is on the way, and is read against this node when it comes
+      }
+      if (judge(ownName(h), earlyListing)) {
+        return -1;
+      }
+    }
+    return gen; // list after the grant
+  }
+
+  private static String ownName(LockHandle h) {
+    String path = h.path();
+    return path == null ? "" : path.substring(path.lastIndexOf('/') + 1);
   }
 
   /** Called holding the monitor: {@code w} holds, with the current handoff number. */
@@ -373,6 +396,100 @@ final class CohortLock implements LockPart {
   }
 
   /**
+   * Lists the directory with a child watch right after the node request is sent: one session's
+   * requests are applied in order, so when the node is granted at once (nobody ahead: the case of a
+   * client alone on the lock) the answer comes with the grant, and the cohort knows from the start
+   * whether anyone waits behind it. A node that has to wait sees the watch fire (its predecessor
+   * goes) and lists again after the grant.
+   */
+  private void listEarly(int gen) {
+    Session.Conn conn = ctx.session().current();
+    if (conn == null) {
+      earlyListed = false;
+      return;
+    }
+    conn.zk()
+        .getChildren(
+            dir(),
+            event -> {
+              if (event.getType() != EventType.None) {
+                LockHandle h = earlyChanged(gen);
+                if (h != null) {
+                  watchSuccessors(h, gen);
+                }
+              }
+            },
+            (AsyncCallback.Children2Callback)
+                (rc, p, c, children, stat) -> {
+                  LockHandle h = earlyListed(gen, Code.get(rc) == Code.OK ? children : null);
+                  if (h != null) {
+                    watchSuccessors(h, gen);
+                  }
+                },
+            null);
+  }
+
+  /** The early listing changed. Returns the node to list again for, or null. */
+  private synchronized LockHandle earlyChanged(int gen) {
+    if (gen != generation) {
+      return null;
+    }
+    if (node == null) {
+      earlyStale = true; // still queueing: list again after the grant
+      return null;
+    }
+    return directoryChanged(gen) ? node : null;
+  }
+
+  /** The early listing answered. Returns the node to list again for, or null. */
+  private synchronized LockHandle earlyListed(int gen, List<String> children) {
+    if (gen != generation) {
+      return null;
+    }
+    if (children == null) {
+      earlyStale = true;
+      return node; // failed: list after the grant (now, if granted already)
+    }
+    if (node == null) {
+      earlyListing = children;
+      return null;
+    }
+    if (earlyStale) {
+      return null; // a listing after the grant is under way
+    }
+    return judge(ownName(node), children) ? null : node;
+  }
+
+  /**
+   * Called holding the monitor: reads a listing of the held node's generation. Returns false if our
+   * node is not in it (the listing came before the create, or the node is gone).
+   */
+  private boolean judge(String own, List<String> children) {
+    List<QueueNode> queue = QueueNode.queue(children);
+    int index = QueueNode.indexOf(queue, own);
+    if (index < 0) {
+      return false;
+    }
+    boolean behind = QueueNode.nearOverflow(queue) ? queue.size() > 1 : index < queue.size() - 1;
+    remoteWaiting = behind;
+    remoteSeen = behind;
+    if (!warnedMixed) {
+      for (QueueNode n : queue) {
+        if (n.kind() == NodeKind.MUTEX) {
+          warnedMixed = true;
+          log.warn(
+              "plain mutex nodes queue in {} beside this cohort lock: their fencing tokens (czxid)"
+                  + " are smaller than cohort tokens ((czxid << 16) | k), so a fenced resource will"
+                  + " refuse plain holders after a cohort holder; use one mode per lock name",
+              dir());
+          break;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
    * A child of the directory came or went while we hold: someone may wait behind us now (assume so
    * at once). Returns whether to list again, which we do until a listing has shown a waiter.
    */
@@ -384,32 +501,9 @@ final class CohortLock implements LockPart {
     return !remoteSeen;
   }
 
-  private void sawQueue(int gen, String own, List<String> children) {
-    List<QueueNode> queue = QueueNode.queue(children);
-    int index = QueueNode.indexOf(queue, own);
-    if (index < 0) {
-      return; // our node is gone: its loss is reported by the node request
-    }
-    boolean behind = QueueNode.nearOverflow(queue) ? queue.size() > 1 : index < queue.size() - 1;
-    boolean mixed = false;
-    for (QueueNode n : queue) {
-      if (n.kind() == NodeKind.MUTEX) {
-        mixed = true;
-      }
-    }
-    synchronized (this) {
-      if (mixed && !warnedMixed) {
-        warnedMixed = true;
-        log.warn(
-            "plain mutex nodes queue in {} beside this cohort lock: their fencing tokens (czxid) are"
-                + " smaller than cohort tokens ((czxid << 16) | k), so a fenced resource will refuse"
-                + " plain holders after a cohort holder; use one mode per lock name",
-            dir());
-      }
-      if (gen == generation) {
-        remoteWaiting = behind;
-        remoteSeen = behind;
-      }
+  private synchronized void sawQueue(int gen, String own, List<String> children) {
+    if (gen == generation && node != null) {
+      judge(own, children); // not found: our node is gone, and its loss is reported
     }
   }
 
