@@ -38,10 +38,10 @@ import java.util.Objects;
 public final class LockOptions {
   /**
    * Default {@link #maxLocalHandoffs(int)}: 16 local handoffs per node while someone waits. With
-   * short critical sections, 16 local holds take about as long as one handoff through ZooKeeper,
-   * so a remote waiter waits about two handoffs' time, while each ZooKeeper handoff is shared by 17
-   * grants (measured in docs/benchmarks.md: 7.9x the plain mutex's rate with 4 clients x 8
-   * threads; K = 4 gave 2.1x, K = 64 12.8x for 2.5x the remote wait).
+   * short critical sections, 16 local holds take about as long as one handoff through ZooKeeper, so
+   * a remote waiter waits about two handoffs' time, while each ZooKeeper handoff is shared by 17
+   * grants (measured in docs/benchmarks.md: 7.9x the plain mutex's rate with 4 clients x 8 threads;
+   * K = 4 gave 2.1x, K = 64 12.8x for 2.5x the remote wait).
    */
   public static final int DEFAULT_MAX_LOCAL_HANDOFFS = 16;
 
