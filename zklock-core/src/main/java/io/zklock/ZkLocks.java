@@ -49,6 +49,30 @@ public interface ZkLocks extends AutoCloseable {
    */
   DistributedLock mutex(String name);
 
+  /**
+   * A mutex with options: {@code mutex(name, LockOptions.cohort())} makes a cohort mutex, whose
+   * requests from this {@code ZkLocks} share one lock node and hand the lock to each other in
+   * memory, giving the node back to other clients after a bound (see {@link LockOptions}). Every
+   * call with the same name and options returns a lock backed by the same cohort.
+   *
+   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link #mutex(String)});
+   * the instances made by {@link #builder} support every option.
+   *
+   * @param name the lock's name, as for {@link #mutex(String)}
+   * @param options the options; every client of a name should use cohort mode or none (their
+   *     fencing tokens are not comparable, see {@link LockOptions})
+   * @throws IllegalArgumentException if the name is not valid, or this {@code ZkLocks} already made
+   *     a cohort lock of this name with other options
+   * @throws UnsupportedOperationException if this implementation does not support the options
+   */
+  default DistributedLock mutex(String name, LockOptions options) {
+    if (!options.isCohort()) {
+      return mutex(name);
+    }
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not support " + options + " for " + name);
+  }
+
   /** A fair read-write lock; see {@link ReadWriteLock}. */
   ReadWriteLock readWriteLock(String name);
 

@@ -27,7 +27,8 @@ final class Scenarios {
         distinctLocks(),
         readWrite(),
         semaphore(),
-        asyncWaiters());
+        asyncWaiters(),
+        CohortScenarios.oneSession());
   }
 
   /** One session, one thread, one lock: acquire, release, again. */

@@ -14,6 +14,11 @@ public enum NodeKind {
   SEMAPHORE("s", "semaphore", false),
   /** A leader-election participant: exclusive. */
   ELECTION("e", "election", true),
+  /**
+   * A cohort mutex's node, shared by the requests of one client (see {@link CohortLock}):
+   * exclusive; its holders' tokens are not comparable with plain mutex tokens.
+   */
+  COHORT("c", "cohort", true),
   /** The one node of a simple lock, named {@code x-lock}: exclusive, not a queue. */
   SIMPLE("x", "simple", true);
 

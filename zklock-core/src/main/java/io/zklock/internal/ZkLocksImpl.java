@@ -60,6 +60,8 @@ public final class ZkLocksImpl implements ZkLocks {
   /** Null unless connecting in the background: completes when requests may start. */
   private volatile CompletableFuture<Void> firstReady;
 
+  private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
+
   private ZkLocksImpl(SessionConfig config, Clock clock) {
     this.config = config;
     this.clock = clock;
@@ -448,6 +450,27 @@ public final class ZkLocksImpl implements ZkLocks {
   @Override
   public DistributedLock mutex(String name) {
     return new QueueLock(this, Args.lockName(name), NodeKind.MUTEX);
+  }
+
+  @Override
+  public DistributedLock mutex(String name, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    String n = Args.lockName(name);
+    if (!options.isCohort()) {
+      return mutex(n);
+    }
+    checkOpen();
+    CohortLock c = cohorts.computeIfAbsent(n, k -> new CohortLock(this, k, options));
+    if (!c.options().equals(options)) {
+      throw new IllegalArgumentException(
+          "the cohort lock '"
+              + n
+              + "' is already used here with "
+              + c.options()
+              + ", not "
+              + options);
+    }
+    return c;
   }
 
   @Override

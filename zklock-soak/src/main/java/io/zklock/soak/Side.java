@@ -12,6 +12,11 @@ public enum Side {
   WRITE("soak/rw", "W", true),
   /** {@code locks.readWriteLock("soak/rw").readLock()}. */
   READ("soak/rw", "R", false),
+  /**
+   * {@code locks.mutex("soak/cohort", LockOptions.cohort())}: the workers of one client share one
+   * node; fenced like the mutex (its tokens are {@code (czxid << 16) | k}).
+   */
+  COHORT("soak/cohort", "M", true),
   /** {@code locks.semaphore("soak/sem", SEMAPHORE_PERMITS)}: leases, counted not fenced. */
   SEMAPHORE("soak/sem", "S", false);
 

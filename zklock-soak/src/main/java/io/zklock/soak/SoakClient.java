@@ -129,6 +129,7 @@ public final class SoakClient {
   /** The lock kinds of the workload; a kind the library does not offer yet is skipped. */
   private void openLocks(ZkLocks zk) {
     locks.put(Side.MUTEX, zk.mutex(Side.MUTEX.dir())::tryAcquire);
+    locks.put(Side.COHORT, zk.mutex(Side.COHORT.dir(), io.zklock.LockOptions.cohort())::tryAcquire);
     ReadWriteLock rw = zk.readWriteLock(Side.WRITE.dir());
     DistributedLock write = rw.writeLock();
     DistributedLock read = rw.readLock();
