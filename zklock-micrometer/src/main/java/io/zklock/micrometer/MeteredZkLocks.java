@@ -11,6 +11,7 @@ import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.LockOptions;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
@@ -118,6 +119,11 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
   @Override
   public DistributedLock mutex(String name) {
     return new MeteredLock(delegate.mutex(name), meters, "mutex");
+  }
+
+  @Override
+  public DistributedLock mutex(String name, LockOptions options) {
+    return new MeteredLock(delegate.mutex(name, options), meters, "mutex");
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
+import io.zklock.LockOptions;
 import io.zklock.ZkLocks;
 import io.zklock.testkit.EmbeddedZooKeeper;
 import java.time.Duration;
@@ -76,6 +77,24 @@ class MeteredZkLocksTest {
         .isEqualTo(1);
     assertThat(gauge("zklock.lock.held")).isEqualTo(0.0);
     assertThat(gauge("zklock.lock.pending")).isEqualTo(0.0);
+  }
+
+  @Test
+  void cohortMutex_isMeasuredLikeTheMutex_andHandsOffLocally() throws Exception {
+    DistributedLock lock = locks.mutex("tagged", LockOptions.cohort());
+
+    LockHandle first = lock.acquire();
+    CompletableFuture<LockHandle> second = lock.acquireAsync();
+    first.release();
+    LockHandle h2 = second.get(10, TimeUnit.SECONDS);
+    assertThat(h2.fencingToken())
+        .as("a local handoff on the same node")
+        .isEqualTo(first.fencingToken() + 1);
+    h2.release();
+
+    Tags tags = Tags.of("lock", "tagged", "kind", "mutex");
+    assertThat(count("zklock.lock.grants", tags)).isEqualTo(2.0);
+    assertThat(gauge("zklock.lock.held")).isEqualTo(0.0);
   }
 
   @Test
