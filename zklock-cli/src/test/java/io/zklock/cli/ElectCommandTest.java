@@ -3,51 +3,17 @@ package io.zklock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.zklock.testkit.EmbeddedZooKeeper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code zklock elect} as processes: a leader, a hot standby, an observer. */
-class ElectCommandTest {
-  static EmbeddedZooKeeper zk;
-  static ZooKeeper observer;
-  static final AtomicInteger namespaces = new AtomicInteger();
-
-  @TempDir Path dir;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = EmbeddedZooKeeper.standalone().start();
-    observer = new ZooKeeper(zk.connectString(), 10_000, e -> {});
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws InterruptedException {
-    observer.close();
-    zk.close();
-  }
-
-  private static String namespace() {
-    return "/elect-test-" + namespaces.incrementAndGet();
-  }
-
+class ElectCommandTest extends CliServerTestSupport {
   private ZklockProcess elect(String ns, String... rest) throws Exception {
-    String[] args = new String[rest.length + 5];
-    args[0] = "elect";
-    args[1] = "--connect";
-    args[2] = zk.connectString();
-    args[3] = "--namespace";
-    args[4] = ns;
-    System.arraycopy(rest, 0, args, 5, rest.length);
+    String[] args = args("elect", ns, rest);
     return ZklockProcess.start(dir, Map.of(), args);
   }
 

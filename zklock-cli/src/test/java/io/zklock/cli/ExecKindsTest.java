@@ -3,45 +3,16 @@ package io.zklock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.zklock.testkit.EmbeddedZooKeeper;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code exec --shared}, {@code --permits}, {@code --nonblock}, {@code --conflict-exit-code}. */
-class ExecKindsTest {
-  static EmbeddedZooKeeper zk;
-  static ZooKeeper observer;
-  static final AtomicInteger namespaces = new AtomicInteger();
-
-  @TempDir Path dir;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = EmbeddedZooKeeper.standalone().start();
-    observer = new ZooKeeper(zk.connectString(), 10_000, e -> {});
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws InterruptedException {
-    observer.close();
-    zk.close();
-  }
-
-  private static String namespace() {
-    return "/kinds-test-" + namespaces.incrementAndGet();
-  }
-
+class ExecKindsTest extends CliServerTestSupport {
   private CompletableFuture<Cli.Result> exec(String ns, String... rest) {
     List<String> args = new ArrayList<>(List.of("exec", "--connect", zk.connectString(), "-n", ns));
     args.addAll(List.of(rest));

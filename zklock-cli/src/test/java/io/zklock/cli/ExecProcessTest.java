@@ -3,7 +3,6 @@ package io.zklock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.zklock.testkit.EmbeddedZooKeeper;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -13,45 +12,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code exec} as a process: hold mode, Ctrl-C while waiting, process groups; {@code server}. */
-class ExecProcessTest {
-  static EmbeddedZooKeeper zk;
-  static ZooKeeper observer;
-  static final AtomicInteger namespaces = new AtomicInteger();
-
-  @TempDir Path dir;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = EmbeddedZooKeeper.standalone().start();
-    observer = new ZooKeeper(zk.connectString(), 10_000, e -> {});
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws InterruptedException {
-    observer.close();
-    zk.close();
-  }
-
-  private static String namespace() {
-    return "/exec-process-" + namespaces.incrementAndGet();
-  }
-
+class ExecProcessTest extends CliServerTestSupport {
   private ZklockProcess exec(String ns, String... rest) throws Exception {
-    String[] args = new String[rest.length + 5];
-    args[0] = "exec";
-    args[1] = "--connect";
-    args[2] = zk.connectString();
-    args[3] = "--namespace";
-    args[4] = ns;
-    System.arraycopy(rest, 0, args, 5, rest.length);
+    String[] args = args("exec", ns, rest);
     return ZklockProcess.start(dir, Map.of(), args);
   }
 
