@@ -5,16 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.zklock.LockLostException;
-import io.zklock.ZkLocks;
-import io.zklock.testkit.EmbeddedZooKeeper;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
@@ -28,38 +22,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * is an in-memory call. Tests that renew do so every quarter of the time to live or more often, so
  * a renewal may be late by three quarters of it (at least 750 ms here) before the test could fail.
  */
-class ZkLockRegistryLeaseTest {
-  private static EmbeddedZooKeeper zk;
-
-  private ZkLocks locksA;
-  private ZkLocks locksB;
-  private ZkLockRegistry a;
-  private ZkLockRegistry b;
-
-  @BeforeAll
-  static void startServer() {
-    zk = EmbeddedZooKeeper.standalone().start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    zk.close();
-  }
-
-  @BeforeEach
-  void connect() {
-    locksA = ZkLocks.builder(zk.connectString()).clientName("a").build();
-    locksB = ZkLocks.builder(zk.connectString()).clientName("b").build();
-    a = new ZkLockRegistry(locksA, "si");
-    b = new ZkLockRegistry(locksB, "si");
-  }
-
-  @AfterEach
-  void close() {
-    locksA.close();
-    locksB.close();
-  }
-
+class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
   @Test
   void renewLock_keepsTheLockPastTheOriginalTimeToLive() throws Exception {
     Duration ttl = Duration.ofSeconds(1);

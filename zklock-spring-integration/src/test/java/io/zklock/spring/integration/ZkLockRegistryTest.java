@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.zklock.LockLostException;
-import io.zklock.ZkLocks;
-import io.zklock.testkit.EmbeddedZooKeeper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,44 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class ZkLockRegistryTest {
-  private static EmbeddedZooKeeper zk;
-
-  private ZkLocks locksA;
-  private ZkLocks locksB;
-  private ZkLockRegistry a;
-  private ZkLockRegistry b;
-
-  @BeforeAll
-  static void startServer() {
-    zk = EmbeddedZooKeeper.standalone().start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    zk.close();
-  }
-
-  @BeforeEach
-  void connect() {
-    locksA = ZkLocks.builder(zk.connectString()).clientName("a").build();
-    locksB = ZkLocks.builder(zk.connectString()).clientName("b").build();
-    a = new ZkLockRegistry(locksA, "si");
-    b = new ZkLockRegistry(locksB, "si");
-  }
-
-  @AfterEach
-  void close() {
-    locksA.close();
-    locksB.close();
-  }
-
+class ZkLockRegistryTest extends TwoRegistriesSupport {
   @Test
   void obtain_sameKey_sameLock_andNonStringKeyRejected() {
     assertThat(a.obtain("k")).isSameAs(a.obtain("k"));
