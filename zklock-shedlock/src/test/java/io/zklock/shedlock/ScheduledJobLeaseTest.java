@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 import org.junit.jupiter.api.Test;
@@ -58,19 +57,8 @@ class ScheduledJobLeaseTest {
   }
 
   private static AnnotationConfigApplicationContext instance(String connectString, String name) {
-    AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
-    ctx.register(SchedulingConfig.class);
-    ctx.registerBean(
-        ZkLocks.class,
-        () -> ZkLocks.builder(connectString).clientName(name).build(),
-        bd -> bd.setDestroyMethodName("close"));
-    ctx.registerBean(
-        LockProvider.class,
-        () -> new ZkLockProvider(ctx.getBean(ZkLocks.class)),
-        bd -> bd.setDestroyMethodName("close"));
-    ctx.registerBean(Job.class, () -> new Job(name));
-    ctx.refresh();
-    return ctx;
+    return SchedulingInstances.instance(
+        connectString, name, SchedulingConfig.class, Job.class, () -> new Job(name));
   }
 
   @Test
