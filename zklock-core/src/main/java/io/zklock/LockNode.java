@@ -56,7 +56,22 @@ public record LockNode(
     /** A lease of a {@link ZkLocks#semaphore semaphore}, or a request waiting for one. */
     SEMAPHORE("semaphore"),
     /** A participant of a {@link ZkLocks#leaderElection leader election}. */
-    ELECTION("election");
+    ELECTION("election"),
+    /**
+     * The node of a cohort {@link ZkLocks#mutex(String, LockOptions) mutex}, shared by requests of
+     * one client; its holders' fencing tokens are {@code (czxid << 16) | k}, not the czxid.
+     */
+    COHORT("cohort"),
+    /**
+     * The node of the write side of a cohort {@link ZkLocks#readWriteLock(String, LockOptions)
+     * read-write lock}; tokens as for {@link #COHORT}.
+     */
+    COHORT_WRITE("cohort-write"),
+    /**
+     * The node of the read side of a cohort {@link ZkLocks#readWriteLock(String, LockOptions)
+     * read-write lock}, shared by the readers of one client.
+     */
+    COHORT_READ("cohort-read");
 
     private final String label;
 
