@@ -238,11 +238,11 @@ class CohortReadWriteLockTest extends ZkTestSupport {
     ReadWriteLock local = client("local").readWriteLock("tbound", cohort(1000, t));
     ReadWriteLock remote = client("remote").readWriteLock("tbound", cohort(1000, t));
     DistributedLock read = local.readLock();
-    long start = System.nanoTime();
     LockHandle r0 = read.acquire();
+    long start = System.nanoTime(); // after the node's grant: T has passed once this is T ago
     CompletableFuture<LockHandle> w = remote.writeLock().acquireAsync();
     await().atMost(WAIT).until(part(read)::remoteSeen);
-    Thread.sleep(Math.max(0, t.toMillis() - (System.nanoTime() - start) / 1_000_000) + 20);
+    Thread.sleep(Math.max(0, t.toMillis() - (System.nanoTime() - start) / 1_000_000) + 1);
     assertThat(read.tryAcquire()).as("T has passed since the grant: busy").isEmpty();
     CompletableFuture<LockHandle> late = read.acquireAsync();
     await().atMost(WAIT).until(() -> part(read).localWaiters() == 1);
@@ -251,6 +251,26 @@ class CohortReadWriteLockTest extends ZkTestSupport {
     assertThat(late).isNotDone();
     wh.release();
     late.get(10, TimeUnit.SECONDS).release();
+    assertNoLockNodes();
+  }
+
+  /** This client's own writer behind its read node bounds its readers as a remote one does. */
+  @Test
+  void ownWriterBehindTheReadNode_boundsLocalReadersToo() throws Exception {
+    ReadWriteLock rw = client().readWriteLock("own", cohort(0, Duration.ofHours(1)));
+    LockHandle r0 = rw.readLock().acquire();
+    CompletableFuture<LockHandle> w = rw.writeLock().acquireAsync();
+    await().atMost(WAIT).until(part(rw.readLock())::remoteSeen);
+    assertThat(rw.readLock().tryAcquire()).as("K = 0: no reader joins").isEmpty();
+    CompletableFuture<LockHandle> late = rw.readLock().acquireAsync();
+    await().atMost(WAIT).until(() -> part(rw.readLock()).localWaiters() == 1);
+    r0.release();
+    LockHandle wh = w.get(10, TimeUnit.SECONDS);
+    assertThat(late).isNotDone();
+    wh.release();
+    LockHandle lh = late.get(10, TimeUnit.SECONDS);
+    assertThat(lh.fencingToken()).isGreaterThan(wh.fencingToken());
+    lh.release();
     assertNoLockNodes();
   }
 
@@ -407,6 +427,9 @@ class CohortReadWriteLockTest extends ZkTestSupport {
       assertThatThrownBy(r::unlock).isInstanceOf(IllegalMonitorStateException.class);
       w.lock();
       w.lock();
+      assertThatThrownBy(r::lock)
+          .as("a downgrade through the view")
+          .isInstanceOf(UnsupportedOperationException.class);
       assertThat(pool.submit(() -> r.tryLock(100, TimeUnit.MILLISECONDS)).get(10, TimeUnit.SECONDS))
           .as("a writer holds")
           .isFalse();
