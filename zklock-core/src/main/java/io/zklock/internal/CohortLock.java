@@ -41,6 +41,12 @@ import org.slf4j.LoggerFactory;
 final class CohortLock implements LockPart {
   private static final Logger log = LoggerFactory.getLogger(CohortLock.class);
 
+  /** The field of a cohort node's data that says how its holders' tokens are made. */
+  static final String TOKENS_FIELD = "tokens";
+
+  /** Its value: see {@link CohortToken}. */
+  static final String TOKENS_NOTE = "(czxid<<16)|k";
+
   private final ZkLocksImpl ctx;
   private final String name;
   private final LockOptions options;
@@ -93,7 +99,13 @@ final class CohortLock implements LockPart {
     this.shared = !kind.exclusive();
     this.global =
         new QueueLock(
-            ctx, name, ctx.dirOf(name), kind, Ordering.forKind(kind), Map.of(), ReentrantView::new);
+            ctx,
+            name,
+            ctx.dirOf(name),
+            kind,
+            Ordering.forKind(kind),
+            Map.of(TOKENS_FIELD, TOKENS_NOTE),
+            ReentrantView::new);
     this.view = view.apply(this);
   }
 

@@ -462,6 +462,10 @@ class CohortReadWriteLockTest extends ZkTestSupport {
     assertThat(info.holders().get(0).path()).isEqualTo(r1.path());
     assertThat(info.waiters().get(0).kind()).isEqualTo(LockNode.Kind.COHORT_WRITE);
     assertThat(info.waiters().get(0).kind().label()).isEqualTo("cohort-write");
+    assertThat(info.holders().get(0).data()).containsEntry("tokens", "(czxid<<16)|k");
+    assertThat(info.holders().get(0).fencingToken())
+        .as("the node's czxid, the upper bits of its readers' tokens")
+        .isEqualTo(r1.fencingToken() >>> CohortToken.LOCAL_BITS);
     r1.release();
     r2.release();
     LockHandle wh = w.get(10, TimeUnit.SECONDS);
@@ -486,6 +490,8 @@ class CohortReadWriteLockTest extends ZkTestSupport {
     assertThat(info.kind()).isEqualTo(LockInfo.Kind.MUTEX);
     assertThat(info.holders()).extracting(LockNode::kind).containsExactly(LockNode.Kind.COHORT);
     assertThat(info.holders().get(0).path()).isEqualTo(h.path());
+    assertThat(info.holders().get(0).kind().label()).isEqualTo("cohort");
+    assertThat(info.holders().get(0).data()).containsEntry("tokens", "(czxid<<16)|k");
     h.release();
     remote.get(10, TimeUnit.SECONDS).release();
     assertNoLockNodes();
