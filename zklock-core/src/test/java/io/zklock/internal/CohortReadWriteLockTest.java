@@ -322,6 +322,47 @@ class CohortReadWriteLockTest extends ZkTestSupport {
     assertNoLockNodes();
   }
 
+  /**
+   * A local reader waits in memory behind the bound when the session expires: the holding reader is
+   * told, the remote writer gets the lock, and the waiting reader queues again behind it.
+   */
+  @Test
+  void sessionExpires_localReaderWaitingBehindTheBound_queuesAgainBehindTheWriter()
+      throws Exception {
+    ZkLocks locks = client("local");
+    ReadWriteLock rw = locks.readWriteLock("bexp", cohort(0, Duration.ofHours(1)));
+    LockHandle r0 = rw.readLock().acquire();
+    CompletableFuture<LockHandle> w =
+        client("remote")
+            .readWriteLock("bexp", cohort(0, Duration.ofHours(1)))
+            .writeLock()
+            .acquireAsync();
+    await().atMost(WAIT).until(part(rw.readLock())::remoteSeen);
+    CompletableFuture<LockHandle> late = rw.readLock().acquireAsync();
+    await().atMost(WAIT).until(() -> part(rw.readLock()).localWaiters() == 1);
+    long oldSession = locks.sessionId();
+
+    server.expireSession(oldSession);
+
+    assertThat(r0.lost().get(10, TimeUnit.SECONDS).reason())
+        .isEqualTo(LockLostException.Reason.SESSION_EXPIRED);
+    LockHandle wh = w.get(10, TimeUnit.SECONDS);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                locks.sessionState() == SessionState.CONNECTED && locks.sessionId() != oldSession);
+    await().atMost(WAIT).until(() -> lockNodes().size() == 2); // queued again, on the new session
+    assertThat(late).isNotDone();
+    wh.release();
+    LockHandle lh = late.get(10, TimeUnit.SECONDS);
+    assertThat(lh.fencingToken()).isGreaterThan(wh.fencingToken());
+    assertThat(lh.lost()).isNotDone();
+    lh.release();
+    r0.release();
+    assertNoLockNodes();
+  }
+
   @Test
   void sessionExpires_localWriterHolding_isTold_localWaitersOfBothSidesGetTheLockLater()
       throws Exception {
