@@ -21,7 +21,9 @@ import java.util.Optional;
  *     this is when it queued, not when it was granted)
  * @param fencingToken the node's creation zxid: a holder's {@link LockHandle#fencingToken()}. A
  *     semaphore request still waiting for admission has no lease yet: this is the token of its
- *     admission node, and its lease will have a greater one
+ *     admission node, and its lease will have a greater one. A cohort node ({@link Kind#COHORT},
+ *     {@link Kind#COHORT_WRITE}, {@link Kind#COHORT_READ}) is shared by local holders whose tokens
+ *     are {@code (czxid << 16) | k}; its data says so with the field {@code "tokens"}
  * @param ownerData the payload the owner attached with {@link ZkLocks.Builder#ownerData(String)},
  *     or empty
  * @param releaseRequested whether someone asked this holder to release, with {@link
@@ -56,7 +58,22 @@ public record LockNode(
     /** A lease of a {@link ZkLocks#semaphore semaphore}, or a request waiting for one. */
     SEMAPHORE("semaphore"),
     /** A participant of a {@link ZkLocks#leaderElection leader election}. */
-    ELECTION("election");
+    ELECTION("election"),
+    /**
+     * The node of a cohort {@link ZkLocks#mutex(String, LockOptions) mutex}, shared by requests of
+     * one client; its holders' fencing tokens are {@code (czxid << 16) | k}, not the czxid.
+     */
+    COHORT("cohort"),
+    /**
+     * The node of the write side of a cohort {@link ZkLocks#readWriteLock(String, LockOptions)
+     * read-write lock}; tokens as for {@link #COHORT}.
+     */
+    COHORT_WRITE("cohort-write"),
+    /**
+     * The node of the read side of a cohort {@link ZkLocks#readWriteLock(String, LockOptions)
+     * read-write lock}, shared by the readers of one client.
+     */
+    COHORT_READ("cohort-read");
 
     private final String label;
 

@@ -77,6 +77,39 @@ public interface ZkLocks extends AutoCloseable {
   ReadWriteLock readWriteLock(String name);
 
   /**
+   * A read-write lock with options: {@code readWriteLock(name, LockOptions.cohort())} makes a
+   * cohort read-write lock. Its write requests from this {@code ZkLocks} share one write node and
+   * hand the write lock to each other in memory, as a cohort {@link #mutex(String, LockOptions)
+   * mutex} does; its read requests from this {@code ZkLocks} share one read node: any number of
+   * them hold at once on it, and it is deleted when the last of them releases. The same bounds keep
+   * other clients from starving: the write node is given back after K handoffs or T of holding when
+   * anyone waits behind it; once a writer (of another client, or this one's own write side) is seen
+   * waiting behind the read node, and once the read node has had K local grants after its first or
+   * was granted T ago, new local readers wait, and queue with a new read node behind that writer
+   * when the last holder releases. Fencing tokens are cohort tokens, {@code (czxid << 16) | k};
+   * readers that hold at once may share a node's czxid (tokens fence writers). {@link
+   * ReadWriteLock#downgrade} is not supported (it throws {@link UnsupportedOperationException}),
+   * and neither is a downgrade through {@link ReadWriteLock#asReadWriteLock()}. Every call with the
+   * same name and options returns the same lock.
+   *
+   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link
+   * #readWriteLock(String)}); the instances made by {@link #builder} support every option.
+   *
+   * @param name the lock's name, as for {@link #mutex(String)}
+   * @param options the options; every client of a name should use cohort mode or none
+   * @throws IllegalArgumentException if the name is not valid, or this {@code ZkLocks} already made
+   *     a cohort read-write lock of this name with other options
+   * @throws UnsupportedOperationException if this implementation does not support the options
+   */
+  default ReadWriteLock readWriteLock(String name, LockOptions options) {
+    if (!options.isCohort()) {
+      return readWriteLock(name);
+    }
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not support " + options + " for " + name);
+  }
+
+  /**
    * The simplest lock (seeds 000 §2.1 and 001): one EPHEMERAL node, {@code
    * <namespace>/<name>/x-lock}, owned by whoever created it; its data names the owner (client,
    * session, a random attempt id), so that a create or delete whose reply was lost to a connection

@@ -47,6 +47,7 @@ public final class CohortBench {
   private final int threads;
   private final int sessions;
   private final LockOptions options;
+  private final String side; // mutex, read or write: which lock the threads take
   private String connectString;
   private int windows;
 
@@ -65,6 +66,20 @@ public final class CohortBench {
       o = o.maxLocalHold(Duration.ofMillis(Long.parseLong(args.get("t-ms"))));
     }
     this.options = o;
+    this.side = args.getOrDefault("side", "mutex");
+    if (!List.of("mutex", "read", "write").contains(side)) {
+      throw new IllegalArgumentException("--side must be mutex, read or write: " + side);
+    }
+  }
+
+  /** The lock the threads take: a mutex, or one side of a read-write lock (--side). */
+  private DistributedLock lockOf(ZkLocks locks, String name, boolean cohort) {
+    if (side.equals("mutex")) {
+      return cohort ? locks.mutex(name, options) : locks.mutex(name);
+    }
+    io.zklock.ReadWriteLock rw =
+        cohort ? locks.readWriteLock(name, options) : locks.readWriteLock(name);
+    return side.equals("read") ? rw.readLock() : rw.writeLock();
   }
 
   public static void main(String[] argv) throws Exception {
@@ -102,14 +117,16 @@ public final class CohortBench {
       try {
         out.printf(
             Locale.ROOT,
-            "cohort bench: %d cores, %s, rtt %.1f ms, %d reps x (%.0f s warm-up + %.0f s), %s%n",
+            "cohort bench: %d cores, %s, rtt %.1f ms, %d reps x (%.0f s warm-up + %.0f s), %s,"
+                + " side %s%n",
             Runtime.getRuntime().availableProcessors(),
             System.getProperty("java.version"),
             rttMs,
             reps,
             warmupSeconds,
             seconds,
-            options);
+            options,
+            side);
         if (!only.equals("many")) {
           oneSession();
         }
@@ -176,7 +193,17 @@ public final class CohortBench {
         if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
           throw new IllegalStateException("Curator could not connect");
         }
-        InterProcessMutex m = new InterProcessMutex(client, "/bench-cohort-curator/" + name);
+        String path = "/bench-cohort-curator/" + name;
+        InterProcessMutex m =
+            side.equals("mutex")
+                ? new InterProcessMutex(client, path)
+                : side.equals("read")
+                    ? new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(
+                            client, path)
+                        .readLock()
+                    : new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(
+                            client, path)
+                        .writeLock();
         List<Loop.Op> ops = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
           ops.add(
@@ -191,7 +218,7 @@ public final class CohortBench {
       }
     }
     try (ZkLocks locks = connect(0)) {
-      DistributedLock lock = impl.equals("cohort") ? locks.mutex(name, options) : locks.mutex(name);
+      DistributedLock lock = lockOf(locks, name, impl.equals("cohort"));
       List<Loop.Op> ops = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         ops.add(() -> lock.acquire().release());
@@ -222,7 +249,7 @@ public final class CohortBench {
           for (int s = 0; s < sessions; s++) {
             ZkLocks locks = connect(s);
             clients.add(locks);
-            DistributedLock lock = cohort ? locks.mutex(name, options) : locks.mutex(name);
+            DistributedLock lock = lockOf(locks, name, cohort);
             for (int t = 0; t < threads; t++) {
               int slot = s * threads + t;
               int session = s;

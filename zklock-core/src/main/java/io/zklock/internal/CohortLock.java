@@ -6,10 +6,12 @@ import io.zklock.LockOptions;
 import io.zklock.ZkLockException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher.Event.EventType;
@@ -17,10 +19,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A cohort mutex (see {@link LockOptions#cohort()}): the requests of one {@link ZkLocksImpl} on one
+ * A cohort lock (see {@link LockOptions#cohort()}): the requests of one {@link ZkLocksImpl} on one
  * lock share one node, requested through an ordinary queue request ({@link QueueLock} of kind
- * {@link NodeKind#COHORT}); while it is held, local requests wait here in arrival order and each
- * release hands the lock to the next one in memory.
+ * {@link NodeKind#COHORT}, or {@link NodeKind#COHORT_WRITE} / {@link NodeKind#COHORT_READ} for the
+ * sides of a cohort read-write lock).
+ *
+ * <p>Exclusive mode (the mutex, the write side): while the node is held, local requests wait here
+ * in arrival order and each release hands the lock to the next one in memory.
+ *
+ * <p>Shared mode (the read side): every local request is granted at once while the node is held,
+ * and the node is released when its last local holder releases. Once an exclusive request of
+ * another client is known to wait behind the node and the K or T bound is reached, new local
+ * requests wait here instead; the last holder's release then gives the node back and they queue
+ * with a new node behind that writer.
  *
  * <p>One instance per lock name and {@code ZkLocksImpl}. Every state change happens under this
  * object's monitor; ZooKeeper requests are asynchronous; user-visible futures complete on the
@@ -30,10 +41,17 @@ import org.slf4j.LoggerFactory;
 final class CohortLock implements LockPart {
   private static final Logger log = LoggerFactory.getLogger(CohortLock.class);
 
+  /** The field of a cohort node's data that says how its holders' tokens are made. */
+  static final String TOKENS_FIELD = "tokens";
+
+  /** Its value: see {@link CohortToken}. */
+  static final String TOKENS_NOTE = "(czxid<<16)|k";
+
   private final ZkLocksImpl ctx;
   private final String name;
   private final LockOptions options;
   private final long maxHoldNanos;
+  private final boolean shared;
   private final QueueLock global;
   private final Lock view;
 
@@ -54,24 +72,45 @@ final class CohortLock implements LockPart {
   private List<String> earlyListing; // its answer, if it came before the grant
   private boolean earlyStale; // the directory changed after that listing, before the grant
   private int generation;
-  private Local holder;
+  // the local holders of the node: at most one in exclusive mode
+  private final LinkedHashSet<Local> holders = new LinkedHashSet<>();
   private boolean warnedMixed;
 
+  /** A cohort mutex. */
   CohortLock(ZkLocksImpl ctx, String name, LockOptions options) {
+    this(ctx, name, options, NodeKind.COHORT, ReentrantView::new);
+  }
+
+  /**
+   * A cohort lock whose node is of {@code kind}: shared mode if the kind is not exclusive.
+   *
+   * @param view makes the {@link #asLock()} view
+   */
+  CohortLock(
+      ZkLocksImpl ctx,
+      String name,
+      LockOptions options,
+      NodeKind kind,
+      Function<io.zklock.DistributedLock, Lock> view) {
     this.ctx = ctx;
     this.name = name;
     this.options = options;
     this.maxHoldNanos = options.maxLocalHold().toNanos();
+    this.shared = !kind.exclusive();
     this.global =
         new QueueLock(
             ctx,
             name,
             ctx.dirOf(name),
-            NodeKind.COHORT,
-            Ordering::exclusive,
-            Map.of(),
+            kind,
+            Ordering.forKind(kind),
+            Map.of(TOKENS_FIELD, TOKENS_NOTE),
             ReentrantView::new);
-    this.view = new ReentrantView(this);
+    this.view = view.apply(this);
+  }
+
+  NodeKind kind() {
+    return global.kind();
   }
 
   LockOptions options() {
@@ -114,6 +153,11 @@ final class CohortLock implements LockPart {
     synchronized (this) {
       if (w.state != Local.State.WAITING) {
         return ticket.result; // its deadline passed already
+      }
+      if (shared && node != null && waiters.isEmpty() && node.isHeld() && !mustGiveBack()) {
+        handoffs++; // another local reader joins the holders
+        grantLocked(w);
+        return ticket.result;
       }
       if (tryOnly && (node != null || (pending != null && !pendingTry))) {
         // held here, or queued behind another client: busy, without asking ZooKeeper
@@ -207,10 +251,14 @@ final class CohortLock implements LockPart {
     czxid = c;
     handoffs = 0;
     grantedAt = ctx.clock().nanoTime();
-    remoteWaiting = true; // until a listing shows otherwise
+    // until a listing shows otherwise (shared mode: only a writer seen behind bounds the readers)
+    remoteWaiting = !shared;
     remoteSeen = false;
     int gen = generation;
     grantLocked(next);
+    if (shared) {
+      grantWaiting();
+    }
     endTries(); // a tryAcquire() never waits for a local holder either
     h.lost().thenAccept(ex -> onNodeLost(h, ex));
     if (earlyListed && !earlyStale) {
@@ -234,16 +282,32 @@ final class CohortLock implements LockPart {
     w.state = Local.State.HELD;
     w.node = node;
     w.token = CohortToken.encode(czxid, handoffs);
-    holder = w;
+    holders.add(w);
     w.ticket.grant(w);
   }
 
-  /** Called holding the monitor: {@code w}, the holder, releases. */
+  /**
+   * Called holding the monitor, in shared mode with the node held: grants the waiting local
+   * requests while the bounds allow.
+   */
+  private void grantWaiting() {
+    Local next;
+    while ((next = waiters.peek()) != null && !mustGiveBack()) {
+      waiters.poll();
+      handoffs++;
+      grantLocked(next);
+    }
+  }
+
+  /** Called holding the monitor: {@code w}, a holder, releases. */
   private CompletableFuture<Void> releasedBy(Local w) {
-    holder = null;
+    holders.remove(w);
     LockHandle n = node;
     if (n == null || n != w.node) {
       return CompletableFuture.completedFuture(null); // the node was lost meanwhile
+    }
+    if (!holders.isEmpty()) {
+      return CompletableFuture.completedFuture(null); // other local readers still hold the node
     }
     if (!n.isHeld()) {
       // the node is gone (its loss is being reported): hand nothing over, queue again
@@ -256,6 +320,9 @@ final class CohortLock implements LockPart {
       waiters.poll();
       handoffs++;
       grantLocked(next); // in memory: no ZooKeeper request
+      if (shared) {
+        grantWaiting();
+      }
       return CompletableFuture.completedFuture(null);
     }
     dropNode();
@@ -297,12 +364,14 @@ final class CohortLock implements LockPart {
       if (node != h) {
         return;
       }
-      Local w = holder;
-      holder = null;
+      List<Local> lostHolders = new ArrayList<>(holders);
+      holders.clear();
       dropNode();
-      if (w != null && w.state == Local.State.HELD) {
-        w.state = Local.State.LOST;
-        ctx.executor().execute(() -> w.lost.complete(ex)); // outside the monitor
+      for (Local w : lostHolders) {
+        if (w.state == Local.State.HELD) {
+          w.state = Local.State.LOST;
+          ctx.executor().execute(() -> w.lost.complete(ex)); // outside the monitor
+        }
       }
       requeue();
     }
@@ -470,17 +539,21 @@ final class CohortLock implements LockPart {
     if (index < 0) {
       return false;
     }
-    boolean behind = QueueNode.nearOverflow(queue) ? queue.size() > 1 : index < queue.size() - 1;
+    boolean behind = waitsBehind(queue, index, shared);
     remoteWaiting = behind;
     remoteSeen = behind;
+    if (shared && !behind) {
+      grantWaiting(); // no writer behind (any more): readers waiting here join the holders
+    }
     if (!warnedMixed) {
       for (QueueNode n : queue) {
-        if (n.kind() == NodeKind.MUTEX) {
+        if (n.kind() == NodeKind.MUTEX || n.kind() == NodeKind.WRITE) {
           warnedMixed = true;
           log.warn(
-              "plain mutex nodes queue in {} beside this cohort lock: their fencing tokens (czxid)"
+              "plain {} nodes queue in {} beside this cohort lock: their fencing tokens (czxid)"
                   + " are smaller than cohort tokens ((czxid << 16) | k), so a fenced resource will"
                   + " refuse plain holders after a cohort holder; use one mode per lock name",
+              n.kind().label(),
               dir());
           break;
         }
@@ -490,14 +563,33 @@ final class CohortLock implements LockPart {
   }
 
   /**
+   * Whether a request that the node at {@code index} holds up waits behind it: any node in
+   * exclusive mode, an exclusive node in shared mode (readers behind a reader are not held up). A
+   * queue near the counter's overflow has no trustworthy order, so any other such node counts. A
+   * pure function.
+   */
+  static boolean waitsBehind(List<QueueNode> queue, int index, boolean shared) {
+    boolean overflow = QueueNode.nearOverflow(queue);
+    for (int i = overflow ? 0 : index + 1; i < queue.size(); i++) {
+      if (i != index && (!shared || queue.get(i).kind().exclusive())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * A child of the directory came or went while we hold: someone may wait behind us now (assume so
-   * at once). Returns whether to list again, which we do until a listing has shown a waiter.
+   * at once in exclusive mode; shared mode waits for a listing to show a writer). Returns whether
+   * to list again, which we do until a listing has shown a waiter.
    */
   private synchronized boolean directoryChanged(int gen) {
     if (gen != generation) {
       return false;
     }
-    remoteWaiting = true;
+    if (!shared) {
+      remoteWaiting = true;
+    }
     return !remoteSeen;
   }
 
@@ -524,7 +616,10 @@ final class CohortLock implements LockPart {
 
   @Override
   public String toString() {
-    return "cohort mutex " + dir();
+    return (shared
+            ? "cohort read lock "
+            : kind() == NodeKind.COHORT ? "cohort mutex " : "cohort write lock ")
+        + dir();
   }
 
   // ---------------------------------------------------------------- a local request and its handle
@@ -615,7 +710,15 @@ final class CohortLock implements LockPart {
 
     @Override
     public String toString() {
-      return "LockHandle[" + name + " (cohort), node=" + path() + ", token=" + fencingToken() + "]";
+      return "LockHandle["
+          + name
+          + " ("
+          + kind().label()
+          + "), node="
+          + path()
+          + ", token="
+          + fencingToken()
+          + "]";
     }
   }
 }

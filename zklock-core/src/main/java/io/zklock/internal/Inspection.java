@@ -148,6 +148,8 @@ public final class Inspection {
     switch (k) {
       case READ:
       case WRITE:
+      case COHORT_READ:
+      case COHORT_WRITE:
         of = LockInfo.Kind.READ_WRITE;
         break;
       case ELECTION:

@@ -19,6 +19,16 @@ public enum NodeKind {
    * exclusive; its holders' tokens are not comparable with plain mutex tokens.
    */
   COHORT("c", "cohort", true),
+  /**
+   * The write side of a cohort read-write lock, shared by the write requests of one client: orders
+   * like {@link #WRITE} (exclusive); its holders' tokens are cohort tokens.
+   */
+  COHORT_WRITE("cw", "cohort-write", true),
+  /**
+   * The read side of a cohort read-write lock, shared by the read requests of one client: orders
+   * like {@link #READ} (shared).
+   */
+  COHORT_READ("cr", "cohort-read", false),
   /** The one node of a simple lock, named {@code x-lock}: exclusive, not a queue. */
   SIMPLE("x", "simple", true);
 
@@ -40,6 +50,11 @@ public enum NodeKind {
   /** The word used in node data and by {@code zklock ls}. */
   public String label() {
     return label;
+  }
+
+  /** Whether the node is shared by the requests of one client (a cohort's node). */
+  public boolean cohort() {
+    return this == COHORT || this == COHORT_WRITE || this == COHORT_READ;
   }
 
   /** Whether a node of this kind excludes every other node queued after it. */

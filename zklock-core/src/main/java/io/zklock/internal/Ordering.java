@@ -110,10 +110,13 @@ public final class Ordering {
   public static Rule forKind(NodeKind kind) {
     switch (kind) {
       case READ:
+      case COHORT_READ:
         return Ordering::shared;
       case MUTEX:
       case WRITE:
       case ELECTION:
+      case COHORT:
+      case COHORT_WRITE:
         return Ordering::exclusive;
       default:
         throw new IllegalArgumentException("no queue rule for " + kind);

@@ -2,6 +2,7 @@ package io.zklock.internal;
 
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
+import io.zklock.LockOptions;
 import io.zklock.ReadWriteLock;
 import java.util.Map;
 import java.util.Objects;
@@ -11,19 +12,41 @@ import java.util.Objects;
  * queueing in one directory under {@link Ordering#shared} and {@link Ordering#exclusive}; a
  * downgrade pins the write node (see {@link Attempt#pin()}); {@link RwView} is the thread-aware JDK
  * view.
+ *
+ * <p>With cohort options the two sides are {@link CohortLock}s of kinds {@link
+ * NodeKind#COHORT_READ} (shared mode) and {@link NodeKind#COHORT_WRITE}, ordered by the same rules;
+ * a downgrade is then not supported.
  */
 final class ReadWriteLockImpl implements ReadWriteLock {
   private final ZkLocksImpl ctx;
   private final String name;
-  private final QueueLock read;
-  private final QueueLock write;
+  private final LockPart read;
+  private final LockPart write;
   private final RwView view;
+  private final LockOptions options;
 
   ReadWriteLockImpl(ZkLocksImpl ctx, String name) {
+    this(ctx, name, LockOptions.defaults());
+  }
+
+  /** A read-write lock, a cohort one if {@code options} say so. */
+  ReadWriteLockImpl(ZkLocksImpl ctx, String name, LockOptions options) {
     this.ctx = ctx;
     this.name = name;
-    String dir = ctx.dirOf(name);
+    this.options = options;
     this.view = new RwView(this);
+    if (options.isCohort()) {
+      this.read = new CohortLock(ctx, name, options, NodeKind.COHORT_READ, view::newReadView);
+      this.write =
+          new CohortLock(
+              ctx,
+              name,
+              options,
+              NodeKind.COHORT_WRITE,
+              l -> new ReentrantView(l, view::refuseUpgrade));
+      return;
+    }
+    String dir = ctx.dirOf(name);
     this.read =
         new QueueLock(
             ctx,
@@ -44,6 +67,10 @@ final class ReadWriteLockImpl implements ReadWriteLock {
             q -> new ReentrantView(q, view::refuseUpgrade));
   }
 
+  LockOptions options() {
+    return options;
+  }
+
   @Override
   public String name() {
     return name;
@@ -62,6 +89,10 @@ final class ReadWriteLockImpl implements ReadWriteLock {
   @Override
   public LockHandle downgrade(LockHandle writeHandle) {
     Objects.requireNonNull(writeHandle, "writeHandle");
+    if (options.isCohort()) {
+      throw new UnsupportedOperationException(
+          "a cohort read-write lock does not support downgrade: " + write.dir());
+    }
     if (!(writeHandle instanceof Attempt a)
         || a.lock().kind() != NodeKind.WRITE
         || a.lock().ctx() != ctx

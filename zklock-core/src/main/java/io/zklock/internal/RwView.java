@@ -24,7 +24,7 @@ final class RwView implements java.util.concurrent.locks.ReadWriteLock {
     this.rw = rw;
   }
 
-  Lock newReadView(QueueLock readLock) {
+  Lock newReadView(DistributedLock readLock) {
     ReadView v = new ReadView(readLock);
     read = v;
     return v;

@@ -61,6 +61,7 @@ public final class ZkLocksImpl implements ZkLocks {
   private volatile CompletableFuture<Void> firstReady;
 
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
+  private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
   private ZkLocksImpl(SessionConfig config, Clock clock) {
     this.config = config;
@@ -476,6 +477,28 @@ public final class ZkLocksImpl implements ZkLocks {
   @Override
   public ReadWriteLock readWriteLock(String name) {
     return new ReadWriteLockImpl(this, Args.lockName(name));
+  }
+
+  @Override
+  public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    String n = Args.lockName(name);
+    if (!options.isCohort()) {
+      return readWriteLock(n);
+    }
+    checkOpen();
+    ReadWriteLockImpl rw =
+        cohortRws.computeIfAbsent(n, k -> new ReadWriteLockImpl(this, k, options));
+    if (!rw.options().equals(options)) {
+      throw new IllegalArgumentException(
+          "the cohort read-write lock '"
+              + n
+              + "' is already used here with "
+              + rw.options()
+              + ", not "
+              + options);
+    }
+    return rw;
   }
 
   @Override

@@ -132,6 +132,11 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
   }
 
   @Override
+  public ReadWriteLock readWriteLock(String name, LockOptions options) {
+    return new MeteredReadWriteLock(delegate.readWriteLock(name, options), meters);
+  }
+
+  @Override
   public DistributedLock simpleLock(String name) {
     return new MeteredLock(delegate.simpleLock(name), meters, "simple");
   }

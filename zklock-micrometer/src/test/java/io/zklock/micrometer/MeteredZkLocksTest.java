@@ -98,6 +98,24 @@ class MeteredZkLocksTest {
   }
 
   @Test
+  void cohortReadWriteLock_isMeasuredLikeTheReadWriteLock_readersShareANode() throws Exception {
+    io.zklock.ReadWriteLock rw = locks.readWriteLock("tagged", LockOptions.cohort());
+
+    LockHandle r1 = rw.readLock().acquire();
+    LockHandle r2 = rw.readLock().acquire();
+    assertThat(r2.path()).as("one read node for both readers").isEqualTo(r1.path());
+    r1.release();
+    r2.release();
+    rw.writeLock().acquire().release();
+
+    assertThat(count("zklock.lock.grants", Tags.of("lock", "tagged", "kind", "read")))
+        .isEqualTo(2.0);
+    assertThat(count("zklock.lock.grants", Tags.of("lock", "tagged", "kind", "write")))
+        .isEqualTo(1.0);
+    assertThat(gauge("zklock.lock.held")).isEqualTo(0.0);
+  }
+
+  @Test
   void bindingTheSameRegistryTwice_countsOnce() throws Exception {
     locks.bindTo(registry);
 
