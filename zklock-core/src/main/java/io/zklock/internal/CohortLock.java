@@ -147,7 +147,7 @@ final class CohortLock implements LockPart {
   @Override
   public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
-    Ticket ticket = new Ticket(ctx, tryOnly, nanos, hasDeadline);
+    Ticket ticket = new Ticket(ctx.requestContext(), tryOnly, nanos, hasDeadline);
     Local w = new Local(ticket);
     ticket.onGiveUp(() -> giveUp(w, null)); // before any grant, so a grant disarms the timer
     synchronized (this) {

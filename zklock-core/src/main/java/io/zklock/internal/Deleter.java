@@ -20,13 +20,13 @@ import org.slf4j.LoggerFactory;
 final class Deleter {
   private static final Logger log = LoggerFactory.getLogger(Deleter.class);
 
-  private final Session session;
+  private final SessionPort session;
 
   /** This client's deletes on their way to the server, by path (see {@link #deleteInFlight}). */
   private final ConcurrentHashMap<String, CompletableFuture<Boolean>> inFlight =
       new ConcurrentHashMap<>();
 
-  Deleter(Session session) {
+  Deleter(SessionPort session) {
     this.session = session;
   }
 
@@ -84,10 +84,10 @@ final class Deleter {
         owner,
         conn -> {
           if (check) {
-            conn.zk()
+            conn.ops()
                 .exists(
                     path,
-                    false,
+                    null,
                     (rc, p, ctx, stat) -> {
                       Code code = Code.get(rc);
                       if (code == Code.OK && stat != null && stat.getCzxid() == czxid) {
@@ -97,22 +97,20 @@ final class Deleter {
                       } else {
                         done.complete(null); // gone, or someone else's now
                       }
-                    },
-                    null);
+                    });
             return;
           }
           if (ownWatcher != null) {
             // removeAllWatches, not removeWatches(path, watcher): the latter only checks the
             // server's watch and removes the client's, so the server would still fire it on our own
             // delete. Only this session's watches on our own node go; nobody else's.
-            conn.zk().removeAllWatches(path, WatcherType.Data, true, (rc, p, ctx) -> {}, null);
+            conn.ops().removeAllWatches(path, WatcherType.Data, (rc, p, ctx) -> {});
           }
           CompletableFuture<Boolean> applied = new CompletableFuture<>();
           inFlight.put(path, applied);
-          conn.zk()
+          conn.ops()
               .delete(
                   path,
-                  -1,
                   (rc, p, ctx) -> {
                     Code code = Code.get(rc);
                     inFlight.remove(path, applied);
@@ -139,8 +137,7 @@ final class Deleter {
                             new io.zklock.ZkLockException(
                                 "cannot delete lock node: " + code, path, owner, null));
                     }
-                  },
-                  null);
+                  });
         },
         () -> done.complete(null)); // the session is over: its ephemeral nodes go with it
   }
@@ -169,11 +166,11 @@ final class Deleter {
             return;
           }
           Sync.sync(conn, dir);
-          conn.zk()
+          conn.ops()
               .getChildren(
                   dir,
-                  false,
-                  (rc, p, ctx, children) -> {
+                  null,
+                  (rc, p, ctx, children, stat) -> {
                     Code code = Code.get(rc);
                     if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
                       deleteAttempt(dir, attemptId, owner, done);
@@ -192,8 +189,7 @@ final class Deleter {
                     }
                     CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))
                         .whenComplete((v, t) -> done.complete(null));
-                  },
-                  null);
+                  });
         },
         () -> done.complete(null));
   }

@@ -46,7 +46,7 @@ final class Dirs {
   private final String namespace;
   private final List<ACL> acl;
   private final boolean guard;
-  private final Session session;
+  private final SessionPort session;
   private final Set<String> safe = ConcurrentHashMap.newKeySet();
   private volatile Set<Id> own = Set.of();
 
@@ -54,7 +54,7 @@ final class Dirs {
    * @param guard whether to check the ACLs of existing directories before queueing in them
    * @param session for waiting on the connection when a check meets a connection loss
    */
-  Dirs(String namespace, List<ACL> acl, boolean guard, Session session) {
+  Dirs(String namespace, List<ACL> acl, boolean guard, SessionPort session) {
     this.namespace = namespace;
     this.acl = acl;
     this.guard = guard;
@@ -300,13 +300,13 @@ final class Dirs {
 
   /** Ensures {@code dir} exists, then calls {@code done} with null, or with the error. */
   void ensure(Session.Conn conn, String dir, Consumer<io.zklock.ZkLockException> done) {
-    conn.zk()
+    conn.ops()
         .create(
             dir,
             new byte[0],
             acl,
             dir.equals(namespace) ? CreateMode.PERSISTENT : CreateMode.CONTAINER,
-            (rc, path, ctx, name) -> {
+            (rc, path, ctx, name, stat) -> {
               Code code = Code.get(rc);
               switch (code) {
                 case OK:
@@ -343,7 +343,6 @@ final class Dirs {
                           conn.sessionId(),
                           null));
               }
-            },
-            null);
+            });
   }
 }

@@ -8,13 +8,13 @@ import java.util.concurrent.CompletableFuture;
  * handles are released.
  */
 final class DowngradedHandle implements Handle {
-  private final Attempt write;
+  private final WriteHandle write;
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
 
   // guarded by this
   private CompletableFuture<Void> released;
 
-  DowngradedHandle(Attempt write, ZkLocksImpl ctx) {
+  DowngradedHandle(WriteHandle write) {
     this.write = write;
     write
         .lostAny()

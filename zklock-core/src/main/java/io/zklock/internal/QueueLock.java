@@ -10,20 +10,30 @@ import java.util.function.Function;
  * A lock whose requests queue as sequential nodes in one directory and are granted by an {@link
  * Ordering.Rule}: the mutex ({@link NodeKind#MUTEX}, exclusive), the two sides of the read-write
  * lock ({@link NodeKind#READ}, {@link NodeKind#WRITE}), the semaphore's leases ({@link
- * NodeKind#SEMAPHORE}) and the election ({@link NodeKind#ELECTION}). Each request is an {@link
- * Attempt}.
+ * NodeKind#SEMAPHORE}) and the election ({@link NodeKind#ELECTION}). Each request is a {@link
+ * LockRequest} speaking the {@link QueueProtocol}.
  */
 final class QueueLock implements LockPart {
   private final ZkLocksImpl ctx;
   private final String name;
-  private final String dir;
-  private final NodeKind kind;
-  private final Ordering.Rule rule;
-  private final Map<String, String> extraData;
+  private final QueueProtocol protocol;
+  private final Function<LockRequest, ? extends LockHandle> grantView;
   private final Lock view;
 
   QueueLock(ZkLocksImpl ctx, String name, NodeKind kind) {
     this(ctx, name, ctx.dirOf(name), kind, Ordering.forKind(kind), Map.of(), ReentrantView::new);
+  }
+
+  /** A queue lock with everything chosen by the recipe; grants are handed out as they are. */
+  QueueLock(
+      ZkLocksImpl ctx,
+      String name,
+      String dir,
+      NodeKind kind,
+      Ordering.Rule rule,
+      Map<String, String> extraData,
+      Function<QueueLock, Lock> view) {
+    this(ctx, name, dir, kind, rule, extraData, view, r -> r);
   }
 
   /**
@@ -33,6 +43,7 @@ final class QueueLock implements LockPart {
    * @param dir the directory where requests queue
    * @param extraData extra fields of every node's data
    * @param view makes the {@link #asLock()} view
+   * @param grantView what a caller is handed at a grant (a recipe's wrapper of the request)
    */
   QueueLock(
       ZkLocksImpl ctx,
@@ -41,13 +52,12 @@ final class QueueLock implements LockPart {
       NodeKind kind,
       Ordering.Rule rule,
       Map<String, String> extraData,
-      Function<QueueLock, Lock> view) {
+      Function<QueueLock, Lock> view,
+      Function<LockRequest, ? extends LockHandle> grantView) {
     this.ctx = ctx;
     this.name = name;
-    this.dir = dir;
-    this.kind = kind;
-    this.rule = rule;
-    this.extraData = Map.copyOf(extraData);
+    this.protocol = new QueueProtocol(dir, kind, rule, extraData);
+    this.grantView = grantView;
     this.view = view.apply(this);
   }
 
@@ -58,24 +68,16 @@ final class QueueLock implements LockPart {
 
   @Override
   public String dir() {
-    return dir;
+    return protocol.dir();
   }
 
   @Override
   public String sortKey() {
-    return dir + "\u0000" + kind.prefix();
+    return dir() + "\u0000" + kind().prefix();
   }
 
   NodeKind kind() {
-    return kind;
-  }
-
-  Ordering.Rule rule() {
-    return rule;
-  }
-
-  Map<String, String> extraData() {
-    return extraData;
+    return protocol.kind();
   }
 
   @Override
@@ -86,7 +88,10 @@ final class QueueLock implements LockPart {
   @Override
   public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
-    return new Attempt(this, new Ticket(ctx, tryOnly, nanos, hasDeadline)).start();
+    RequestContext rc = ctx.requestContext();
+    return new LockRequest(
+            name, protocol, rc, new Ticket(rc, tryOnly, nanos, hasDeadline), grantView)
+        .start();
   }
 
   @Override
@@ -96,6 +101,6 @@ final class QueueLock implements LockPart {
 
   @Override
   public String toString() {
-    return kind.label() + " " + dir;
+    return kind().label() + " " + dir();
   }
 }

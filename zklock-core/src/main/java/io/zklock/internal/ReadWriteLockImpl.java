@@ -10,8 +10,8 @@ import java.util.Objects;
 /**
  * The read-write lock: two {@link QueueLock}s, {@link NodeKind#READ} and {@link NodeKind#WRITE},
  * queueing in one directory under {@link Ordering#shared} and {@link Ordering#exclusive}; a
- * downgrade pins the write node (see {@link Attempt#pin()}); {@link RwView} is the thread-aware JDK
- * view.
+ * downgrade pins the write node (see {@link WriteHandle#pin()}); {@link RwView} is the thread-aware
+ * JDK view.
  *
  * <p>With cohort options the two sides are {@link CohortLock}s of kinds {@link
  * NodeKind#COHORT_READ} (shared mode) and {@link NodeKind#COHORT_WRITE}, ordered by the same rules;
@@ -64,7 +64,8 @@ final class ReadWriteLockImpl implements ReadWriteLock {
             NodeKind.WRITE,
             Ordering.forKind(NodeKind.WRITE),
             Map.of(),
-            q -> new ReentrantView(q, view::refuseUpgrade));
+            q -> new ReentrantView(q, view::refuseUpgrade),
+            r -> new WriteHandle(r, this));
   }
 
   LockOptions options() {
@@ -93,18 +94,15 @@ final class ReadWriteLockImpl implements ReadWriteLock {
       throw new UnsupportedOperationException(
           "a cohort read-write lock does not support downgrade: " + write.dir());
     }
-    if (!(writeHandle instanceof Attempt a)
-        || a.lock().kind() != NodeKind.WRITE
-        || a.lock().ctx() != ctx
-        || !a.lock().dir().equals(write.dir())) {
+    if (!(writeHandle instanceof WriteHandle w) || w.lock() != this) {
       throw new IllegalArgumentException(
           "not a write handle of the read-write lock " + write.dir() + ": " + writeHandle);
     }
-    if (!a.pin()) {
+    if (!w.pin()) {
       throw new IllegalMonitorStateException(
           "cannot downgrade: the write handle no longer holds " + write.dir() + ": " + writeHandle);
     }
-    return new DowngradedHandle(a, ctx);
+    return new DowngradedHandle(w);
   }
 
   @Override

@@ -11,7 +11,7 @@ import java.util.function.Function;
 /**
  * One waiting request for {@code count} semaphore leases: first the admission mutex, then the
  * leases, all under one deadline. Withdrawal (timeout, interrupt, cancel) cancels whichever step is
- * under way; each step's {@link Attempt} deletes its own node, so nothing is left behind. The
+ * under way; each step's {@link LockRequest} deletes its own node, so nothing is left behind. The
  * admission mutex is released as soon as the leases are decided. Each lease's data names the
  * admission node, so that an inspection counts the request once.
  *

@@ -45,11 +45,18 @@ import org.slf4j.LoggerFactory;
  * io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
  * session, the old handle is closed in the background.
  */
-final class Session {
+final class Session implements SessionPort {
   private static final Logger log = LoggerFactory.getLogger(Session.class);
 
-  /** One live ZooKeeper handle and its session id. Immutable; a new one per session. */
-  record Conn(ZooKeeper zk, long sessionId) {}
+  /**
+   * One live ZooKeeper handle and its session id, and the calls a request makes on it ({@code ops};
+   * a test gives fake ones and no handle). Immutable; a new one per session.
+   */
+  record Conn(ZooKeeper zk, long sessionId, ZkOps ops) {
+    Conn(ZooKeeper zk, long sessionId) {
+      this(zk, sessionId, ZkOps.of(zk));
+    }
+  }
 
   /** Internal listener of the recipes: unlike {@link SessionListener} it is told which handle. */
   interface Observer {
@@ -541,7 +548,8 @@ final class Session {
   }
 
   /** The live handle, or null if not connected. */
-  Conn current() {
+  @Override
+  public Conn current() {
     synchronized (lock) {
       return state == SessionState.CONNECTED ? conn : null;
     }
@@ -564,7 +572,8 @@ final class Session {
    * Runs {@code action} with the live handle as soon as the session is connected: at once (on the
    * caller's thread) if it is. Runs nothing once closed; {@code onClosed} then runs instead.
    */
-  void whenConnected(Consumer<Conn> action, Runnable onClosed) {
+  @Override
+  public void whenConnected(Consumer<Conn> action, Runnable onClosed) {
     CompletableFuture<Conn> r;
     synchronized (lock) {
       if (closed) {
@@ -597,7 +606,8 @@ final class Session {
    * them runs. When the session is over its ephemeral nodes are gone, or will be once the ensemble
    * expires it, so nothing waits past the session deadline.
    */
-  void whenConnectedTo(long owner, Consumer<Conn> action, Runnable gone) {
+  @Override
+  public void whenConnectedTo(long owner, Consumer<Conn> action, Runnable gone) {
     CompletableFuture<Conn> r;
     CompletableFuture<Void> end;
     synchronized (lock) {
@@ -646,7 +656,8 @@ final class Session {
    *
    * @param path any path; only the answer's code matters
    */
-  void classifyLoss(
+  @Override
+  public void classifyLoss(
       long nodeSession,
       String path,
       Consumer<LockLostException.Reason> verdict,
@@ -657,10 +668,10 @@ final class Session {
             verdict.accept(LockLostException.Reason.SESSION_EXPIRED);
             return;
           }
-          c.zk()
+          c.ops()
               .exists(
                   path,
-                  false,
+                  null,
                   (rc, p, x, stat) -> {
                     Code code = Code.get(rc);
                     if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
@@ -670,8 +681,7 @@ final class Session {
                     } else {
                       verdict.accept(LockLostException.Reason.NODE_DELETED);
                     }
-                  },
-                  null);
+                  });
         },
         onClosed);
   }

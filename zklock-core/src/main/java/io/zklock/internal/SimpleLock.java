@@ -9,7 +9,7 @@ import java.util.concurrent.locks.Lock;
  * creator holds the lock. Its data names the owner (client, session, attempt id), so that a create
  * or delete whose reply was lost to a connection loss can be checked by reading the node back.
  * Waiters watch the node and all try again when it goes: not fair, and a herd. Each request is a
- * {@link SimpleAttempt}.
+ * {@link LockRequest} speaking the {@link SingleNodeProtocol}.
  */
 final class SimpleLock implements LockPart {
   /** The name of the lock node inside the directory. */
@@ -17,13 +17,14 @@ final class SimpleLock implements LockPart {
 
   private final ZkLocksImpl ctx;
   private final String name;
-  private final String dir;
+  private final SingleNodeProtocol protocol;
   private final Lock view;
 
   SimpleLock(ZkLocksImpl ctx, String name) {
     this.ctx = ctx;
     this.name = name;
-    this.dir = ctx.dirOf(name);
+    String dir = ctx.dirOf(name);
+    this.protocol = new SingleNodeProtocol(dir, dir + "/" + NODE);
     this.view = new ReentrantView(this);
   }
 
@@ -34,16 +35,12 @@ final class SimpleLock implements LockPart {
 
   @Override
   public String dir() {
-    return dir;
-  }
-
-  String path() {
-    return dir + "/" + NODE;
+    return protocol.dir();
   }
 
   @Override
   public String sortKey() {
-    return dir + "\u0000" + NodeKind.SIMPLE.prefix();
+    return dir() + "\u0000" + NodeKind.SIMPLE.prefix();
   }
 
   @Override
@@ -54,7 +51,9 @@ final class SimpleLock implements LockPart {
   @Override
   public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
     ctx.checkOpen();
-    return new SimpleAttempt(this, new Ticket(ctx, tryOnly, nanos, hasDeadline)).start();
+    RequestContext rc = ctx.requestContext();
+    return new LockRequest(name, protocol, rc, new Ticket(rc, tryOnly, nanos, hasDeadline), r -> r)
+        .start();
   }
 
   @Override
@@ -64,6 +63,6 @@ final class SimpleLock implements LockPart {
 
   @Override
   public String toString() {
-    return "simple " + dir;
+    return "simple " + dir();
   }
 }

@@ -16,6 +16,6 @@ final class Sync {
    * the read behind it too, which the caller handles.
    */
   static void sync(Session.Conn conn, String path) {
-    conn.zk().sync(path, (rc, p, ctx) -> {}, null);
+    conn.ops().sync(path, (rc, p, ctx) -> {});
   }
 }

@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The caller's side of one lock request: the future the caller waits on and the deadline that
- * bounds the wait. A request ({@link Attempt}, {@link SimpleAttempt}) owns one ticket and keeps its
- * own state machine; the ticket knows nothing of nodes.
+ * bounds the wait. A request ({@link LockRequest}, a cohort's) owns one ticket and keeps its own
+ * state machine; the ticket knows nothing of nodes.
  *
  * <p>{@link #result} completes with the handle (granted), with null (busy, timed out, withdrawn) or
  * exceptionally (failure, close), always on the library's executor: never on ZooKeeper's event
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Ticket {
   final CompletableFuture<LockHandle> result = new CompletableFuture<>();
-  private final ZkLocksImpl ctx;
+  private final RequestContext ctx;
   private final boolean tryOnly;
   private final boolean hasDeadline;
   private final long timeoutNanos;
@@ -27,7 +27,7 @@ final class Ticket {
    * @param tryOnly never wait for a holder
    * @param timeoutNanos how long the caller waits, if {@code hasDeadline}
    */
-  Ticket(ZkLocksImpl ctx, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
+  Ticket(RequestContext ctx, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
     this.ctx = ctx;
     this.tryOnly = tryOnly;
     this.hasDeadline = hasDeadline && !tryOnly;

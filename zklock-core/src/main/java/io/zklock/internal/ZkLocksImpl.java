@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -52,7 +51,8 @@ public final class ZkLocksImpl implements ZkLocks {
   private final Dirs dirs;
   private final Clock clock;
   private final String host;
-  private final Set<Request> active = ConcurrentHashMap.newKeySet();
+  private final Requests requests = new Requests();
+  private final RequestContext requestContext;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Inspector inspector = new Inspector(this);
   private volatile String ownerData; // set once, before the instance is handed out
@@ -94,6 +94,18 @@ public final class ZkLocksImpl implements ZkLocks {
       h = "unknown";
     }
     this.host = h;
+    this.requestContext =
+        new RequestContext(
+            session,
+            deleter,
+            dirs,
+            requests,
+            this::nodeData,
+            config.acl().entries(),
+            config.suspensionPolicy(),
+            clock,
+            pool,
+            pool);
     session.addObserver(
         new Session.Observer() {
           @Override
@@ -101,17 +113,17 @@ public final class ZkLocksImpl implements ZkLocks {
 
           @Override
           public void suspended(Session.Conn conn) {
-            active.forEach(Request::sessionSuspended);
+            requests.suspended();
           }
 
           @Override
           public void expired(Session.Conn expired) {
-            active.forEach(a -> a.sessionExpired(expired.sessionId()));
+            requests.expired(expired.sessionId());
           }
 
           @Override
           public void closed() {
-            active.forEach(Request::sessionClosed);
+            requests.closed();
           }
         });
   }
@@ -336,6 +348,11 @@ public final class ZkLocksImpl implements ZkLocks {
 
   // ------------------------------------------------------------------ for the recipes
 
+  /** What this instance's lock requests need ({@link LockRequest}). */
+  RequestContext requestContext() {
+    return requestContext;
+  }
+
   SessionConfig config() {
     return config;
   }
@@ -400,17 +417,9 @@ public final class ZkLocksImpl implements ZkLocks {
     }
   }
 
-  void register(Request a) {
-    active.add(a);
-  }
-
-  void unregister(Request a) {
-    active.remove(a);
-  }
-
   /** Number of requests pending or held, for tests and metrics. */
   int activeCount() {
-    return active.size();
+    return requests.size();
   }
 
   /** The data of a lock node: small UTF-8 JSON about the owner, fixed while held. */

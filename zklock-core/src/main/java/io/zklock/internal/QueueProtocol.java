@@ -1,0 +1,361 @@
+package io.zklock.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The queue of sequential nodes (seeds 000 §2.2, 002): each request creates an {@code
+ * EPHEMERAL_SEQUENTIAL} node in the lock directory and lists the directory in the same round trip
+ * (the listing is pipelined behind the create, so it includes the new node). A pure {@link
+ * Ordering.Rule} decides on the listing: hold, watch one node ahead, or watch the queue. All the
+ * I/O around that rule is here; the request's life is its {@link LockRequest}'s.
+ *
+ * <p>A watched node's deletion is a grant without another read when nothing else stood ahead
+ * ({@link Ordering.Watch#allAheadGone()}), with one care: a node of our own session may have gone
+ * with our session's expiry, which took our node too, so its deletion counts as a handoff only if
+ * our own delete of it was applied ({@link Deleter#deleteInFlight}).
+ */
+final class QueueProtocol implements NodeProtocol {
+  private static final Logger log = LoggerFactory.getLogger(QueueProtocol.class);
+
+  /** The session of a watched node is not known yet. */
+  private static final long UNKNOWN_OWNER = -1L;
+
+  /** A watched node found gone by a read: no session's deletion to worry about. */
+  private static final long NO_OWNER = 0L;
+
+  private final String dir;
+  private final NodeKind kind;
+  private final Ordering.Rule rule;
+  private final Map<String, String> extraData;
+
+  /**
+   * @param extraData extra fields of every node's data
+   */
+  QueueProtocol(String dir, NodeKind kind, Ordering.Rule rule, Map<String, String> extraData) {
+    this.dir = dir;
+    this.kind = kind;
+    this.rule = rule;
+    this.extraData = Map.copyOf(extraData);
+  }
+
+  @Override
+  public String dir() {
+    return dir;
+  }
+
+  @Override
+  public String label() {
+    return kind.label();
+  }
+
+  NodeKind kind() {
+    return kind;
+  }
+
+  @Override
+  public void create(LockRequest.Step step) {
+    String path = dir + "/" + QueueNode.prefix(kind, step.attemptId());
+    step.zk()
+        .create(
+            path,
+            step.nodeData(kind, extraData),
+            step.ctx().acl(),
+            CreateMode.EPHEMERAL_SEQUENTIAL,
+            (rc, p, c, name, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.OK) {
+                step.created(name, stat.getCzxid());
+              } else {
+                step.createFailed(code);
+              }
+            });
+    // applied after the create (one session's requests are ordered): the listing includes our node
+    list(step);
+  }
+
+  @Override
+  public void judge(LockRequest.Step step) {
+    list(step);
+  }
+
+  private void list(LockRequest.Step step) {
+    step.zk().getChildren(dir, null, (rc, p, c, children, stat) -> listed(step, rc, children));
+  }
+
+  private void listed(LockRequest.Step step, int rc, List<String> children) {
+    Code code = Code.get(rc);
+    if (code == Code.OK) {
+      evaluate(step, children, false);
+    } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+      step.whenConnected(this::judge);
+    }
+    // NONODE and expiry: the create's reply and the session's news deal with them
+  }
+
+  @Override
+  public void recover(LockRequest.Step step) {
+    // The connection may have come back on another server, one that has not applied our create
+    // yet: a sync first brings it up to date with the leader (the listing, pipelined behind it,
+    // is served after it), so "no node of ours" means the create never happened.
+    Sync.sync(step.conn(), dir);
+    step.zk()
+        .getChildren(
+            dir,
+            null,
+            (rc, p, c, children, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                step.whenConnected(this::recover);
+                return;
+              }
+              String mine = null;
+              if (code == Code.OK) {
+                String id = step.attemptId();
+                for (String child : children) {
+                  QueueNode n = QueueNode.parse(child);
+                  if (n != null && n.attemptId().equals(id)) {
+                    mine = child;
+                  }
+                }
+              }
+              if (mine == null) {
+                step.again(); // the create never happened: send it again
+              } else {
+                adopt(step, dir + "/" + mine, children);
+              }
+            });
+  }
+
+  /** Our node is {@code path}: learn its token (setting the own-node watch), then decide. */
+  private void adopt(LockRequest.Step step, String path, List<String> children) {
+    step.zk()
+        .exists(
+            path,
+            step.ownWatcher(),
+            (rc, p, c, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.OK && stat != null) {
+                step.adopted(path, stat.getCzxid(), true);
+                evaluate(step, children, false);
+              } else if (code == Code.NONODE || code == Code.OK) {
+                step.again();
+              } else {
+                step.whenConnected(this::recover);
+              }
+            });
+  }
+
+  @Override
+  public CompletableFuture<Void> deleteUnknown(RequestContext ctx, String attemptId, long session) {
+    return ctx.deleter().deleteAttempt(dir, attemptId, session);
+  }
+
+  // ---------------------------------------------------------------- the rule, and watching
+
+  /**
+   * Decides on a listing. {@code queueWatched}: the listing was read with a child watch (the {@link
+   * Ordering.WatchQueue} wait), so if we must still wait, the watch already set is enough.
+   */
+  private void evaluate(LockRequest.Step step, List<String> children, boolean queueWatched) {
+    List<QueueNode> queue = QueueNode.queue(children);
+    if (QueueNode.nearOverflow(queue)) {
+      inCreationOrder(step, queue, queueWatched);
+    } else {
+      decide(step, queue, queueWatched);
+    }
+  }
+
+  /**
+   * The sequence counter has overflowed (see {@link QueueNode}): read every node's creation zxid,
+   * pipelined, and decide on the queue in creation order.
+   */
+  private void inCreationOrder(LockRequest.Step step, List<QueueNode> queue, boolean queueWatched) {
+    QueueNode[] resolved = new QueueNode[queue.size()];
+    AtomicInteger left = new AtomicInteger(queue.size());
+    AtomicBoolean failed = new AtomicBoolean();
+    for (int i = 0; i < resolved.length; i++) {
+      int index = i;
+      QueueNode n = queue.get(i);
+      step.zk()
+          .exists(
+              dir + "/" + n.name(),
+              null,
+              (rc, p, c, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK && stat != null) {
+                  resolved[index] = n.withCzxid(stat.getCzxid());
+                } else if (code != Code.NONODE && code != Code.OK) {
+                  failed.set(true);
+                }
+                if (left.decrementAndGet() > 0) {
+                  return;
+                }
+                if (failed.get()) {
+                  step.whenConnected(this::judge);
+                  return;
+                }
+                List<QueueNode> ordered = new ArrayList<>();
+                for (QueueNode r : resolved) {
+                  if (r != null) {
+                    ordered.add(r);
+                  }
+                }
+                ordered.sort(QueueNode.BY_CREATION);
+                decide(step, ordered, queueWatched);
+              });
+    }
+  }
+
+  private void decide(LockRequest.Step step, List<QueueNode> queue, boolean queueWatched) {
+    LockRequest.Node node = step.node();
+    if (node == null || !step.isLive()) {
+      return;
+    }
+    int index = QueueNode.indexOf(queue, node.name());
+    if (index < 0) {
+      // our node is gone although our session lives: someone deleted it. Queue again.
+      log.warn("lock node {} vanished while waiting; queueing again", node.path());
+      step.again();
+      return;
+    }
+    Ordering.Decision decision = rule.decide(queue, index);
+    if (decision instanceof Ordering.Hold) {
+      step.granted();
+    } else if (!step.mayWait()) {
+      step.busy();
+    } else if (decision instanceof Ordering.Watch w) {
+      watchAhead(step, w);
+    } else if (!queueWatched) {
+      watchQueue(step);
+    }
+  }
+
+  /**
+   * Waits for the node ahead that the rule named. No watch on our own node while waiting: a
+   * waiter's node deleted by hand is noticed when we next list, or, if we are granted first, by the
+   * holder's delayed watch (docs/guarantees.md).
+   */
+  private void watchAhead(LockRequest.Step step, Ordering.Watch w) {
+    String ahead = dir + "/" + w.node().name();
+    boolean allAheadGone = w.allAheadGone();
+    // whose node we watch: the getData reply (which tells) precedes any event of its watch
+    AtomicLong owner = new AtomicLong(UNKNOWN_OWNER);
+    LockRequest.Step waiting =
+        step.watch(
+            ahead,
+            WatcherType.Data,
+            (s, event) -> aheadChanged(s, event, allAheadGone, owner.get(), ahead));
+    if (waiting == null) {
+      return;
+    }
+    waiting
+        .zk()
+        .getData(
+            ahead,
+            waiting.watcher(),
+            (rc, p, c, data, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.OK && stat != null) {
+                owner.set(stat.getEphemeralOwner());
+              } else if (code == Code.NONODE) {
+                // gone already (no watch was set), seen by a read of our live session
+                aheadGone(waiting, allAheadGone, NO_OWNER, ahead);
+              } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                waiting.whenConnected(this::judge);
+              }
+            });
+  }
+
+  /** Waits for any change of the queue: a child watch on the directory, then decide again. */
+  private void watchQueue(LockRequest.Step step) {
+    LockRequest.Step waiting =
+        step.watch(
+            dir,
+            WatcherType.Children,
+            (s, event) -> {
+              if (event.getType() != EventType.None) {
+                judgeNext(s);
+              }
+            });
+    if (waiting == null) {
+      return;
+    }
+    waiting
+        .zk()
+        .getChildren(
+            dir,
+            waiting.watcher(),
+            (rc, p, c, children, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.OK) {
+                evaluate(waiting, children, true);
+              } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                waiting.whenConnected(this::judge);
+              }
+            });
+  }
+
+  private void aheadChanged(
+      LockRequest.Step step, WatchedEvent event, boolean allAheadGone, long owner, String ahead) {
+    if (event.getType() == EventType.None) {
+      return; // connection news; the session's news handle it, and the watch stays set
+    }
+    if (event.getType() == EventType.NodeDeleted) {
+      aheadGone(step, allAheadGone, owner, ahead);
+    } else {
+      judgeNext(step);
+    }
+  }
+
+  /**
+   * The node we waited for is gone. {@code owner}: its session ({@link #UNKNOWN_OWNER} if not
+   * known, {@link #NO_OWNER} when a read of our live session found it gone).
+   */
+  private void aheadGone(LockRequest.Step step, boolean allAheadGone, long owner, String ahead) {
+    if (!allAheadGone) {
+      judgeNext(step); // something else may stand ahead: list again
+      return;
+    }
+    if (owner != UNKNOWN_OWNER && owner != step.session()) {
+      // Another session's node: its deletion reached us on our connection, so our session (and
+      // our node) lived when it happened. Nothing else stood before us; new nodes queue behind us.
+      step.granted();
+      return;
+    }
+    // A node of our own session: its deletion may be our session's expiry, which took our node
+    // too (no handoff then). It is a handoff only if our own delete of it was applied.
+    CompletableFuture<Boolean> release = step.ctx().deleter().deleteInFlight(ahead);
+    if (release == null) {
+      judgeNext(step); // the listing fails if the session ended, and we queue again
+      return;
+    }
+    release.thenAccept(
+        applied -> {
+          if (applied) {
+            step.granted();
+          } else {
+            judgeNext(step);
+          }
+        });
+  }
+
+  private void judgeNext(LockRequest.Step step) {
+    LockRequest.Step next = step.next();
+    if (next != null) {
+      judge(next);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package io.zklock.internal;
+
+import io.zklock.SuspensionPolicy;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * What a lock request needs, handed in as one value: the session, the guaranteed deleter, the
+ * directory guard, the registry that tells requests the session's news, how node data is written,
+ * the ACL of new nodes, the suspension policy, the clock and the library's threads. {@link
+ * ZkLocksImpl} makes one per instance; the engine's tests make one around a fake session.
+ *
+ * @param executor where callers' futures complete and listeners run: never ZooKeeper's event thread
+ * @param scheduler for timeouts and delayed steps
+ */
+record RequestContext(
+    SessionPort session,
+    Deleter deleter,
+    Dirs dirs,
+    Requests requests,
+    NodeData nodeData,
+    List<ACL> acl,
+    SuspensionPolicy suspensionPolicy,
+    Clock clock,
+    Executor executor,
+    ScheduledExecutorService scheduler) {
+
+  /** Writes a lock node's data: small UTF-8 JSON about the owner, fixed while held. */
+  @FunctionalInterface
+  interface NodeData {
+    byte[] of(NodeKind kind, long sessionId, Map<String, String> extra);
+  }
+}
