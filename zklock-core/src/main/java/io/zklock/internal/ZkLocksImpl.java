@@ -11,8 +11,6 @@ import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
-import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,12 +48,10 @@ public final class ZkLocksImpl implements ZkLocks {
   private final Deleter deleter;
   private final Dirs dirs;
   private final Clock clock;
-  private final String host;
   private final Requests requests = new Requests();
   private final RequestContext requestContext;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Inspector inspector = new Inspector(this);
-  private volatile String ownerData; // set once, before the instance is handed out
 
   /** Null unless connecting in the background: completes when requests may start. */
   private volatile CompletableFuture<Void> firstReady;
@@ -63,7 +59,7 @@ public final class ZkLocksImpl implements ZkLocks {
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
-  private ZkLocksImpl(SessionConfig config, Clock clock) {
+  private ZkLocksImpl(SessionConfig config, Clock clock, String ownerData) {
     this.config = config;
     this.clock = clock;
     int instance = INSTANCES.incrementAndGet();
@@ -87,20 +83,13 @@ public final class ZkLocksImpl implements ZkLocks {
     this.deleter = new Deleter(session);
     this.dirs =
         new Dirs(config.namespace(), config.acl().entries(), config.guardsDirectories(), session);
-    String h;
-    try {
-      h = InetAddress.getLocalHost().getHostName();
-    } catch (Exception e) {
-      h = "unknown";
-    }
-    this.host = h;
     this.requestContext =
         new RequestContext(
             session,
             deleter,
             dirs,
             requests,
-            this::nodeData,
+            NodeDataWriter.forThisProcess(config.clientName(), ownerData),
             config.acl().entries(),
             config.suspensionPolicy(),
             clock,
@@ -143,8 +132,7 @@ public final class ZkLocksImpl implements ZkLocks {
   }
 
   static ZkLocksImpl connect(SessionConfig config, Clock clock, String ownerData) {
-    ZkLocksImpl impl = new ZkLocksImpl(config, clock);
-    impl.ownerData = ownerData;
+    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData);
     if (config.connectInBackground()) {
       impl.startInBackground();
       return impl;
@@ -420,39 +408,6 @@ public final class ZkLocksImpl implements ZkLocks {
   /** Number of requests pending or held, for tests and metrics. */
   int activeCount() {
     return requests.size();
-  }
-
-  /** The data of a lock node: small UTF-8 JSON about the owner, fixed while held. */
-  byte[] nodeData(NodeKind kind, long sessionId) {
-    return nodeData(kind, sessionId, Map.of());
-  }
-
-  /**
-   * The data of a lock node with extra string fields (for example the election's participant id, or
-   * the simple lock's attempt id).
-   */
-  byte[] nodeData(NodeKind kind, long sessionId, Map<String, String> extra) {
-    StringBuilder more = new StringBuilder();
-    extra.forEach(
-        (k, v) -> more.append(',').append(Json.quote(k)).append(':').append(Json.quote(v)));
-    String json =
-        "{\"client\":"
-            + Json.quote(config.clientName())
-            + ",\"host\":"
-            + Json.quote(host)
-            + ",\"pid\":"
-            + ProcessHandle.current().pid()
-            + ",\"session\":\"0x"
-            + Long.toHexString(sessionId)
-            + "\",\"kind\":\""
-            + kind.label()
-            + "\""
-            + more
-            + (ownerData == null
-                ? ""
-                : "," + Json.quote(Inspection.OWNER_FIELD) + ":" + Json.quote(ownerData))
-            + "}";
-    return json.getBytes(StandardCharsets.UTF_8);
   }
 
   // ------------------------------------------------------------------ ZkLocks

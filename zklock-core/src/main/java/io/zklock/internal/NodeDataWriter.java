@@ -1,0 +1,50 @@
+package io.zklock.internal;
+
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * Writes a lock node's data: small UTF-8 JSON naming the owner (client name, host, pid, session,
+ * kind), the recipe's extra fields, and the client's owner data if it has any. Fixed while held;
+ * {@link Inspection} reads it back.
+ *
+ * @param ownerData the payload of {@code ZkLocks.Builder#ownerData}, or null
+ */
+record NodeDataWriter(String clientName, String host, long pid, String ownerData)
+    implements RequestContext.NodeData {
+
+  /** A writer for this process. */
+  static NodeDataWriter forThisProcess(String clientName, String ownerData) {
+    String h;
+    try {
+      h = InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      h = "unknown";
+    }
+    return new NodeDataWriter(clientName, h, ProcessHandle.current().pid(), ownerData);
+  }
+
+  @Override
+  public byte[] of(NodeKind kind, long sessionId, Map<String, String> extra) {
+    StringBuilder json =
+        new StringBuilder("{\"client\":")
+            .append(Json.quote(clientName))
+            .append(",\"host\":")
+            .append(Json.quote(host))
+            .append(",\"pid\":")
+            .append(pid)
+            .append(",\"session\":\"0x")
+            .append(Long.toHexString(sessionId))
+            .append("\",\"kind\":\"")
+            .append(kind.label())
+            .append('"');
+    extra.forEach(
+        (k, v) -> json.append(',').append(Json.quote(k)).append(':').append(Json.quote(v)));
+    if (ownerData != null) {
+      json.append(',').append(Json.quote(Inspection.OWNER_FIELD)).append(':');
+      json.append(Json.quote(ownerData));
+    }
+    return json.append('}').toString().getBytes(StandardCharsets.UTF_8);
+  }
+}
