@@ -84,9 +84,9 @@ final class QueueLock implements LockPart {
   }
 
   @Override
-  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
+  public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
-    return new Attempt(this, new Ticket(ctx, tryOnly, nanos, hasDeadline)).start();
+    return new Attempt(this, new Ticket(ctx, waiting)).start();
   }
 
   @Override

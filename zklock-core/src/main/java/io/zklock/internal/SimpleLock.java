@@ -52,9 +52,9 @@ final class SimpleLock implements LockPart {
   }
 
   @Override
-  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
+  public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
-    return new SimpleAttempt(this, new Ticket(ctx, tryOnly, nanos, hasDeadline)).start();
+    return new SimpleAttempt(this, new Ticket(ctx, waiting)).start();
   }
 
   @Override
