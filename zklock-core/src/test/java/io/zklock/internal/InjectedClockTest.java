@@ -75,7 +75,6 @@ class InjectedClockTest {
     LeaderElection e = unconnected(Duration.ofSeconds(10)).leaderElection("scheduler", "node-1");
 
     // When it waits half an hour (of the clock's time) for leadership
-    long t0 = System.nanoTime();
     boolean elected =
         assertTimeoutPreemptively(
             Duration.ofSeconds(20),
@@ -84,7 +83,6 @@ class InjectedClockTest {
 
     // Then the deadline, read on the instance's clock, has passed at once
     assertThat(elected).isFalse();
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(20));
   }
 
   @Test
