@@ -145,9 +145,10 @@ final class CohortLock implements LockPart {
   // ---------------------------------------------------------------- requests
 
   @Override
-  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
+  public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
-    Ticket ticket = new Ticket(ctx.requestContext(), tryOnly, nanos, hasDeadline);
+    boolean tryOnly = waiting.isNow();
+    Ticket ticket = new Ticket(ctx.requestContext(), waiting);
     Local w = new Local(ticket);
     ticket.onGiveUp(() -> giveUp(w, null)); // before any grant, so a grant disarms the timer
     synchronized (this) {
@@ -177,7 +178,8 @@ final class CohortLock implements LockPart {
   private void requestNode(boolean tryOnly) {
     CompletableFuture<LockHandle> f;
     try {
-      f = global.start(tryOnly, 0L, false);
+      // the node waits without a deadline: each local waiter's ticket keeps its own
+      f = global.start(tryOnly ? Waiting.NOW : Waiting.FOREVER);
     } catch (RuntimeException e) {
       failAll(e);
       return;

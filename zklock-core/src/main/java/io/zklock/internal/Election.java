@@ -214,11 +214,10 @@ final class Election implements LeaderElection {
 
   @Override
   public boolean awaitLeadership(Duration timeout) throws InterruptedException {
-    long nanos = Args.timeoutNanos(timeout);
-    long deadline = System.nanoTime() + nanos;
+    Waiting waiting = Waiting.after(timeout, ctx.clock());
     synchronized (this) {
       while (!isLeader()) {
-        long left = deadline - System.nanoTime();
+        long left = waiting.remainingNanos(ctx.clock());
         if (left <= 0 || closed) {
           return false;
         }

@@ -333,8 +333,7 @@ final class Inspector {
    */
   private <T> T io(String path, Io<T> io) {
     ctx.checkOpen();
-    long timeout = ctx.config().connectTimeout().toNanos();
-    long deadline = ctx.clock().nanoTime() + timeout;
+    Waiting waiting = Waiting.after(ctx.config().connectTimeout().toNanos(), ctx.clock());
     while (true) {
       CompletableFuture<Session.Conn> c = new CompletableFuture<>();
       ctx.session()
@@ -344,7 +343,7 @@ final class Inspector {
                   c.completeExceptionally(new ZkLockException("this ZkLocks instance is closed")));
       Session.Conn conn;
       try {
-        conn = c.get(Math.max(0L, deadline - ctx.clock().nanoTime()), TimeUnit.NANOSECONDS);
+        conn = c.get(Math.max(0L, waiting.remainingNanos(ctx.clock())), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         throw new ZkLockException(
             "not connected to ZooKeeper at '"
@@ -365,12 +364,12 @@ final class Inspector {
         return io.run(conn.zk());
       } catch (KeeperException.ConnectionLossException
           | KeeperException.OperationTimeoutException e) {
-        if (ctx.clock().nanoTime() - deadline >= 0) {
+        if (waiting.expired(ctx.clock())) {
           throw new ZkLockException("connection lost: " + e.code(), path, conn.sessionId(), e);
         }
         pause(path);
       } catch (KeeperException.SessionExpiredException e) {
-        if (ctx.clock().nanoTime() - deadline >= 0) {
+        if (waiting.expired(ctx.clock())) {
           throw new ZkLockException("session expired", path, conn.sessionId(), e);
         }
         pause(path);

@@ -40,8 +40,8 @@ final class LeasedLock implements StartableLock {
   }
 
   @Override
-  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
-    CompletableFuture<LockHandle> in = lock.start(tryOnly, nanos, hasDeadline);
+  public CompletableFuture<LockHandle> start(Waiting waiting) {
+    CompletableFuture<LockHandle> in = lock.start(waiting);
     CompletableFuture<LockHandle> out = new CompletableFuture<>();
     out.whenComplete(
         (h, e) -> {

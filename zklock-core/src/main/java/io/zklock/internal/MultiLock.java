@@ -94,10 +94,9 @@ final class MultiLock implements StartableLock {
   }
 
   @Override
-  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
+  public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
-    Acquisition r =
-        new Acquisition(tryOnly, hasDeadline ? ctx.clock().nanoTime() + nanos : 0L, hasDeadline);
+    Acquisition r = new Acquisition(waiting);
     r.next();
     return r.result;
   }
@@ -121,9 +120,7 @@ final class MultiLock implements StartableLock {
    * start again from the first part, in canonical order, within the same deadline.
    */
   private final class Acquisition {
-    private final boolean tryOnly;
-    private final long deadline;
-    private final boolean hasDeadline;
+    private final Waiting waiting; // one deadline for every part and every round
     final CompletableFuture<LockHandle> result = new CompletableFuture<>();
 
     // guarded by this
@@ -132,10 +129,8 @@ final class MultiLock implements StartableLock {
     private int
         round; // bumped when the acquisition starts over: late news of a past round is stale
 
-    Acquisition(boolean tryOnly, long deadline, boolean hasDeadline) {
-      this.tryOnly = tryOnly;
-      this.deadline = deadline;
-      this.hasDeadline = hasDeadline;
+    Acquisition(Waiting waiting) {
+      this.waiting = waiting;
       result.whenComplete(
           (h, err) -> {
             if (result.isCancelled()) {
@@ -158,12 +153,11 @@ final class MultiLock implements StartableLock {
           ctx.executor().execute(() -> hand(all, granted));
           return;
         }
-        long remaining = hasDeadline ? deadline - ctx.clock().nanoTime() : 0L;
-        if (hasDeadline && remaining <= 0) {
+        if (waiting.expired(ctx.clock())) {
           fail(null);
           return;
         }
-        f = parts.get(got.size()).start(tryOnly, remaining, hasDeadline);
+        f = parts.get(got.size()).start(waiting);
         current = f;
         r = round;
       }

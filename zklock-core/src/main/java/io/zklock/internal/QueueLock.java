@@ -86,12 +86,10 @@ final class QueueLock implements LockPart {
   }
 
   @Override
-  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
+  public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
     RequestContext rc = ctx.requestContext();
-    return new LockRequest(
-            name, protocol, rc, new Ticket(rc, tryOnly, nanos, hasDeadline), grantView)
-        .start();
+    return new LockRequest(name, protocol, rc, new Ticket(rc, waiting), grantView).start();
   }
 
   @Override

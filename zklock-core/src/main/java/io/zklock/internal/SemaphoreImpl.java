@@ -101,7 +101,7 @@ final class SemaphoreImpl implements DistributedSemaphore {
 
   @Override
   public LockHandle acquire(int count) throws InterruptedException {
-    return Acquisitions.await(start(count(count), 0L, false), leases.dir());
+    return Acquisitions.await(start(count(count), Waiting.FOREVER), leases.dir());
   }
 
   @Override
@@ -116,7 +116,7 @@ final class SemaphoreImpl implements DistributedSemaphore {
     CompletableFuture<Void> checked = permitCount.check();
     List<CompletableFuture<LockHandle>> tries = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      tries.add(leases.start(true, 0L, false));
+      tries.add(leases.start(Waiting.NOW));
     }
     List<LockHandle> got = new ArrayList<>(count);
     RuntimeException failure = null;
@@ -150,11 +150,11 @@ final class SemaphoreImpl implements DistributedSemaphore {
   @Override
   public Optional<LockHandle> tryAcquire(int count, Duration timeout) throws InterruptedException {
     count(count);
-    long nanos = Args.timeoutNanos(timeout);
-    if (nanos == 0) {
+    Waiting waiting = Waiting.after(timeout, ctx.clock());
+    if (waiting.isNow()) {
       return tryAcquire(count);
     }
-    return Optional.ofNullable(Acquisitions.await(start(count, nanos, true), leases.dir()));
+    return Optional.ofNullable(Acquisitions.await(start(count, waiting), leases.dir()));
   }
 
   @Override
@@ -164,7 +164,7 @@ final class SemaphoreImpl implements DistributedSemaphore {
 
   @Override
   public CompletableFuture<LockHandle> acquireAsync(int count) {
-    return start(count(count), 0L, false);
+    return start(count(count), Waiting.FOREVER);
   }
 
   /** Checks a number of permits asked for at once. */
@@ -182,23 +182,17 @@ final class SemaphoreImpl implements DistributedSemaphore {
     return count;
   }
 
-  private CompletableFuture<LockHandle> start(int count, long nanos, boolean hasDeadline) {
+  /** {@code waiting} is never {@link Waiting#NOW}: {@link #tryAcquire(int)} takes leases itself. */
+  private CompletableFuture<LockHandle> start(int count, Waiting waiting) {
     ctx.checkOpen();
-    return ctx.whenReady(n -> startNow(count, n, hasDeadline), nanos, hasDeadline, leases.dir());
+    return ctx.whenReady(w -> startNow(count, w), waiting, leases.dir());
   }
 
-  private CompletableFuture<LockHandle> startNow(int count, long nanos, boolean hasDeadline) {
+  private CompletableFuture<LockHandle> startNow(int count, Waiting waiting) {
     ctx.checkOpen();
     SemaphoreRequest r =
         new SemaphoreRequest(
-            ctx,
-            name,
-            admission,
-            this::leasesAdmittedBy,
-            count,
-            permitCount.check(),
-            nanos,
-            hasDeadline);
+            ctx, name, admission, this::leasesAdmittedBy, count, permitCount.check(), waiting);
     r.start();
     return r.result;
   }

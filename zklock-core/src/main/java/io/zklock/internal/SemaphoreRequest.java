@@ -31,9 +31,7 @@ final class SemaphoreRequest {
   private final Function<String, QueueLock> leasesFor;
   private final int count;
   private final CompletableFuture<Void> checked;
-  private final boolean hasDeadline;
-  private final long deadlineNanos;
-  private final long timeoutNanos;
+  private final Waiting waiting; // one deadline for the admission and the leases
   final CompletableFuture<LockHandle> result = new CompletableFuture<>();
 
   // guarded by this
@@ -43,6 +41,7 @@ final class SemaphoreRequest {
    * @param leasesFor the leases as requested by the holder of a given admission node
    * @param count how many leases, at least 1
    * @param checked completes when the stored permit count is known to match, exceptionally if not
+   * @param waiting how long to wait for the admission and the leases; never {@link Waiting#NOW}
    */
   SemaphoreRequest(
       ZkLocksImpl ctx,
@@ -51,23 +50,20 @@ final class SemaphoreRequest {
       Function<String, QueueLock> leasesFor,
       int count,
       CompletableFuture<Void> checked,
-      long nanos,
-      boolean hasDeadline) {
+      Waiting waiting) {
     this.ctx = ctx;
     this.name = name;
     this.admission = admission;
     this.leasesFor = leasesFor;
     this.count = count;
     this.checked = checked;
-    this.hasDeadline = hasDeadline;
-    this.timeoutNanos = nanos;
-    this.deadlineNanos = hasDeadline ? ctx.clock().nanoTime() + nanos : Long.MAX_VALUE;
+    this.waiting = waiting;
   }
 
   void start() {
     CompletableFuture<LockHandle> first;
     synchronized (this) {
-      first = admission.start(false, timeoutNanos, hasDeadline);
+      first = admission.start(waiting);
       steps = List.of(first);
     }
     result.whenComplete(
@@ -113,15 +109,14 @@ final class SemaphoreRequest {
   private void takeLeases(LockHandle mutex) {
     List<CompletableFuture<LockHandle>> leases = new ArrayList<>(count);
     synchronized (this) {
-      long remaining = hasDeadline ? deadlineNanos - ctx.clock().nanoTime() : 0L;
-      if (result.isDone() || (hasDeadline && remaining <= 0)) {
+      if (result.isDone() || waiting.expired(ctx.clock())) {
         mutex.releaseAsync().whenCompleteAsync((v, t) -> finish(null, null), ctx.executor());
         return;
       }
       String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
       QueueLock q = leasesFor.apply(admissionNode);
       for (int i = 0; i < count; i++) {
-        leases.add(q.start(false, remaining, hasDeadline));
+        leases.add(q.start(waiting));
       }
       steps = leases;
     }

@@ -49,11 +49,10 @@ final class SimpleLock implements LockPart {
   }
 
   @Override
-  public CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline) {
+  public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
     RequestContext rc = ctx.requestContext();
-    return new LockRequest(name, protocol, rc, new Ticket(rc, tryOnly, nanos, hasDeadline), r -> r)
-        .start();
+    return new LockRequest(name, protocol, rc, new Ticket(rc, waiting), r -> r).start();
   }
 
   @Override

@@ -20,40 +20,38 @@ interface StartableLock extends DistributedLock {
   String errorPath();
 
   /**
-   * Starts one request: {@code tryOnly} never waits for a holder; otherwise {@code hasDeadline}
-   * bounds the wait to {@code nanos}. The future completes with the handle, or null when busy or
-   * timed out; cancelling it withdraws the request.
+   * Starts one request that waits for a holder as {@code waiting} says. The future completes with
+   * the handle, or null when busy or timed out; cancelling it withdraws the request.
    */
-  CompletableFuture<LockHandle> start(boolean tryOnly, long nanos, boolean hasDeadline);
+  CompletableFuture<LockHandle> start(Waiting waiting);
 
   @Override
   default LockHandle acquire() throws InterruptedException {
     return Acquisitions.await(
-        ctx().whenReady(n -> start(false, n, false), 0L, false, errorPath()), errorPath());
+        ctx().whenReady(this::start, Waiting.FOREVER, errorPath()), errorPath());
   }
 
   /** Never waits for a holder, and refuses to guess while the connection is down. */
   @Override
   default Optional<LockHandle> tryAcquire() {
     ctx().checkConnected(errorPath());
-    return Acquisitions.awaitUninterruptibly(start(true, 0L, false), errorPath());
+    return Acquisitions.awaitUninterruptibly(start(Waiting.NOW), errorPath());
   }
 
   /** A zero timeout is {@link #tryAcquire()}. */
   @Override
   default Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
-    long nanos = Args.timeoutNanos(timeout);
-    if (nanos == 0) {
+    Waiting waiting = Waiting.after(timeout, ctx().clock());
+    if (waiting.isNow()) {
       return tryAcquire();
     }
     return Optional.ofNullable(
-        Acquisitions.await(
-            ctx().whenReady(n -> start(false, n, true), nanos, true, errorPath()), errorPath()));
+        Acquisitions.await(ctx().whenReady(this::start, waiting, errorPath()), errorPath()));
   }
 
   @Override
   default CompletableFuture<LockHandle> acquireAsync() {
-    return ctx().whenReady(n -> start(false, n, false), 0L, false, errorPath());
+    return ctx().whenReady(this::start, Waiting.FOREVER, errorPath());
   }
 
   @Override

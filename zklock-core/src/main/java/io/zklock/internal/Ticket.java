@@ -17,22 +17,13 @@ import java.util.concurrent.TimeUnit;
 final class Ticket {
   final CompletableFuture<LockHandle> result = new CompletableFuture<>();
   private final RequestContext ctx;
-  private final boolean tryOnly;
-  private final boolean hasDeadline;
-  private final long timeoutNanos;
-  private final long deadlineNanos;
+  private final Waiting waiting;
   private volatile ScheduledFuture<?> timer;
 
-  /**
-   * @param tryOnly never wait for a holder
-   * @param timeoutNanos how long the caller waits, if {@code hasDeadline}
-   */
-  Ticket(RequestContext ctx, boolean tryOnly, long timeoutNanos, boolean hasDeadline) {
+  /** {@code waiting}: how long the caller waits for a holder. */
+  Ticket(RequestContext ctx, Waiting waiting) {
     this.ctx = ctx;
-    this.tryOnly = tryOnly;
-    this.hasDeadline = hasDeadline && !tryOnly;
-    this.timeoutNanos = timeoutNanos;
-    this.deadlineNanos = this.hasDeadline ? ctx.clock().nanoTime() + timeoutNanos : Long.MAX_VALUE;
+    this.waiting = waiting;
   }
 
   /** Runs {@code giveUp} when the deadline passes or the caller cancels {@link #result}. */
@@ -43,19 +34,21 @@ final class Ticket {
             giveUp.run();
           }
         });
-    if (hasDeadline) {
-      timer = ctx.scheduler().schedule(giveUp, timeoutNanos, TimeUnit.NANOSECONDS);
+    if (waiting.hasDeadline()) {
+      timer =
+          ctx.scheduler()
+              .schedule(giveUp, waiting.remainingNanos(ctx.clock()), TimeUnit.NANOSECONDS);
     }
   }
 
   /** Whether the request must not wait for a holder ({@code tryAcquire()}). */
   boolean tryOnly() {
-    return tryOnly;
+    return waiting.isNow();
   }
 
   /** Whether the caller's deadline has passed. */
   boolean expired() {
-    return hasDeadline && ctx.clock().nanoTime() - deadlineNanos >= 0;
+    return waiting.expired(ctx.clock());
   }
 
   /** Stops the deadline's timer: the request was granted or ended. Idempotent. */

@@ -24,7 +24,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongFunction;
+import java.util.function.Function;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
@@ -190,26 +190,23 @@ public final class ZkLocksImpl implements ZkLocks {
   }
 
   /**
-   * Starts a request with {@code start} (given the nanoseconds left of its timeout): at once,
-   * unless this instance connects in the background and has not connected yet; then once it has,
-   * the request waiting at most the connect timeout for it (or its own timeout, if shorter: it then
-   * completes with null, timed out) and failing with a {@link ZkLockException} that names the
-   * connect string. Cancelling the returned future before the connection withdraws the request
-   * before it is made; after, it cancels the request.
+   * Starts a request with {@code start} (given how it waits): at once, unless this instance
+   * connects in the background and has not connected yet; then once it has, the request waiting at
+   * most the connect timeout for it (or until its own deadline, if sooner: it then completes with
+   * null, timed out) and failing with a {@link ZkLockException} that names the connect string. The
+   * time spent waiting for the connection counts against the request's deadline. Cancelling the
+   * returned future before the connection withdraws the request before it is made; after, it
+   * cancels the request.
    */
   CompletableFuture<LockHandle> whenReady(
-      LongFunction<CompletableFuture<LockHandle>> start,
-      long nanos,
-      boolean hasDeadline,
-      String path) {
+      Function<Waiting, CompletableFuture<LockHandle>> start, Waiting waiting, String path) {
     CompletableFuture<Void> gate = firstReady;
     if (gate == null || (gate.isDone() && !gate.isCompletedExceptionally())) {
-      return start.apply(nanos);
+      return start.apply(waiting);
     }
     checkOpen();
-    long t0 = clock.nanoTime();
     long connectNanos = config.connectTimeout().toNanos();
-    boolean ownFirst = hasDeadline && nanos < connectNanos;
+    boolean ownFirst = waiting.endsBefore(connectNanos, clock);
     CompletableFuture<LockHandle> outer = new CompletableFuture<>();
     ScheduledFuture<?> timer =
         pool.schedule(
@@ -230,7 +227,7 @@ public final class ZkLocksImpl implements ZkLocks {
                         null));
               }
             },
-            ownFirst ? nanos : connectNanos,
+            ownFirst ? waiting.remainingNanos(clock) : connectNanos,
             TimeUnit.NANOSECONDS);
     gate.whenComplete(
         (v, err) -> {
@@ -242,14 +239,13 @@ public final class ZkLocksImpl implements ZkLocks {
             outer.completeExceptionally(err);
             return;
           }
-          long left = nanos - (clock.nanoTime() - t0);
-          if (hasDeadline && left <= 0) {
+          if (waiting.expired(clock)) {
             outer.complete(null);
             return;
           }
           CompletableFuture<LockHandle> inner;
           try {
-            inner = start.apply(hasDeadline ? left : nanos);
+            inner = start.apply(waiting);
           } catch (RuntimeException e) {
             outer.completeExceptionally(e);
             return;
