@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A cohort lock (see {@link LockOptions#cohort()}): the requests of one {@link ZkLocksImpl} on one
- * lock share one node, requested through an ordinary queue request ({@link QueueLock} of kind
- * {@link NodeKind#COHORT}, or {@link NodeKind#COHORT_WRITE} / {@link NodeKind#COHORT_READ} for the
- * sides of a cohort read-write lock).
+ * lock share one node, requested through an ordinary queue request ({@link NodeLock} of kind {@link
+ * NodeKind#COHORT}, or {@link NodeKind#COHORT_WRITE} / {@link NodeKind#COHORT_READ} for the sides
+ * of a cohort read-write lock).
  *
  * <p>Exclusive mode (the mutex, the write side): while the node is held, local requests wait here
  * in arrival order and each release hands the lock to the next one in memory.
@@ -52,7 +52,7 @@ final class CohortLock implements LockPart {
   private final LockOptions options;
   private final long maxHoldNanos;
   private final boolean shared;
-  private final QueueLock global;
+  private final NodeLock global;
   private final Lock view;
 
   // guarded by this
@@ -98,7 +98,7 @@ final class CohortLock implements LockPart {
     this.maxHoldNanos = options.maxLocalHold().toNanos();
     this.shared = !kind.exclusive();
     this.global =
-        new QueueLock(
+        NodeLock.queue(
             ctx,
             name,
             ctx.dirOf(name),

@@ -43,7 +43,7 @@ final class Election implements LeaderElection {
   private final ZkLocksImpl ctx;
   private final String name;
   private final String participantId;
-  private final QueueLock queue;
+  private final NodeLock queue;
   private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
 
   /** Listener calls, one at a time and in order: an elected is never overtaken by its revoked. */
@@ -69,7 +69,7 @@ final class Election implements LeaderElection {
     this.participantId = participantId;
     this.events = new SerialExecutor(ctx.executor());
     this.queue =
-        new QueueLock(
+        NodeLock.queue(
             ctx,
             name,
             ctx.dirOf(name),

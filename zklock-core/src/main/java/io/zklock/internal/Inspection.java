@@ -107,7 +107,7 @@ public final class Inspection {
       Read simple = null;
       List<Read> queued = new ArrayList<>();
       for (Read r : d.nodes()) {
-        if (r.name().equals(SimpleLock.NODE)) {
+        if (r.name().equals(SingleNodeProtocol.NODE)) {
           simple = r;
         } else if (QueueNode.parse(r.name()) != null) {
           queued.add(r);

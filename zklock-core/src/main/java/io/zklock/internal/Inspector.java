@@ -139,7 +139,7 @@ final class Inspector {
   }
 
   static boolean isLockNode(String child) {
-    return child.equals(SimpleLock.NODE) || QueueNode.parse(child) != null;
+    return child.equals(SingleNodeProtocol.NODE) || QueueNode.parse(child) != null;
   }
 
   private static List<String> childrenOf(ZooKeeper zk, String dir)

@@ -14,8 +14,13 @@ interface NodeProtocol {
   /** The directory the node is made in: its ACL is checked, and it is created when missing. */
   String dir();
 
+  /** The kind of node the protocol makes. */
+  NodeKind kind();
+
   /** What a handle's {@code toString} calls the lock's kind. */
-  String label();
+  default String label() {
+    return kind().label();
+  }
 
   /**
    * Sends the create of the request's node, and reports: {@link LockRequest.Step#created}, then

@@ -57,11 +57,7 @@ final class QueueProtocol implements NodeProtocol {
   }
 
   @Override
-  public String label() {
-    return kind.label();
-  }
-
-  NodeKind kind() {
+  public NodeKind kind() {
     return kind;
   }
 

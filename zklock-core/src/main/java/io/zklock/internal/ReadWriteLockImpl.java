@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The read-write lock: two {@link QueueLock}s, {@link NodeKind#READ} and {@link NodeKind#WRITE},
+ * The read-write lock: two {@link NodeLock}s, {@link NodeKind#READ} and {@link NodeKind#WRITE},
  * queueing in one directory under {@link Ordering#shared} and {@link Ordering#exclusive}; a
  * downgrade pins the write node (see {@link WriteHandle#pin()}); {@link RwView} is the thread-aware
  * JDK view.
@@ -48,7 +48,7 @@ final class ReadWriteLockImpl implements ReadWriteLock {
     }
     String dir = ctx.dirOf(name);
     this.read =
-        new QueueLock(
+        NodeLock.queue(
             ctx,
             name,
             dir,
@@ -57,7 +57,7 @@ final class ReadWriteLockImpl implements ReadWriteLock {
             Map.of(),
             view::newReadView);
     this.write =
-        new QueueLock(
+        NodeLock.queue(
             ctx,
             name,
             dir,

@@ -29,8 +29,8 @@ final class SemaphoreImpl implements DistributedSemaphore {
   private final ZkLocksImpl ctx;
   private final String name;
   private final int permits;
-  private final QueueLock admission;
-  private final QueueLock leases;
+  private final NodeLock admission;
+  private final NodeLock leases;
   private final Ordering.Rule leaseRule;
   private final PermitCount permitCount;
 
@@ -44,7 +44,7 @@ final class SemaphoreImpl implements DistributedSemaphore {
     this.permits = permits;
     String dir = ctx.dirOf(name);
     this.admission =
-        new QueueLock(
+        NodeLock.queue(
             ctx,
             name,
             dir + "/" + Inspector.QUEUE,
@@ -55,7 +55,7 @@ final class SemaphoreImpl implements DistributedSemaphore {
     this.leaseRule = Ordering.lease(permits);
     this.permitCount = new PermitCount(ctx, dir, permits);
     this.leases =
-        new QueueLock(
+        NodeLock.queue(
             ctx,
             name,
             dir + "/" + Inspector.LEASES,
@@ -69,8 +69,8 @@ final class SemaphoreImpl implements DistributedSemaphore {
    * The leases as requested by a waiter admitted with the admission node {@code admissionNode}: the
    * lease's data names that node, so that {@code ZkLocks#inspect} counts the request once.
    */
-  private QueueLock leasesAdmittedBy(String admissionNode) {
-    return new QueueLock(
+  private NodeLock leasesAdmittedBy(String admissionNode) {
+    return NodeLock.queue(
         ctx,
         name,
         leases.dir(),

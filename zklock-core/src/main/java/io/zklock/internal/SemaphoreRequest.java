@@ -27,8 +27,8 @@ import java.util.function.Function;
 final class SemaphoreRequest {
   private final ZkLocksImpl ctx;
   private final String name;
-  private final QueueLock admission;
-  private final Function<String, QueueLock> leasesFor;
+  private final NodeLock admission;
+  private final Function<String, NodeLock> leasesFor;
   private final int count;
   private final CompletableFuture<Void> checked;
   private final Waiting waiting; // one deadline for the admission and the leases
@@ -46,8 +46,8 @@ final class SemaphoreRequest {
   SemaphoreRequest(
       ZkLocksImpl ctx,
       String name,
-      QueueLock admission,
-      Function<String, QueueLock> leasesFor,
+      NodeLock admission,
+      Function<String, NodeLock> leasesFor,
       int count,
       CompletableFuture<Void> checked,
       Waiting waiting) {
@@ -114,7 +114,7 @@ final class SemaphoreRequest {
         return;
       }
       String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
-      QueueLock q = leasesFor.apply(admissionNode);
+      NodeLock q = leasesFor.apply(admissionNode);
       for (int i = 0; i < count; i++) {
         leases.add(q.start(waiting));
       }

@@ -18,12 +18,15 @@ import org.apache.zookeeper.data.Stat;
  * (adopt it), another id means someone else holds the lock (seed 001's checkNode).
  */
 final class SingleNodeProtocol implements NodeProtocol {
+  /** The name of the lock node inside the directory. */
+  static final String NODE = NodeKind.SIMPLE.prefix() + "-lock";
+
   private final String dir;
   private final String path;
 
-  SingleNodeProtocol(String dir, String path) {
+  SingleNodeProtocol(String dir) {
     this.dir = dir;
-    this.path = path;
+    this.path = dir + "/" + NODE;
   }
 
   @Override
@@ -32,8 +35,8 @@ final class SingleNodeProtocol implements NodeProtocol {
   }
 
   @Override
-  public String label() {
-    return NodeKind.SIMPLE.label();
+  public NodeKind kind() {
+    return NodeKind.SIMPLE;
   }
 
   @Override

@@ -410,7 +410,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public DistributedLock mutex(String name) {
-    return new QueueLock(this, Args.lockName(name), NodeKind.MUTEX);
+    return NodeLock.queue(this, Args.lockName(name), NodeKind.MUTEX);
   }
 
   @Override
@@ -463,7 +463,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public DistributedLock simpleLock(String name) {
-    return new SimpleLock(this, Args.lockName(name));
+    return NodeLock.simple(this, Args.lockName(name));
   }
 
   @Override
