@@ -18,10 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -53,8 +51,7 @@ public final class ZkLocksImpl implements ZkLocks {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Inspector inspector = new Inspector(this);
 
-  /** Null unless connecting in the background: completes when requests may start. */
-  private volatile CompletableFuture<Void> firstReady;
+  private final StartGate gate;
 
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
@@ -81,6 +78,7 @@ public final class ZkLocksImpl implements ZkLocks {
     this.serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
     this.deleter = new Deleter(session);
+    this.gate = new StartGate(config, clock, pool);
     this.dirs =
         new Dirs(config.namespace(), config.acl().entries(), config.guardsDirectories(), session);
     this.requestContext =
@@ -152,35 +150,11 @@ public final class ZkLocksImpl implements ZkLocks {
   }
 
   /**
-   * {@code connectInBackground}: opens the session without waiting; requests wait for {@link
-   * #firstReady}, which completes once the first connection is made and this client's identities
-   * are known (the namespace is created with the first lock directory, by {@link Dirs}).
+   * {@code connectInBackground}: opens the session without waiting; requests wait at the {@link
+   * StartGate} until the first connection is made and this client's identities are known.
    */
   private void startInBackground() {
-    CompletableFuture<Void> gate = new CompletableFuture<>();
-    session.addObserver(
-        new Session.Observer() {
-          @Override
-          public void connected(Session.Conn conn) {
-            if (!gate.isDone()) {
-              dirs.learnIdentities(conn.zk(), config.auth());
-              gate.complete(null);
-              session.removeObserver(this);
-            }
-          }
-
-          @Override
-          public void suspended(Session.Conn conn) {}
-
-          @Override
-          public void expired(Session.Conn expired) {}
-
-          @Override
-          public void closed() {
-            gate.completeExceptionally(new ZkLockException("this ZkLocks instance is closed"));
-          }
-        });
-    firstReady = gate;
+    gate.closeUntilConnected(session, conn -> dirs.learnIdentities(conn.zk(), config.auth()));
     try {
       session.startInBackground();
     } catch (RuntimeException e) {
@@ -189,105 +163,24 @@ public final class ZkLocksImpl implements ZkLocks {
     }
   }
 
-  /**
-   * Starts a request with {@code start} (given how it waits): at once, unless this instance
-   * connects in the background and has not connected yet; then once it has, the request waiting at
-   * most the connect timeout for it (or until its own deadline, if sooner: it then completes with
-   * null, timed out) and failing with a {@link ZkLockException} that names the connect string. The
-   * time spent waiting for the connection counts against the request's deadline. Cancelling the
-   * returned future before the connection withdraws the request before it is made; after, it
-   * cancels the request.
-   */
+  /** Starts a request at once, or once this instance may start requests ({@link StartGate}). */
   CompletableFuture<LockHandle> whenReady(
       Function<Waiting, CompletableFuture<LockHandle>> start, Waiting waiting, String path) {
-    CompletableFuture<Void> gate = firstReady;
-    if (gate == null || (gate.isDone() && !gate.isCompletedExceptionally())) {
+    if (gate.isOpen()) {
       return start.apply(waiting);
     }
     checkOpen();
-    long connectNanos = config.connectTimeout().toNanos();
-    boolean ownFirst = waiting.endsBefore(connectNanos, clock);
-    CompletableFuture<LockHandle> outer = new CompletableFuture<>();
-    ScheduledFuture<?> timer =
-        pool.schedule(
-            () -> {
-              if (ownFirst) {
-                outer.complete(null);
-              } else {
-                outer.completeExceptionally(
-                    new ZkLockException(
-                        "not connected to ZooKeeper at '"
-                            + config.connectString()
-                            + "' within the connect timeout of "
-                            + config.connectTimeout().toMillis()
-                            + " ms: no server has answered since this client was built"
-                            + " (connectInBackground); is the ensemble running and reachable?",
-                        path,
-                        0L,
-                        null));
-              }
-            },
-            ownFirst ? waiting.remainingNanos(clock) : connectNanos,
-            TimeUnit.NANOSECONDS);
-    gate.whenComplete(
-        (v, err) -> {
-          timer.cancel(false);
-          if (outer.isDone()) {
-            return;
-          }
-          if (err != null) {
-            outer.completeExceptionally(err);
-            return;
-          }
-          if (waiting.expired(clock)) {
-            outer.complete(null);
-            return;
-          }
-          CompletableFuture<LockHandle> inner;
-          try {
-            inner = start.apply(waiting);
-          } catch (RuntimeException e) {
-            outer.completeExceptionally(e);
-            return;
-          }
-          outer.whenComplete(
-              (h, e) -> {
-                if (e != null) {
-                  inner.cancel(true); // the caller gave up: withdraw the request
-                }
-              });
-          inner.whenComplete(
-              (h, e) -> {
-                if (e != null) {
-                  outer.completeExceptionally(
-                      e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                          ? e.getCause()
-                          : e);
-                } else if (!outer.complete(h) && h != null) {
-                  h.releaseAsync(); // the caller gave up meanwhile
-                }
-              });
-        });
-    return outer;
+    return gate.whenOpen(start, waiting, path);
   }
 
-  /**
-   * Runs {@code r} once requests may start (at once, unless connecting in the background and not
-   * connected yet); never if this instance is closed first.
-   */
   /** Whether requests may start at once (see {@link #whenReady(Runnable)}). */
   boolean isReady() {
-    CompletableFuture<Void> gate = firstReady;
-    return gate == null || gate.isDone();
+    return gate.isReadyOrFailed();
   }
 
+  /** Runs {@code r} once requests may start; never if this instance is closed first. */
   void whenReady(Runnable r) {
-    CompletableFuture<Void> gate = firstReady;
-    if (gate == null || gate.isDone()) {
-      r.run();
-    } else {
-      gate.thenRun(r);
-    }
+    gate.whenReadyOrFailed(r);
   }
 
   private void createNamespace() {
