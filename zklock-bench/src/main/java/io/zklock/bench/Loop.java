@@ -50,6 +50,12 @@ final class Loop {
     long t0 = System.nanoTime();
     Env.Counters c0 = env.counters();
     sleep(env.config.measureSeconds);
+    // A window too short for even one operation (a tiny --seconds on a loaded machine) would
+    // measure nothing: it is stretched until one completes, and the rate divides by its real length.
+    long stretchUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (done.sum() == n0 && failure.get() == null && System.nanoTime() - stretchUntil < 0) {
+      Thread.sleep(5);
+    }
     long n1 = done.sum();
     long t1 = System.nanoTime();
     Env.Counters c1 = env.counters();
