@@ -85,6 +85,29 @@ class FailureModesTest extends ZkTestSupport {
   }
 
   @Test
+  void tryAcquireWithTimeout_whileDisconnected_waitsForTheConnection_thenReturnsEmptyAtTheTimeout()
+      throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
+      ZkLocks locks = proxied(proxy, Duration.ofSeconds(20));
+      proxy.refuse();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> locks.sessionState() == SessionState.SUSPENDED);
+
+      long t0 = System.nanoTime();
+      assertThat(locks.mutex("offline").tryAcquire(Duration.ofMillis(500)))
+          .as("no connection within the timeout: empty, not an exception")
+          .isEmpty();
+      long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      assertThat(waited)
+          .as("it waited its timeout, not longer than the timer's slack")
+          .isBetween(450L, 10_000L);
+      proxy.pass();
+    }
+    assertNoLockNodes();
+  }
+
+  @Test
   void acquireAsync_refusedByTheServer_isAFailedFuture_notAThrow() throws Exception {
     ZkLocks alice = track(builder().digest("alice", "secret").build());
     LockHandle h = alice.mutex("acl").acquire();
@@ -158,8 +181,12 @@ class FailureModesTest extends ZkTestSupport {
 
       long t0 = System.nanoTime();
       CompletableFuture<Void> released = CompletableFuture.runAsync(h::release);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !h.isHeld());
+      CompletableFuture<Void> again = h.releaseAsync();
+      assertThat(again).as("a second release waits for the same deletion").isNotDone();
       released.get(negotiated.toMillis() * 3, TimeUnit.MILLISECONDS);
       long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      again.get(5, TimeUnit.SECONDS);
 
       assertThat(proxy.mode()).as("still cut off").isEqualTo(FaultProxy.Mode.BLACKHOLE);
       assertThat(waited)
