@@ -64,11 +64,7 @@ class FailureModesTest extends ZkTestSupport {
   @Test
   void acquireAsync_whileDisconnected_doesNotFail_butWaitsForTheConnection() throws Exception {
     try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
-      ZkLocks locks = proxied(proxy, Duration.ofSeconds(20));
-      proxy.refuse();
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> locks.sessionState() == SessionState.SUSPENDED);
+      ZkLocks locks = suspended(proxy);
 
       CompletableFuture<LockHandle> f = locks.mutex("offline").acquireAsync();
 
@@ -88,11 +84,7 @@ class FailureModesTest extends ZkTestSupport {
   void tryAcquireWithTimeout_whileDisconnected_waitsForTheConnection_thenReturnsEmptyAtTheTimeout()
       throws Exception {
     try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
-      ZkLocks locks = proxied(proxy, Duration.ofSeconds(20));
-      proxy.refuse();
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> locks.sessionState() == SessionState.SUSPENDED);
+      ZkLocks locks = suspended(proxy);
 
       long t0 = System.nanoTime();
       assertThat(locks.mutex("offline").tryAcquire(Duration.ofMillis(500)))
@@ -229,12 +221,8 @@ class FailureModesTest extends ZkTestSupport {
   @Test
   void semaphoreTryAcquire_whileDisconnected_failsAtOnce_checkingTheCountFirst() throws Exception {
     try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
-      ZkLocks locks = proxied(proxy, Duration.ofSeconds(20));
+      ZkLocks locks = suspended(proxy);
       DistributedSemaphore sem = locks.semaphore("offline", 2);
-      proxy.refuse();
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> locks.sessionState() == SessionState.SUSPENDED);
 
       long t0 = System.nanoTime();
       assertThatThrownBy(sem::tryAcquire)
@@ -312,6 +300,16 @@ class FailureModesTest extends ZkTestSupport {
             .namespace(namespace)
             .sessionTimeout(sessionTimeout)
             .build());
+  }
+
+  /** A client through {@code proxy} whose connection is then refused: suspended, not expired. */
+  private ZkLocks suspended(FaultProxy proxy) {
+    ZkLocks locks = proxied(proxy, Duration.ofSeconds(20));
+    proxy.refuse();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> locks.sessionState() == SessionState.SUSPENDED);
+    return locks;
   }
 
   private void awaitNodes(int n) {
