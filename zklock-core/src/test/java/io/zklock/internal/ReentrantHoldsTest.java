@@ -37,9 +37,7 @@ class ReentrantHoldsTest {
 
   @Test
   void exit_onlyTheLastReleases() {
-    FakeHandle h = new FakeHandle();
-    holds.enter(() -> h);
-    holds.enter(this::acquire);
+    FakeHandle h = enterTwice();
 
     holds.exit();
     assertThat(h.releases()).as("one hold left").isZero();
@@ -135,9 +133,7 @@ class ReentrantHoldsTest {
 
   @Test
   void reentry_afterTheHandleWasLost_throwsLockLost_releasesIt_andClearsTheHold() {
-    FakeHandle h = new FakeHandle();
-    holds.enter(() -> h);
-    holds.enter(this::acquire);
+    FakeHandle h = enterTwice();
     h.lose();
 
     assertThatThrownBy(() -> holds.enter(this::acquire))
@@ -159,9 +155,7 @@ class ReentrantHoldsTest {
 
   @Test
   void lastExit_afterTheHandleWasLost_releases_andThrowsLockLost() {
-    FakeHandle h = new FakeHandle();
-    holds.enter(() -> h);
-    holds.enter(this::acquire);
+    FakeHandle h = enterTwice();
     h.lose();
 
     holds.exit(); // not the last: counts down, as on a held lock
@@ -170,6 +164,14 @@ class ReentrantHoldsTest {
         .isInstanceOf(LockLostException.class);
     assertThat(h.releases()).isEqualTo(1);
     assertThat(holds.isHeldByCurrentThread()).isFalse();
+  }
+
+  /** The current thread enters twice; returns the handle its first entry acquired. */
+  private FakeHandle enterTwice() {
+    FakeHandle h = new FakeHandle();
+    holds.enter(() -> h);
+    holds.enter(this::acquire);
+    return h;
   }
 
   private static Throwable exitCatching(ReentrantHolds holds) {
