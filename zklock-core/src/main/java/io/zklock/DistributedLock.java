@@ -25,11 +25,16 @@ public interface DistributedLock {
   /**
    * Acquires the lock, waiting as long as it takes.
    *
+   * <p>A connection loss or a session expiry does not end the wait: the request waits for the
+   * connection to return and, after an expiry, queues again on the new session.
+   *
    * @return the handle of the grant
    * @throws InterruptedException if the calling thread is interrupted while waiting; the request is
    *     then withdrawn (its node deleted, also across a connection loss) and the lock is not held
-   * @throws ZkLockException if the lock cannot be requested (for example the {@link ZkLocks} is
-   *     closed)
+   * @throws ZkLockException if the request cannot be made or fails, as {@link #acquireAsync()}'s
+   *     future would: the {@link ZkLocks} is closed (before or during the wait), the server refuses
+   *     the request (ACL), or, with {@link ZkLocks.Builder#connectInBackground()}, no server
+   *     answered within the connect timeout
    */
   LockHandle acquire() throws InterruptedException;
 
@@ -37,9 +42,16 @@ public interface DistributedLock {
    * Acquires the lock only if it is free now. This makes one request to ZooKeeper but never waits
    * for another holder; when the lock is busy the request is withdrawn and nothing is left behind.
    *
+   * <p>It is not interruptible: an interrupt during its round trip is kept (the interrupt status is
+   * set again) and the answer is still given. If the connection is lost while its request is in
+   * flight, it waits for the connection to come back, to learn whether its node was created and to
+   * leave nothing behind; it never waits for a holder.
+   *
    * @return the handle, or empty if the lock is held by someone else
-   * @throws ZkLockException if the session is not connected now (suspended or re-establishing after
-   *     an expiry): whether the lock is free cannot be known, and this method does not wait
+   * @throws ZkLockException if the {@link ZkLocks} is closed; if the session is not connected now
+   *     (suspended, re-establishing after an expiry, or not connected yet): whether the lock is
+   *     free cannot be known, and this method does not wait; or if the server refuses the request
+   *     (ACL)
    */
   Optional<LockHandle> tryAcquire();
 
@@ -47,22 +59,50 @@ public interface DistributedLock {
    * Acquires the lock if it becomes free within {@code timeout}. A zero timeout behaves like {@link
    * #tryAcquire()}. On timeout the request is withdrawn and nothing is left behind.
    *
+   * <p>Unlike {@link #tryAcquire()}, a positive timeout also covers time without a connection: the
+   * request waits for the connection to return, and returns empty when the timeout elapses first.
+   *
    * @param timeout how long to wait; must not be negative
    * @return the handle, or empty if the timeout elapsed first
    * @throws IllegalArgumentException if {@code timeout} is negative or too large to represent in
    *     nanoseconds
    * @throws InterruptedException if the calling thread is interrupted while waiting (the request is
    *     withdrawn)
+   * @throws ZkLockException if the {@link ZkLocks} is closed (before or during the wait), or the
+   *     request fails as {@link #acquire()}'s does; with a zero timeout, as {@link #tryAcquire()}
    */
   Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException;
 
   /**
    * Requests the lock without blocking the caller. No thread waits on the caller's behalf:
-   * thousands of pending requests cost no threads. Cancelling the future ({@code cancel(true)} or
-   * {@code cancel(false)}) withdraws the request; if the lock was granted in the meantime it is
-   * released.
+   * thousands of pending requests cost no threads.
    *
-   * @return a future completing with the handle, on the library's executor
+   * <p><b>Failures.</b> Only a request that cannot be made at all fails at once: this method
+   * throws. Everything that happens to a request once made is delivered through the future. Like
+   * {@link #acquire()}, the request does not fail because the connection is down or the session
+   * expired: it waits for the connection, and after an expiry queues again on the new session; only
+   * cancelling the future or closing the {@link ZkLocks} ends that wait.
+   *
+   * <p><b>Cancelling.</b> {@code cancel(true)} and {@code cancel(false)} withdraw the request: its
+   * node is deleted in the background (also across a connection loss) and waiters behind it are not
+   * held up. A grant that races the cancellation is released. Once the future has completed with a
+   * handle, cancelling does nothing ({@code cancel} returns {@code false}): the caller holds the
+   * lock and must release it.
+   *
+   * <p><b>Threads.</b> The future completes on the library's executor, never in the calling thread
+   * or on ZooKeeper's event thread; dependent actions should not block it (use the {@code ...Async}
+   * methods with an executor of your own for long work). As for any {@link CompletableFuture}, a
+   * cancellation completes it in the cancelling thread, and a {@link ZkLocks#close()} may fail it
+   * in the closing thread.
+   *
+   * @return a future completing with the handle, or exceptionally with a {@link ZkLockException} if
+   *     the {@link ZkLocks} is closed while the request waits, if the server refuses the request
+   *     (for example the lock's ACL does not let this client's identity queue, or an existing
+   *     directory lets other identities write: see {@link ZkLocks.Builder#trustExistingAcl()}), or,
+   *     with {@link ZkLocks.Builder#connectInBackground()}, if no server answered within the
+   *     connect timeout; or with a {@link java.util.concurrent.CancellationException} once
+   *     cancelled
+   * @throws ZkLockException if the {@link ZkLocks} is closed
    */
   CompletableFuture<LockHandle> acquireAsync();
 
@@ -103,10 +143,14 @@ public interface DistributedLock {
    *
    * <p>A loss is never hidden: once the lock held by a thread is lost (session expired, node
    * deleted), that thread's next {@code lock()}/{@code tryLock()} (a reentrant acquisition) and its
-   * next {@code unlock()} throw {@link LockLostException}, and its hold is cleared, so later calls
-   * of {@code unlock()} throw {@link IllegalMonitorStateException}. A thread that re-enters before
-   * this process has learned of the loss cannot be told yet: use {@link LockHandle#fencingToken()}
-   * where that matters.
+   * last {@code unlock()} (the one that would release the lock) throw {@link LockLostException},
+   * and its hold is cleared, so later calls of {@code unlock()} throw {@link
+   * IllegalMonitorStateException}; an inner {@code unlock()} of nested holds only counts down. A
+   * thread that re-enters before this process has learned of the loss cannot be told yet: use
+   * {@link LockHandle#fencingToken()} where that matters.
+   *
+   * <p>The view's {@code unlock()} releases as {@link LockHandle#release()} does, and may throw
+   * what it throws.
    */
   Lock asLock();
 }

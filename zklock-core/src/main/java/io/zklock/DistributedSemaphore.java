@@ -51,16 +51,29 @@ public interface DistributedSemaphore {
    * @return the lease
    * @throws InterruptedException if the calling thread is interrupted while waiting; the request is
    *     then withdrawn (its nodes deleted) and no lease is held
-   * @throws ZkLockException if the lease cannot be requested (for example the {@link ZkLocks} is
-   *     closed)
+   * @throws ZkLockException if the lease cannot be requested or the request fails, as {@link
+   *     #acquireAsync()}'s future would: the {@link ZkLocks} is closed (before or during the wait),
+   *     the semaphore stores another permit count, the server refuses the request (ACL), or no
+   *     server answered within the connect timeout of {@link ZkLocks.Builder#connectInBackground()}
    */
   LockHandle acquire() throws InterruptedException;
 
   /**
-   * Takes a lease only if one is free now. Never waits for a holder or a waiter; when none is free
-   * the lease node is deleted and nothing is left behind.
+   * Takes a lease only if one is free now. Never waits for a holder or a waiter: it skips the fair
+   * queue (so it may take a permit ahead of earlier waiters) and makes one request, creating a
+   * lease node and listing the leases, pipelined; the stored permit count is checked alongside.
+   * When no permit is free it deletes its lease node before it returns, so nothing is left behind.
+   *
+   * <p>It refuses to guess while disconnected: if the session is not connected when it is called,
+   * it throws at once rather than wait. If the connection is lost while its request is in flight,
+   * it waits for the connection to come back, to learn whether its node was created and to leave
+   * nothing behind; it never waits for a holder. It is not interruptible: an interrupt meanwhile is
+   * kept (the interrupt status is set again) and the answer is still given.
    *
    * @return the lease, or empty if every permit is in use
+   * @throws ZkLockException if the {@link ZkLocks} is closed; if the session is not connected now
+   *     (suspended, re-establishing after an expiry, or not connected yet); if the semaphore stores
+   *     another permit count; or if the server refuses the request (ACL)
    */
   Optional<LockHandle> tryAcquire();
 
@@ -72,14 +85,21 @@ public interface DistributedSemaphore {
    * @return the lease, or empty if the timeout elapsed first
    * @throws IllegalArgumentException if {@code timeout} is negative or too large
    * @throws InterruptedException if interrupted while waiting (the request is withdrawn)
+   * @throws ZkLockException as {@link #acquire()}; with a zero timeout, as {@link #tryAcquire()}
    */
   Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException;
 
   /**
-   * Requests a lease without blocking the caller or holding a thread. Cancelling the future
-   * withdraws the request; a lease granted in the meantime is released.
+   * Requests a lease without blocking the caller or holding a thread, with the failure modes of
+   * {@link DistributedLock#acquireAsync()}: only a request that cannot be made at all throws (the
+   * {@link ZkLocks} is closed); everything else, including another stored permit count, fails the
+   * future; a connection loss or a session expiry does not. Cancelling the future withdraws the
+   * request (its nodes deleted in the background); a lease granted in the meantime is released; a
+   * future already completed with a lease is not affected (release the lease).
    *
-   * @return a future completing with the lease, on the library's executor
+   * @return a future completing with the lease, on the library's executor, or exceptionally with a
+   *     {@link ZkLockException}
+   * @throws ZkLockException if the {@link ZkLocks} is closed
    */
   CompletableFuture<LockHandle> acquireAsync();
 
@@ -107,10 +127,17 @@ public interface DistributedSemaphore {
    * once and keeps them only if all were free: under contention it may fail although that many were
    * free a moment before or after.
    *
+   * <p>It behaves as {@link #tryAcquire()} otherwise: one request per permit, all sent at once,
+   * never waiting for a holder; it throws at once if not connected, and waits only for a connection
+   * lost while its requests are in flight.
+   *
    * @param permits how many, from 1 to {@link #permits()}
-   * @return one lease covering them all, or empty (nothing held, nothing left behind)
-   * @throws IllegalArgumentException if {@code permits} is out of range
-   * @throws ZkLockException if not connected now, or the semaphore stores another permit count
+   * @return one lease covering them all, or empty: nothing held; a permit it got while another was
+   *     busy is given back, its node deleted in the background
+   * @throws IllegalArgumentException if {@code permits} is out of range (checked first, also while
+   *     disconnected)
+   * @throws ZkLockException if the {@link ZkLocks} is closed, the session is not connected now, the
+   *     semaphore stores another permit count, or the server refuses the request (ACL)
    */
   default Optional<LockHandle> tryAcquire(int permits) {
     throw new UnsupportedOperationException(
@@ -128,7 +155,8 @@ public interface DistributedSemaphore {
    * @throws IllegalArgumentException if {@code permits} is out of range, or {@code timeout} is
    *     negative or too large
    * @throws InterruptedException if interrupted while waiting (the request is withdrawn)
-   * @throws ZkLockException if the semaphore stores another permit count
+   * @throws ZkLockException as {@link #acquire(int)}; with a zero timeout, as {@link
+   *     #tryAcquire(int)}
    */
   default Optional<LockHandle> tryAcquire(int permits, Duration timeout)
       throws InterruptedException {
@@ -142,8 +170,10 @@ public interface DistributedSemaphore {
    *
    * @param permits how many, from 1 to {@link #permits()}
    * @return a future completing with one lease covering them all, on the library's executor, or
-   *     exceptionally with {@link ZkLockException} if the semaphore stores another permit count
+   *     exceptionally with {@link ZkLockException} as {@link #acquireAsync()}'s (for example if the
+   *     semaphore stores another permit count)
    * @throws IllegalArgumentException if {@code permits} is out of range
+   * @throws ZkLockException if the {@link ZkLocks} is closed
    */
   default CompletableFuture<LockHandle> acquireAsync(int permits) {
     throw new UnsupportedOperationException(

@@ -57,7 +57,8 @@ public interface LeaderElection extends AutoCloseable {
   Optional<Long> epoch();
 
   /**
-   * Waits until this participant leads, the timeout elapses, or the election is closed.
+   * Waits until this participant leads, the timeout elapses, or the election is closed. A zero
+   * timeout answers {@link #isLeader()} without waiting.
    *
    * @param timeout how long to wait; must not be negative
    * @return {@code true} if it leads

@@ -101,17 +101,42 @@ public interface LockHandle extends AutoCloseable {
 
   /**
    * Releases the lock and returns once the server has acknowledged the deletion of the lock node
-   * (or the node is known to be gone with its session). Idempotent; harmless after a loss. If the
-   * connection is down, this waits for it to come back or for the session to end, whichever is
-   * first. If the calling thread is interrupted while waiting, the deletion goes on in the
-   * background (it is guaranteed), the interrupt status is kept, and this returns.
+   * (or the node is known to be gone with its session). {@link #isHeld()} is {@code false} from the
+   * start of the call.
+   *
+   * <ul>
+   *   <li><b>Who:</b> any thread, not only the one that acquired.
+   *   <li><b>Idempotent:</b> a later call (from any thread) waits for the same deletion, or returns
+   *       at once if it is done; it never deletes anything a second time.
+   *   <li><b>After a loss</b> ({@link #lost()} completed) it is harmless. After a session expiry, a
+   *       deletion by someone else or a {@link ZkLocks#close()} it returns at once: the node is
+   *       gone, or goes with its session. After a loss whose node zklock deletes itself (a
+   *       suspension under {@link SuspensionPolicy#TREAT_AS_LOST}, a lease that ran out) it waits
+   *       for that deletion, as below.
+   *   <li><b>Without a connection</b> it waits for the connection to come back or for the session
+   *       to end, whichever is first. The session ends at the latest at zklock's own session
+   *       deadline (the negotiated timeout, less a margin, after the ensemble last answered; see
+   *       {@link ZkLocks#negotiatedSessionTimeout()}): a release never waits much longer than the
+   *       session timeout, even if the ensemble stays unreachable. A deletion that meets a
+   *       connection loss is retried.
+   *   <li><b>Interrupted</b> while waiting, the deletion goes on in the background (it is
+   *       guaranteed), the interrupt status is kept, and this returns.
+   *   <li>A write handle with a downgraded read hold returns at once and keeps the node for the
+   *       read hold (see {@link ReadWriteLock#downgrade}).
+   * </ul>
+   *
+   * @throws ZkLockException if the server refuses the deletion (for example an operator took away
+   *     this client's DELETE permission on the lock directory); the handle is released all the
+   *     same, and the node stays until this client's session ends. Never {@link LockLostException}.
    */
   void release();
 
   /**
-   * Starts the release and returns at once. The deletion of the lock node is guaranteed: a deletion
-   * that meets a connection loss is retried until it succeeds or the session is gone. The returned
-   * future completes when the node is gone.
+   * Starts the release and returns at once, from any thread; idempotent. The deletion of the lock
+   * node is guaranteed: a deletion that meets a connection loss is retried until it succeeds or the
+   * session is over. The returned future completes when the node is gone (the moment {@link
+   * #release()} returns), or exceptionally with the {@link ZkLockException} that {@link #release()}
+   * would throw.
    */
   CompletableFuture<Void> releaseAsync();
 

@@ -8,12 +8,25 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
 /**
- * The ACL given to every znode zklock creates (lock directories and lock nodes).
+ * The ACL given to every znode zklock creates (the namespace, lock directories and lock nodes), set
+ * with {@link ZkLocks.Builder#acl}. Znodes that exist already keep their ACL.
  *
- * <p>The default, {@link #creatorAllWorldRead()}, lets anyone read (so {@code zklock ls} and other
- * clients can see who holds what) and only the authenticated creator change or delete. It needs an
- * authenticated session ({@link ZkLocks.Builder#authorization}); without one, ZooKeeper refuses
- * creator ACLs, so zklock falls back to {@link #open()} and logs a warning.
+ * <p>Which ACL a client uses, as {@link ZkLocks.Builder#build()} decides it:
+ *
+ * <ul>
+ *   <li>With an identity ({@link ZkLocks.Builder#authorization} or {@link ZkLocks.Builder#digest})
+ *       and no ACL set: {@link #creatorAllWorldRead()}, which lets anyone read (so {@code zklock
+ *       ls} and other clients can see who holds what) and only that identity change or delete.
+ *   <li>Without an identity and no ACL set: {@link #open()}. ZooKeeper refuses creator ACLs to a
+ *       session without an identity, so there is nothing else such a client could use; zklock
+ *       chooses it silently (no warning). Everything it creates may then be changed or deleted by
+ *       anyone who can reach the ensemble.
+ *   <li>An ACL that names the creator ({@link #needsAuthentication()}: {@link
+ *       #creatorAllWorldRead()}, {@link #creatorOnly()}, or a custom list with an {@code auth}
+ *       entry) set without an identity is not fallen back from: {@code build()} throws {@link
+ *       IllegalArgumentException} naming the ACL, before connecting.
+ *   <li>Any other ACL set explicitly is used as given, with or without an identity.
+ * </ul>
  */
 public final class NodeAcl {
   private final List<ACL> acl;

@@ -22,10 +22,13 @@ public interface ReadWriteLock {
   /** The lock's name, relative to the namespace. */
   String name();
 
-  /** The shared side. */
+  /**
+   * The shared side: a {@link DistributedLock} with the contract documented there (interruption,
+   * timeouts, the failure modes of {@code acquireAsync()}, release from any thread).
+   */
   DistributedLock readLock();
 
-  /** The exclusive side. */
+  /** The exclusive side, a {@link DistributedLock} like {@link #readLock()}. */
   DistributedLock writeLock();
 
   /**
@@ -63,7 +66,11 @@ public interface ReadWriteLock {
    *       IllegalMonitorStateException} ("upgrade not supported") instead of a silent deadlock.
    * </ul>
    *
-   * Every call returns the same view.
+   * Otherwise each side behaves as {@link DistributedLock#asLock()} documents: {@code unlock()} by
+   * a thread that does not hold that side throws {@link IllegalMonitorStateException}; a loss is
+   * told to the holding thread by its next re-entry or its last {@code unlock()} ({@link
+   * LockLostException}); {@code lock()} is not interruptible; there are no conditions. Every call
+   * returns the same view.
    */
   java.util.concurrent.locks.ReadWriteLock asReadWriteLock();
 }

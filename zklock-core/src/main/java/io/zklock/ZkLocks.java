@@ -462,6 +462,9 @@ public interface ZkLocks extends AutoCloseable {
      *     established (unknown host, connection refused, TLS key or trust store unreadable, TLS
      *     handshake failed, a plain client on a TLS port, failed authentication, missing chroot),
      *     with the underlying exception as its cause where there is one
+     * @throws IllegalArgumentException if the {@link #acl} names the creator (see {@link
+     *     NodeAcl#needsAuthentication()}) but no {@link #authorization} is set; thrown before
+     *     connecting
      */
     public ZkLocks build() {
       NodeAcl effectiveAcl = acl;

@@ -51,7 +51,8 @@ final class Loop {
     Env.Counters c0 = env.counters();
     sleep(env.config.measureSeconds);
     // A window too short for even one operation (a tiny --seconds on a loaded machine) would
-    // measure nothing: it is stretched until one completes, and the rate divides by its real length.
+    // measure nothing: it is stretched until one completes, and the rate divides by its real
+    // length.
     long stretchUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (done.sum() == n0 && failure.get() == null && System.nanoTime() - stretchUntil < 0) {
       Thread.sleep(5);

@@ -37,13 +37,7 @@ final class ReadWriteLockImpl implements ReadWriteLock {
     this.view = new RwView(this);
     if (options.isCohort()) {
       this.read = new CohortLock(ctx, name, options, NodeKind.COHORT_READ, view::newReadView);
-      this.write =
-          new CohortLock(
-              ctx,
-              name,
-              options,
-              NodeKind.COHORT_WRITE,
-              l -> new ReentrantView(l, view::refuseUpgrade));
+      this.write = new CohortLock(ctx, name, options, NodeKind.COHORT_WRITE, view::newWriteView);
       return;
     }
     String dir = ctx.dirOf(name);
@@ -64,7 +58,7 @@ final class ReadWriteLockImpl implements ReadWriteLock {
             NodeKind.WRITE,
             Ordering.forKind(NodeKind.WRITE),
             Map.of(),
-            q -> new ReentrantView(q, view::refuseUpgrade),
+            view::newWriteView,
             r -> new WriteHandle(r, this));
   }
 

@@ -4,53 +4,63 @@ import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
 
 /**
  * The {@link Lock} view of a {@link DistributedLock}: reentrant per thread, like {@link
  * java.util.concurrent.locks.ReentrantLock}. The first {@code lock()} of a thread acquires the
  * distributed lock; nested ones count; the last {@code unlock()} releases it. Reentrant
  * acquisitions keep the first one's fencing token. A thread that re-enters after its lock was lost
- * gets the {@link LockLostException} instead, and its hold is cleared.
+ * gets the {@link LockLostException} instead, and its hold is cleared. The counting is {@link
+ * ReentrantHolds}'.
+ *
+ * <p>Several threads hold at once where the lock is shared (the read side of a read-write lock, see
+ * {@link RwView}).
  */
 final class ReentrantView implements Lock {
-  private final DistributedLock lock;
-  private final Runnable beforeAcquire;
+  private static final Supplier<LockHandle> ACQUIRE = () -> null;
 
-  // written by the owning thread only, read by others to learn they are not the owner
-  private volatile Thread owner;
-  private int holds;
-  private LockHandle handle;
+  private final DistributedLock lock;
+  private final String label;
+  private final Supplier<LockHandle> beforeAcquire;
+  private final ReentrantHolds holds;
 
   ReentrantView(DistributedLock lock) {
-    this(lock, () -> {});
+    this(lock, "Lock", ACQUIRE);
   }
 
   /**
-   * A view that runs {@code beforeAcquire} before each first (not reentrant) acquisition; it may
-   * throw to refuse it, as the read-write view does for an upgrade.
+   * A view that runs {@code beforeAcquire} before each first (not reentrant) acquisition of a
+   * thread: it returns a handle the thread then holds instead of acquiring (the read-write view's
+   * downgrade), or null to acquire; it may throw to refuse the acquisition (the read-write view's
+   * upgrade).
+   *
+   * @param label names the view in {@link #toString()}
    */
-  ReentrantView(DistributedLock lock, Runnable beforeAcquire) {
+  ReentrantView(DistributedLock lock, String label, Supplier<LockHandle> beforeAcquire) {
     this.lock = lock;
+    this.label = label;
     this.beforeAcquire = beforeAcquire;
+    this.holds = new ReentrantHolds(lock);
   }
 
   /** The handle held by the current thread, or null. For {@code lost()} and the token. */
   LockHandle handle() {
-    return owner == Thread.currentThread() ? handle : null;
+    return holds.handle();
+  }
+
+  /** Whether the current thread holds this view. */
+  boolean isHeldByCurrentThread() {
+    return holds.isHeldByCurrentThread();
   }
 
   /** Acquires, not interruptibly: an interrupt is remembered and restored when the lock is held. */
   @Override
   public void lock() {
-    if (reenter()) {
-      return;
-    }
-    beforeAcquire.run();
-    own(Acquisitions.acquireUninterruptibly(lock));
+    enter(() -> Acquisitions.acquireUninterruptibly(lock));
   }
 
   @Override
@@ -58,22 +68,12 @@ final class ReentrantView implements Lock {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
-    if (reenter()) {
-      return;
-    }
-    beforeAcquire.run();
-    own(lock.acquire());
+    enter(lock::acquire);
   }
 
   @Override
   public boolean tryLock() {
-    if (reenter()) {
-      return true;
-    }
-    beforeAcquire.run();
-    Optional<LockHandle> h = lock.tryAcquire();
-    h.ifPresent(this::own);
-    return h.isPresent();
+    return enter(() -> lock.tryAcquire().orElse(null));
   }
 
   @Override
@@ -81,14 +81,19 @@ final class ReentrantView implements Lock {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
-    if (reenter()) {
-      return true;
-    }
-    beforeAcquire.run();
     long nanos = Math.max(0L, unit.toNanos(time));
-    Optional<LockHandle> h = lock.tryAcquire(Duration.ofNanos(nanos));
-    h.ifPresent(this::own);
-    return h.isPresent();
+    return enter(() -> lock.tryAcquire(Duration.ofNanos(nanos)).orElse(null));
+  }
+
+  /**
+   * Re-enters, or runs {@code beforeAcquire} and then, unless it gave a handle, {@code acquire}.
+   */
+  private <X extends Exception> boolean enter(ReentrantHolds.Acquisition<X> acquire) throws X {
+    return holds.enter(
+        () -> {
+          LockHandle instead = beforeAcquire.get();
+          return instead != null ? instead : acquire.acquire();
+        });
   }
 
   /**
@@ -100,17 +105,7 @@ final class ReentrantView implements Lock {
    */
   @Override
   public void unlock() {
-    if (owner != Thread.currentThread()) {
-      throw new IllegalMonitorStateException(
-          "the current thread does not hold " + lock + " (owner: " + owner + ")");
-    }
-    if (--holds > 0) {
-      return;
-    }
-    LockHandle h = handle;
-    handle = null;
-    owner = null;
-    Acquisitions.releaseChecked(h);
+    holds.exit();
   }
 
   /** Not supported: a distributed lock has no condition queues. */
@@ -119,39 +114,8 @@ final class ReentrantView implements Lock {
     throw new UnsupportedOperationException("a distributed lock does not support conditions");
   }
 
-  /**
-   * Counts one more hold if the current thread holds the lock. If its handle was lost meanwhile,
-   * the hold is cleared (so the thread's later {@code unlock()} calls throw too) and the loss is
-   * thrown: a reentrant acquisition never succeeds on a lock that is gone.
-   */
-  private boolean reenter() {
-    if (owner != Thread.currentThread()) {
-      return false;
-    }
-    if (!handle.isHeld()) {
-      LockHandle h = handle;
-      handle = null;
-      holds = 0;
-      owner = null;
-      h.release();
-      throw Acquisitions.lostException(h);
-    }
-    if (holds == Integer.MAX_VALUE) {
-      throw new Error("maximum lock count exceeded");
-    }
-    holds++;
-    return true;
-  }
-
-  private void own(LockHandle h) {
-    handle = h;
-    holds = 1;
-    owner = Thread.currentThread();
-  }
-
   @Override
   public String toString() {
-    Thread o = owner;
-    return "Lock[" + lock.name() + (o == null ? ", unlocked]" : ", held by " + o.getName() + "]");
+    return label + "[" + lock.name() + ", " + holds.describeHolders() + "]";
   }
 }

@@ -67,6 +67,7 @@ class ReentryAfterLossTest extends ZkTestSupport {
     ReadWriteLock rw = locks.readWriteLock("re-read");
     Lock read = rw.asReadWriteLock().readLock();
     read.lock();
+    LockHandle held = ((ReentrantView) read).handle();
     server.expireSession(locks.sessionId());
     await("the session was renewed")
         .atMost(Duration.ofSeconds(20))
@@ -75,11 +76,7 @@ class ReentryAfterLossTest extends ZkTestSupport {
                 locks.sessionState() == io.zklock.SessionState.CONNECTED && lockNodes().isEmpty());
     await("the reader hears of the loss")
         .atMost(Duration.ofSeconds(20))
-        .until(
-            () -> {
-              RwView.ReadView v = (RwView.ReadView) read;
-              return !v.holds.values().iterator().next().handle.isHeld();
-            });
+        .until(() -> !held.isHeld());
 
     assertThatThrownBy(read::lock).isInstanceOf(LockLostException.class);
     assertThatThrownBy(read::unlock).isInstanceOf(IllegalMonitorStateException.class);
