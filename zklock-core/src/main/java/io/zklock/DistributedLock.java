@@ -43,15 +43,16 @@ public interface DistributedLock {
    * for another holder; when the lock is busy the request is withdrawn and nothing is left behind.
    *
    * <p>It is not interruptible: an interrupt during its round trip is kept (the interrupt status is
-   * set again) and the answer is still given. If the connection is lost while its request is in
-   * flight, it waits for the connection to come back, to learn whether its node was created and to
-   * leave nothing behind; it never waits for a holder.
+   * set again) and the answer is still given. It never waits for a holder, nor for a connection: if
+   * the connection is lost while its request is in flight it throws {@link ZkLockException} at once
+   * (whether the lock is free cannot be known), and a node its request may have made is deleted in
+   * the background, as soon as the connection returns or with the session.
    *
    * @return the handle, or empty if the lock is held by someone else
    * @throws ZkLockException if the {@link ZkLocks} is closed; if the session is not connected now
    *     (suspended, re-establishing after an expiry, or not connected yet): whether the lock is
-   *     free cannot be known, and this method does not wait; or if the server refuses the request
-   *     (ACL)
+   *     free cannot be known, and this method does not wait; if the connection is lost while its
+   *     request is in flight; or if the server refuses the request (ACL)
    */
   Optional<LockHandle> tryAcquire();
 

@@ -65,10 +65,11 @@ public interface DistributedSemaphore {
    * When no permit is free it deletes its lease node before it returns, so nothing is left behind.
    *
    * <p>It refuses to guess while disconnected: if the session is not connected when it is called,
-   * it throws at once rather than wait. If the connection is lost while its request is in flight,
-   * it waits for the connection to come back, to learn whether its node was created and to leave
-   * nothing behind; it never waits for a holder. It is not interruptible: an interrupt meanwhile is
-   * kept (the interrupt status is set again) and the answer is still given.
+   * it throws at once rather than wait; if the connection is lost while its request is in flight,
+   * it throws too, and a lease node its request may have made is deleted in the background, as soon
+   * as the connection returns or with the session. It never waits for a holder. It is not
+   * interruptible: an interrupt meanwhile is kept (the interrupt status is set again) and the
+   * answer is still given.
    *
    * @return the lease, or empty if every permit is in use
    * @throws ZkLockException if the {@link ZkLocks} is closed; if the session is not connected now
@@ -128,12 +129,13 @@ public interface DistributedSemaphore {
    * free a moment before or after.
    *
    * <p>It behaves as {@link #tryAcquire()} otherwise: one request per permit, all sent at once,
-   * never waiting for a holder; it throws at once if not connected, and waits only for a connection
-   * lost while its requests are in flight.
+   * never waiting for a holder; it throws at once if not connected or if the connection is lost
+   * while its requests are in flight. Leases it got before finding the rest busy are released
+   * before it returns.
    *
    * @param permits how many, from 1 to {@link #permits()}
    * @return one lease covering them all, or empty: nothing held; a permit it got while another was
-   *     busy is given back, its node deleted in the background
+   *     busy was given back, its node deleted, before it returned
    * @throws IllegalArgumentException if {@code permits} is out of range (checked first, also while
    *     disconnected)
    * @throws ZkLockException if the {@link ZkLocks} is closed, the session is not connected now, the

@@ -245,6 +245,15 @@ final class LockRequest implements Handle {
 
   /** Called holding the monitor: end a request that was not granted; its node goes too. */
   private void withdraw(Throwable failure) {
+    withdraw(failure, true);
+  }
+
+  /**
+   * Called holding the monitor. {@code tryWaitsForCleanup}: a {@code tryAcquire()} answers once its
+   * node is gone (false when it ends because the connection is gone: the node then goes in the
+   * background, as soon as the connection returns or the session ends).
+   */
+  private void withdraw(Throwable failure, boolean tryWaitsForCleanup) {
     State was = state;
     state = State.WITHDRAWN;
     epoch++;
@@ -257,7 +266,7 @@ final class LockRequest implements Handle {
       gone = protocol.deleteUnknown(ctx, attemptId, session);
     }
     ctx.requests().remove(this);
-    if (ticket.tryOnly()) {
+    if (ticket.tryOnly() && tryWaitsForCleanup) {
       // tryAcquire() found the lock busy: answer once our node is gone, so nothing is left behind
       ticket.endAfter(gone, failure);
     } else {
@@ -405,11 +414,21 @@ final class LockRequest implements Handle {
 
   /** The connection dropped; the session may be alive. */
   void sessionSuspended() {
-    if (ctx.suspensionPolicy() != SuspensionPolicy.TREAT_AS_LOST) {
-      return;
-    }
     synchronized (this) {
-      if (state.granted()) {
+      if (ticket.tryOnly() && !state.granted() && !state.ended()) {
+        // tryAcquire() never waits, not for a connection either: it cannot tell whether the lock
+        // is free, so it says so at once; its node, if any, goes in the background
+        withdraw(
+            new ZkLockException(
+                "lost the connection to ZooKeeper while trying the lock: cannot tell whether it is"
+                    + " free",
+                protocol.dir(),
+                session,
+                null),
+            false);
+        return;
+      }
+      if (ctx.suspensionPolicy() == SuspensionPolicy.TREAT_AS_LOST && state.granted()) {
         lose(LockLostException.Reason.SUSPENDED);
       }
     }
@@ -472,6 +491,12 @@ final class LockRequest implements Handle {
   @Override
   public CompletableFuture<Void> releaseAsync() {
     synchronized (this) {
+      if (state == State.RELEASED && released.isCompletedExceptionally()) {
+        // the server refused the delete (an operator's ACL change, say): the node is still ours,
+        // and what a retry needs was kept, so this release tries again
+        released = deleteNode();
+        return released;
+      }
       if (released != null) {
         return released;
       }

@@ -133,7 +133,14 @@ final class SemaphoreImpl implements DistributedSemaphore {
       failure = Acquisitions.unwrap(e.getCause(), leases.dir());
     }
     if (failure != null || got.size() < count) {
-      got.forEach(LockHandle::releaseAsync); // all or nothing
+      // all or nothing: the leases taken are given back before answering, nothing left behind
+      for (LockHandle h : got) {
+        try {
+          h.release();
+        } catch (RuntimeException e) {
+          failure = failure == null ? e : failure;
+        }
+      }
       if (failure != null) {
         throw failure;
       }
