@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zklock.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,12 +41,6 @@ class FailedAcquireTest extends ZkTestSupport {
     }
   }
 
-  @Disabled(
-      "proposed, not decided: a timed-out request answering only once its waiting node is deleted"
-          + " (Attempt.finishWithdrawn: ticket.endAfter(gone) for every request, not only"
-          + " tryAcquire()) makes tryAcquire(timeout) wait out a connection outage, as release()"
-          + " does; ConnectionFaultsTest.timeoutDuringConnectionLoss expects the timeout on time."
-          + " See the recipes report of issue 12.")
   @Test
   void mutexTryAcquireTimesOut_itsWaitingNodeIsGoneWhenItReturns() throws Exception {
     // Given another session holds the mutex
@@ -63,12 +56,6 @@ class FailedAcquireTest extends ZkTestSupport {
     assertThat(client().mutex("m").tryAcquire()).hasValueSatisfying(LockHandle::release);
   }
 
-  @Disabled(
-      "proposed, not decided: a timed-out request answering only once its waiting node is deleted"
-          + " (Attempt.finishWithdrawn: ticket.endAfter(gone) for every request, not only"
-          + " tryAcquire()) makes tryAcquire(timeout) wait out a connection outage, as release()"
-          + " does; ConnectionFaultsTest.timeoutDuringConnectionLoss expects the timeout on time."
-          + " See the recipes report of issue 12.")
   @Test
   void writeLockTryAcquireTimesOut_readersAreNotHeldUpByIt() throws Exception {
     // Given a reader holds the lock

@@ -88,6 +88,13 @@ final class LockRequest implements Handle {
    */
   static final long OWN_WATCH_DELAY_MILLIS = 50;
 
+  /**
+   * How long a waiter that gave up (timeout, cancel) waits for its node's delete before it answers
+   * anyway. The delete takes one round trip on a live connection; past this the connection has most
+   * likely gone silent, and the node is deleted in the background.
+   */
+  static final long CLEANUP_GRACE_MILLIS = 1_000;
+
   private final String lockName;
   private final NodeProtocol protocol;
   private final RequestContext ctx;
@@ -108,6 +115,7 @@ final class LockRequest implements Handle {
   private boolean ownWatchSet; // the data watch on our own node was requested
   private ScheduledFuture<?> ownWatchTimer;
   private CompletableFuture<Void> released;
+  private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
 
   /**
    * @param view what the caller is handed at the grant: this request, or a recipe's wrapper of it
@@ -235,6 +243,10 @@ final class LockRequest implements Handle {
 
   private void closed() {
     synchronized (this) {
+      if (state == State.WITHDRAWN) {
+        endWithdrawal();
+        return;
+      }
       if (state.granted()) {
         lose(LockLostException.Reason.CLOSED);
         return;
@@ -249,11 +261,14 @@ final class LockRequest implements Handle {
   }
 
   /**
-   * Called holding the monitor. {@code tryWaitsForCleanup}: a {@code tryAcquire()} answers once its
-   * node is gone (false when it ends because the connection is gone: the node then goes in the
-   * background, as soon as the connection returns or the session ends).
+   * Called holding the monitor: end a request that was not granted; its node goes too. The caller
+   * hears the end once the node is gone (one round trip), so a request that timed out or found the
+   * lock busy leaves nothing that a later request could queue behind; but never later than the
+   * connection's loss: without a connection the caller hears at once (a timeout holds during an
+   * outage) and the node goes in the background, as soon as the connection returns or with the
+   * session. {@code waitForCleanup} false: hear at once in any case.
    */
-  private void withdraw(Throwable failure, boolean tryWaitsForCleanup) {
+  private void withdraw(Throwable failure, boolean waitForCleanup) {
     State was = state;
     state = State.WITHDRAWN;
     epoch++;
@@ -265,13 +280,36 @@ final class LockRequest implements Handle {
       // the create is in flight or its fate unknown: find what it made, by attempt id
       gone = protocol.deleteUnknown(ctx, attemptId, session);
     }
-    ctx.requests().remove(this);
-    if (ticket.tryOnly() && tryWaitsForCleanup) {
-      // tryAcquire() found the lock busy: answer once our node is gone, so nothing is left behind
-      ticket.endAfter(gone, failure);
-    } else {
+    boolean tryOnly = ticket.tryOnly();
+    if (!waitForCleanup
+        || gone.isDone()
+        || ctx.session().current() == null
+        || (!tryOnly && node == null)) {
+      // a waiter whose create's fate is unknown does not wait for the search of its node
+      ctx.requests().remove(this);
       ticket.end(failure);
+      return;
     }
+    // still registered until the node is gone, so that the session's news can end the wait
+    withdrawal = failure;
+    CompletableFuture<Void> heard = gone;
+    if (!tryOnly) {
+      // a connection that went silent is noticed late: a waiter waits for its delete no longer
+      // than the grace, then its node goes in the background
+      CompletableFuture<Void> grace = new CompletableFuture<>();
+      ScheduledFuture<?> t =
+          ctx.scheduler()
+              .schedule(() -> grace.complete(null), CLEANUP_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+      gone.whenComplete((v, x) -> t.cancel(false));
+      heard = CompletableFuture.anyOf(gone, grace).thenApply(v -> null);
+    }
+    ticket.endAfter(heard, failure);
+    gone.whenComplete((v, t) -> ctx.requests().remove(this));
+  }
+
+  /** Called holding the monitor: a withdrawn request's cleanup lost its connection; end now. */
+  private void endWithdrawal() {
+    ticket.end(withdrawal);
   }
 
   /** Called holding the monitor. */
@@ -415,6 +453,10 @@ final class LockRequest implements Handle {
   /** The connection dropped; the session may be alive. */
   void sessionSuspended() {
     synchronized (this) {
+      if (state == State.WITHDRAWN) {
+        endWithdrawal();
+        return;
+      }
       if (ticket.tryOnly() && !state.granted() && !state.ended()) {
         // tryAcquire() never waits, not for a connection either: it cannot tell whether the lock
         // is free, so it says so at once; its node, if any, goes in the background
@@ -440,6 +482,7 @@ final class LockRequest implements Handle {
       return;
     }
     switch (state) {
+      case WITHDRAWN -> endWithdrawal(); // the node went with the session
       case HELD, VANISHED -> lose(LockLostException.Reason.SESSION_EXPIRED);
       case CREATING, RECOVERING, WAITING -> createAgain(); // on the new session, same deadline
       default -> {}
