@@ -71,30 +71,6 @@ class LeaderElectionTest extends ZkTestSupport {
         .containsExactly("elected " + now.epoch().orElseThrow());
   }
 
-  @Test
-  void closingTheLeader_handsLeadershipOn() throws Exception {
-    LeaderElection a = track(client().leaderElection("job", "a"));
-    Recorder ra = new Recorder();
-    a.addListener(ra);
-    a.start();
-    assertThat(a.awaitLeadership(Duration.ofSeconds(10))).isTrue();
-    LeaderElection b = track(client().leaderElection("job", "b"));
-    b.start();
-    b.start(); // idempotent
-    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
-    assertThat(b.awaitLeadership(Duration.ofMillis(50))).isFalse();
-
-    a.close();
-
-    assertThat(b.awaitLeadership(Duration.ofSeconds(10))).isTrue();
-    assertThat(b.leader()).contains("b");
-    await().atMost(Duration.ofSeconds(10)).until(() -> ra.events.size() == 2);
-    assertThat(ra.events.get(1)).startsWith("revoked");
-    assertThat(a.isLeader()).isFalse();
-    b.close();
-    awaitNoLockNodes();
-  }
-
   /**
    * One participant of a handover chain: logs "elected i" when elected and "revoked i" when its
    * revoked returns, into one log shared by every participant (appends are totally ordered).

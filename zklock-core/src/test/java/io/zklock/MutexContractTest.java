@@ -5,4 +5,10 @@ class MutexContractTest extends LockContractTest {
   protected DistributedLock lock(ZkLocks locks, String name) {
     return locks.mutex(name);
   }
+
+  /** The mutex, the recipe most used, is checked under heavier contention. */
+  @Override
+  protected int sessions() {
+    return 20;
+  }
 }

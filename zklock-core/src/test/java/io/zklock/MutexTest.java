@@ -11,15 +11,15 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 
+/**
+ * What only the mutex does (its node layout, arrival order, wrap-around, recovery). What every lock
+ * does, the mutex included, is in {@link LockContractTest} (run for the mutex by {@link
+ * MutexContractTest}).
+ */
 class MutexTest extends ZkTestSupport {
 
   @Test
@@ -44,63 +44,6 @@ class MutexTest extends ZkTestSupport {
     assertThat(h.isHeld()).isFalse();
     assertThat(raw().exists(h.path(), false)).as("node deleted once release() returns").isNull();
     assertThat(h.lost()).as("a released handle is not lost").isNotDone();
-  }
-
-  @Test
-  void release_twice_isHarmless_andCloseIsRelease() throws Exception {
-    DistributedLock lock = client().mutex("a");
-    LockHandle h = lock.acquire();
-    h.release();
-    h.release();
-    h.close();
-    h.releaseAsync().get(5, TimeUnit.SECONDS);
-    try (LockHandle h2 = lock.acquire()) {
-      assertThat(h2.isHeld()).isTrue();
-    }
-    assertNoLockNodes();
-  }
-
-  @Test
-  void tryAcquire_whenBusy_returnsEmptyAndLeavesNoNode() throws Exception {
-    LockHandle held = client().mutex("busy").acquire();
-    DistributedLock other = client().mutex("busy");
-
-    Optional<LockHandle> t = other.tryAcquire();
-
-    assertThat(t).isEmpty();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(lockNodes()).containsExactly(held.path()));
-    held.release();
-    assertThat(other.tryAcquire()).as("free again").hasValueSatisfying(h -> h.release());
-    assertNoLockNodes();
-  }
-
-  @Test
-  void tryAcquire_timeoutElapsed_returnsEmptyAndLeavesNoNode() throws Exception {
-    LockHandle held = client().mutex("t").acquire();
-    DistributedLock other = client().mutex("t");
-
-    long start = System.nanoTime();
-    Optional<LockHandle> t = other.tryAcquire(Duration.ofMillis(300));
-    long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-
-    assertThat(t).isEmpty();
-    assertThat(waitedMs).as("waited about the timeout").isGreaterThanOrEqualTo(290);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(lockNodes()).containsExactly(held.path()));
-    held.release();
-    assertNoLockNodes();
-  }
-
-  @Test
-  void tryAcquire_zeroTimeout_behavesLikeTryAcquire() throws Exception {
-    DistributedLock lock = client().mutex("z");
-    Optional<LockHandle> h = lock.tryAcquire(Duration.ZERO);
-    assertThat(h).isPresent();
-    assertThat(client().mutex("z").tryAcquire(Duration.ZERO)).isEmpty();
-    h.get().release();
   }
 
   @Test
@@ -129,58 +72,7 @@ class MutexTest extends ZkTestSupport {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("600");
     assertThatThrownBy(() -> locks.mutex(null)).isInstanceOf(NullPointerException.class);
-    DistributedLock lock = locks.mutex("ok");
-    assertThatThrownBy(() -> lock.tryAcquire(Duration.ofMillis(-1)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("-0.001");
-    assertThatThrownBy(() -> lock.tryAcquire(Duration.ofSeconds(Long.MAX_VALUE)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("too large");
-  }
-
-  @Test
-  void interruptedWaiter_throwsInterrupted_andLeavesNoNode() throws Exception {
-    LockHandle held = client().mutex("i").acquire();
-    DistributedLock other = client().mutex("i");
-    CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-    Thread waiter =
-        new Thread(
-            () -> {
-              try {
-                other.acquire();
-                outcome.complete(null);
-              } catch (Throwable t) {
-                outcome.complete(t);
-              }
-            });
-    waiter.start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
-
-    waiter.interrupt();
-
-    assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(lockNodes()).containsExactly(held.path()));
-    held.release();
-    assertNoLockNodes();
-  }
-
-  @Test
-  void cancelledAsyncRequest_isWithdrawn_andTheNextWaiterStillGetsTheLock() throws Exception {
-    LockHandle held = client().mutex("c").acquire();
-    CompletableFuture<LockHandle> cancelled = client().mutex("c").acquireAsync();
-    CompletableFuture<LockHandle> next = client().mutex("c").acquireAsync();
-    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 3);
-
-    assertThat(cancelled.cancel(true)).isTrue();
-    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
-    held.release();
-
-    LockHandle h = next.get(10, TimeUnit.SECONDS);
-    assertThat(h.isHeld()).isTrue();
-    h.release();
-    assertNoLockNodes();
+    // bad timeouts: LockContractTest#tryAcquire_negativeTimeout_* and *_timeoutTooLarge_*
   }
 
   @Test
@@ -215,52 +107,6 @@ class MutexTest extends ZkTestSupport {
 
     LockHandle h = last.get(10, TimeUnit.SECONDS);
     h.release();
-    assertNoLockNodes();
-  }
-
-  @Test
-  void twentySessions_mutualExclusion_fencingTokensIncrease() throws Exception {
-    int sessions = 20;
-    int rounds = 5;
-    List<DistributedLock> locks = new ArrayList<>();
-    for (int i = 0; i < sessions; i++) {
-      locks.add(client("worker-" + i).mutex("shared"));
-    }
-    AtomicInteger inside = new AtomicInteger();
-    AtomicInteger maxInside = new AtomicInteger();
-    AtomicLong lastToken = new AtomicLong(Long.MIN_VALUE);
-    List<String> violations = Collections.synchronizedList(new ArrayList<>());
-    ExecutorService pool = Executors.newFixedThreadPool(sessions);
-    try {
-      List<Future<?>> futures = new ArrayList<>();
-      for (DistributedLock lock : locks) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  for (int r = 0; r < rounds; r++) {
-                    try (LockHandle h = lock.acquire()) {
-                      int now = inside.incrementAndGet();
-                      maxInside.accumulateAndGet(now, Math::max);
-                      long token = h.fencingToken();
-                      long prev = lastToken.getAndSet(token);
-                      if (token <= prev) {
-                        violations.add("token " + token + " after " + prev);
-                      }
-                      Thread.sleep(1);
-                      inside.decrementAndGet();
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : futures) {
-        f.get(120, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
-    assertThat(maxInside.get()).as("never two holders at once").isEqualTo(1);
-    assertThat(violations).as("fencing tokens strictly increase across holders").isEmpty();
     assertNoLockNodes();
   }
 
@@ -322,29 +168,6 @@ class MutexTest extends ZkTestSupport {
       prevToken = h.fencingToken();
       h.release();
     }
-    assertNoLockNodes();
-  }
-
-  @Test
-  void holderSessionExpires_nextWaiterGetsTheLock_andOldHolderIsTold() throws Exception {
-    ZkLocks holderClient = client("holder");
-    LockHandle held = holderClient.mutex("exp").acquire();
-    CompletableFuture<LockHandle> next = client("next").mutex("exp").acquireAsync();
-    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
-
-    server.expireSession(holderClient.sessionId());
-
-    LockLostException lost = held.lost().get(10, TimeUnit.SECONDS);
-    assertThat(lost.reason()).isEqualTo(LockLostException.Reason.SESSION_EXPIRED);
-    assertThat(lost.path()).isEqualTo(held.path());
-    assertThat(held.isHeld()).isFalse();
-    LockHandle h = next.get(10, TimeUnit.SECONDS);
-    assertThat(h.fencingToken()).isGreaterThan(held.fencingToken());
-    held.release(); // harmless on a lost handle
-    h.release();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> holderClient.sessionState() == SessionState.CONNECTED);
     assertNoLockNodes();
   }
 
@@ -442,31 +265,6 @@ class MutexTest extends ZkTestSupport {
     assertThat(client().mutex("restart").tryAcquire()).as("still held by the first").isEmpty();
     held.release();
     assertThat(client().mutex("restart").tryAcquire()).hasValueSatisfying(LockHandle::release);
-  }
-
-  @Test
-  void closingZkLocks_failsWaitersAndLosesHeldLocks() throws Exception {
-    LockHandle other = client().mutex("close").acquire();
-    ZkLocks locks = client();
-    LockHandle held = locks.mutex("close2").acquire();
-    CompletableFuture<LockHandle> waiting = locks.mutex("close").acquireAsync();
-    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 3);
-
-    locks.close();
-
-    assertThat(held.lost().get(10, TimeUnit.SECONDS).reason())
-        .isEqualTo(LockLostException.Reason.CLOSED);
-    assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
-        .hasCauseInstanceOf(ZkLockException.class);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(lockNodes()).containsExactly(other.path()));
-    assertThatThrownBy(() -> locks.mutex("x").acquire())
-        .isInstanceOf(ZkLockException.class)
-        .hasMessageContaining("closed");
-    assertThat(locks.sessionState()).isEqualTo(SessionState.CLOSED);
-    locks.close();
-    other.release();
   }
 
   /** A small thread-safe list for listener records. */
