@@ -29,8 +29,9 @@ public interface DistributedLock {
    * connection to return and, after an expiry, queues again on the new session.
    *
    * @return the handle of the grant
-   * @throws InterruptedException if the calling thread is interrupted while waiting; the request is
-   *     then withdrawn (its node deleted, also across a connection loss) and the lock is not held
+   * @throws InterruptedException if the calling thread is interrupted on entry (no request is made)
+   *     or while waiting; the request is then withdrawn (its node deleted, also across a connection
+   *     loss) and the lock is not held
    * @throws ZkLockException if the request cannot be made or fails, as {@link #acquireAsync()}'s
    *     future would: the {@link ZkLocks} is closed (before or during the wait), the server refuses
    *     the request (ACL), or, with {@link ZkLocks.Builder#connectInBackground()}, no server
@@ -67,7 +68,8 @@ public interface DistributedLock {
    * @return the handle, or empty if the timeout elapsed first
    * @throws IllegalArgumentException if {@code timeout} is negative or too large to represent in
    *     nanoseconds
-   * @throws InterruptedException if the calling thread is interrupted while waiting (the request is
+   * @throws InterruptedException if the calling thread is interrupted on entry (no request is made;
+   *     not with a zero timeout, which is {@link #tryAcquire()}) or while waiting (the request is
    *     withdrawn)
    * @throws ZkLockException if the {@link ZkLocks} is closed (before or during the wait), or the
    *     request fails as {@link #acquire()}'s does; with a zero timeout, as {@link #tryAcquire()}

@@ -416,6 +416,24 @@ abstract class LockContractTest extends ZkTestSupport {
   }
 
   @Test
+  void interruptedBeforeAcquire_onAFreeLock_throwsInterrupted_withoutMakingARequest()
+      throws Exception {
+    // Given a free lock and a thread whose interrupt status is already set
+    ZkLocks locks = client();
+    DistributedLock lock = lock(locks, "preinterrupt-free");
+
+    // When it calls acquire(): refused on entry, as the JDK's lockInterruptibly() does, rather
+    // than racing the grant
+    List<?> outcome = (List<?>) onInterruptedThread(lock::acquire).get(10, TimeUnit.SECONDS);
+
+    // Then it throws InterruptedException, and no request was made
+    assertThat(outcome.get(0)).isInstanceOf(InterruptedException.class);
+    assertThat(outcome.get(1)).as("interrupt status").isEqualTo("cleared");
+    assertThat(lockNodes()).as("no request was made").isEmpty();
+    assertThat(lock.tryAcquire()).as("the lock is free").hasValueSatisfying(LockHandle::release);
+  }
+
+  @Test
   void interruptedBeforeTryAcquireWithTimeout_throwsInterrupted_andLeavesNoNode() throws Exception {
     LockHandle held = conflicting(client(), "preinterrupt-t").acquire();
     List<String> before = lockNodes();

@@ -138,10 +138,11 @@ final class Election implements LeaderElection {
       if (stop || err instanceof CancellationException) {
         return;
       }
-      try {
-        ctx.checkOpen();
-      } catch (RuntimeException closedCtx) {
-        return; // the ZkLocks was closed: nothing to join
+      if (ctx.isClosed()) {
+        synchronized (this) {
+          notifyAll(); // the ZkLocks was closed: nothing to join, and nobody to wait for
+        }
+        return;
       }
       long delay;
       synchronized (this) {
@@ -165,8 +166,9 @@ final class Election implements LeaderElection {
       epoch = h.fencingToken();
       e = epoch;
       notifyAll();
+      // queued under the monitor: a close or loss that follows queues its revoked after this
+      events.execute(() -> tellAll(true, e));
     }
-    events.execute(() -> tellAll(true, e));
     h.lost().thenAccept(ex -> lostLeadership(g, h));
   }
 
@@ -178,9 +180,9 @@ final class Election implements LeaderElection {
       }
       leadership = null;
       e = epoch;
+      // Told as soon as the loss is known; the node is already gone (or goes with the session).
+      events.execute(() -> tellAll(false, e));
     }
-    // Told as soon as the loss is known; the node is already gone (or goes with the session).
-    events.execute(() -> tellAll(false, e));
     join(g); // joins again by itself: at the back of the queue, on the new session if it expired
   }
 
@@ -218,7 +220,7 @@ final class Election implements LeaderElection {
     synchronized (this) {
       while (!isLeader()) {
         long left = waiting.remainingNanos(ctx.clock());
-        if (left <= 0 || closed) {
+        if (left <= 0 || closed || ctx.isClosed()) {
           return false;
         }
         TimeUnit.NANOSECONDS.timedWait(this, left);
@@ -338,6 +340,7 @@ final class Election implements LeaderElection {
 
   @Override
   public void requeue() {
+    ctx.checkOpen();
     int g;
     LockHandle h;
     long e;

@@ -25,8 +25,12 @@ interface StartableLock extends DistributedLock {
    */
   CompletableFuture<LockHandle> start(Waiting waiting);
 
+  /** An interrupted caller is refused before any request is made, as by the JDK's locks. */
   @Override
   default LockHandle acquire() throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted before acquiring " + errorPath());
+    }
     return Acquisitions.await(
         ctx().whenReady(this::start, Waiting.FOREVER, errorPath()), errorPath());
   }
@@ -44,6 +48,9 @@ interface StartableLock extends DistributedLock {
     Waiting waiting = Waiting.after(timeout, ctx().clock());
     if (waiting.isNow()) {
       return tryAcquire();
+    }
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted before acquiring " + errorPath());
     }
     return Optional.ofNullable(
         Acquisitions.await(ctx().whenReady(this::start, waiting, errorPath()), errorPath()));

@@ -272,6 +272,11 @@ public final class ZkLocksImpl implements ZkLocks {
     return LIBRARY_THREAD.get();
   }
 
+  /** Whether {@link #close()} was called. */
+  boolean isClosed() {
+    return closed.get();
+  }
+
   void checkOpen() {
     if (closed.get()) {
       throw new ZkLockException("this ZkLocks instance is closed");
