@@ -11,7 +11,9 @@
  * there and merge the jute jar into it: {@code --patch-module zookeeper=zookeeper-jute.jar}
  * (zklock's own build compiles and tests the module that way). javac, unlike the runtime, does not
  * count the patched-in packages as exported by {@code zookeeper}; hence the {@code exports}
- * warnings suppressed on {@link io.zklock.NodeAcl}'s use of {@code ACL}.
+ * warnings suppressed on {@link io.zklock.NodeAcl}'s use of {@code ACL}, and a module whose code
+ * names {@code ACL} compiles with {@code --add-exports zookeeper/org.apache.zookeeper.data=<that
+ * module>,io.zklock}.
  */
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module io.zklock {
