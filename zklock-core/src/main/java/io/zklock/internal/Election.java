@@ -165,8 +165,9 @@ final class Election implements LeaderElection {
       epoch = h.fencingToken();
       e = epoch;
       notifyAll();
+      // queued under the lock, so a close() or loss that follows cannot queue its revoked first
+      events.execute(() -> tellAll(true, e));
     }
-    events.execute(() -> tellAll(true, e));
     h.lost().thenAccept(ex -> lostLeadership(g, h));
   }
 
