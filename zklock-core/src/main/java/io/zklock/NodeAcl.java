@@ -71,6 +71,7 @@ public final class NodeAcl {
    * lock needs CREATE and DELETE on it (and can then delete any lock node in it: see {@link
    * #creatorAllWorldRead()}).
    */
+  @SuppressWarnings("exports") // ACL is exported at run time: see module-info.java
   public static NodeAcl of(List<ACL> acl) {
     Objects.requireNonNull(acl, "acl");
     if (acl.isEmpty() || acl.contains(null)) {
@@ -80,6 +81,7 @@ public final class NodeAcl {
   }
 
   /** The ACL entries. */
+  @SuppressWarnings("exports") // ACL is exported at run time: see module-info.java
   public List<ACL> entries() {
     return acl;
   }

@@ -215,10 +215,37 @@ public final class SameSessionExpiryTrials {
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-XX:+UseSerialGC");
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(classPath());
     cmd.add(SameSessionExpiryTrials.class.getName());
     cmd.add(kind);
     cmd.add(Integer.toString(trials));
     return cmd;
+  }
+
+  /**
+   * The child's class path: zklock-core's tests run on the module path, patched into the module
+   * io.zklock, so the child gets this JVM's class path, its module path and these test classes.
+   */
+  private static String classPath() {
+    List<String> parts = new ArrayList<>();
+    for (String key : new String[] {"java.class.path", "jdk.module.path"}) {
+      String p = System.getProperty(key, "");
+      if (!p.isEmpty()) {
+        parts.add(p);
+      }
+    }
+    try {
+      parts.add(
+          java.nio.file.Path.of(
+                  SameSessionExpiryTrials.class
+                      .getProtectionDomain()
+                      .getCodeSource()
+                      .getLocation()
+                      .toURI())
+              .toString());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+    return String.join(java.io.File.pathSeparator, parts);
   }
 }

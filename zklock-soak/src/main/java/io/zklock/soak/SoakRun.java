@@ -1,6 +1,5 @@
 package io.zklock.soak;
 
-import io.zklock.internal.QueueNode;
 import io.zklock.testkit.EmbeddedZooKeeper;
 import io.zklock.testkit.FaultProxy;
 import io.zklock.testkit.ZooKeeperEnsemble;
@@ -603,7 +602,13 @@ public final class SoakRun {
         String.join(",", nodes.keySet()));
   }
 
-  /** Every lock node under the namespace (parsed by {@link QueueNode#parse}) and its owner. */
+  /**
+   * Every lock node under the namespace and its owner: every ephemeral node, read with a plain
+   * ZooKeeper client rather than through zklock. The only ephemeral nodes zklock creates are lock
+   * nodes (the queue nodes of every recipe, and a simple lock's one node); directories are
+   * containers or persistent. So this finds each node a zklock request left behind, whatever its
+   * name, without relying on zklock's own parsing of node names.
+   */
   private Map<String, Long> lockNodes() throws InterruptedException {
     CountDownLatch connected = new CountDownLatch(1);
     Map<String, Long> out = new HashMap<>();
@@ -648,7 +653,7 @@ public final class SoakRun {
       if (stat == null) {
         continue;
       }
-      if (QueueNode.parse(child) != null && stat.getEphemeralOwner() != 0) {
+      if (stat.getEphemeralOwner() != 0) {
         out.put(p, stat.getEphemeralOwner());
       } else {
         walk(zk, p, out);

@@ -56,7 +56,7 @@ final class ChildProcessPeer implements ZooKeeperEnsemble.Peer {
     command.add("-Dznode.container.checkIntervalMs=" + config.containerCheckInterval.toMillis());
     command.addAll(config.jvmOptions);
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath());
     command.add("org.apache.zookeeper.server.quorum.QuorumPeerMain");
     command.add(server.configFile().toAbsolutePath().toString());
     File log = server.logFile().toFile();
@@ -123,5 +123,18 @@ final class ChildProcessPeer implements ZooKeeperEnsemble.Peer {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while signalling server " + server.index, e);
     }
+  }
+
+  /**
+   * This JVM's class path, and its module path if it has one (a module's tests run with ZooKeeper
+   * on the module path): the child runs everything from its class path.
+   */
+  private static String classPath() {
+    String classPath = System.getProperty("java.class.path", "");
+    String modulePath = System.getProperty("jdk.module.path", "");
+    if (modulePath.isEmpty()) {
+      return classPath;
+    }
+    return classPath.isEmpty() ? modulePath : classPath + File.pathSeparator + modulePath;
   }
 }

@@ -39,8 +39,8 @@ import java.util.StringJoiner;
  * ZooKeeper's static metrics. {@link #pause(int)} and {@link #resume(int)} need child processes.
  *
  * <p>Child processes run {@code org.apache.zookeeper.server.quorum.QuorumPeerMain} with this JVM's
- * {@code java} and class path, {@code -Xmx128m} and fast-startup flags; a shutdown hook kills them
- * if the JVM exits without {@link #close()}.
+ * {@code java} and class path (plus its module path, if it runs on one), {@code -Xmx128m} and
+ * fast-startup flags; a shutdown hook kills them if the JVM exits without {@link #close()}.
  */
 public final class ZooKeeperEnsemble implements AutoCloseable {
   private final Builder config;
