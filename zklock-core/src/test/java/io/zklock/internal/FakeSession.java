@@ -109,7 +109,10 @@ final class FakeSession implements SessionPort {
     runWaiters();
   }
 
-  /** The instance is closed: requests hear it, waiting actions get {@code onClosed}. */
+  /**
+   * The instance is closed: requests hear it, waiting actions get {@code onClosed}, and the session
+   * ends (its ephemeral nodes go).
+   */
   void close() {
     if (state == State.CLOSED) {
       return;
@@ -124,6 +127,9 @@ final class FakeSession implements SessionPort {
     List<OwnerWaiter> owners = List.copyOf(ownerWaiters);
     ownerWaiters.clear();
     owners.forEach(w -> w.gone().run());
+    if (!zk.isExpired(sessionId)) {
+      zk.expire(sessionId); // closing the handle ends the session: its ephemeral nodes go
+    }
   }
 
   /** How many actions wait for a connection. */

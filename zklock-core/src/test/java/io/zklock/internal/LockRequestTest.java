@@ -1,0 +1,491 @@
+package io.zklock.internal;
+
+import static io.zklock.internal.EngineFixture.DIR;
+import static io.zklock.internal.EngineFixture.FIRST_SESSION;
+import static io.zklock.internal.EngineFixture.OTHER_SESSION;
+import static io.zklock.internal.EngineFixture.SIMPLE_NODE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zklock.LockHandle;
+import io.zklock.LockLostException;
+import io.zklock.ZkLockException;
+import io.zklock.internal.EngineFixture.Started;
+import io.zklock.internal.LockRequest.State;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The request engine ({@link LockRequest} with {@link QueueProtocol} and {@link
+ * SingleNodeProtocol}) driven through a fake ZooKeeper, a fake session and a fake clock: every
+ * reply, loss, expiry and timeout happens when the test says, so each case of a request's life is
+ * reached exactly and checked on the states, the tree and the caller's future.
+ */
+class LockRequestTest {
+  private final EngineFixture f = new EngineFixture();
+  private final FakeZooKeeper zk = f.zk;
+
+  private List<String> sentOps() {
+    return zk.sent().stream().map(s -> s.op() + " " + s.path()).toList();
+  }
+
+  private static String name(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  private static LockLostException.Reason lostReason(LockHandle h) {
+    assertThat(h.lost()).as("lost() completes").isDone();
+    return h.lost().join().reason();
+  }
+
+  // ---------------------------------------------------------------- grant
+
+  @Test
+  void acquire_emptyQueue_grantedInOneRoundTrip_createAndPipelinedListingOnly() {
+    Started r = f.acquire();
+
+    assertThat(sentOps())
+        .as("both requests go out before any reply: one round trip")
+        .satisfiesExactly(
+            op -> assertThat(op).startsWith("create " + DIR + "/m-"),
+            op -> assertThat(op).isEqualTo("getChildren " + DIR));
+    assertThat(r.state()).isEqualTo(State.CREATING);
+
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    LockHandle h = r.handle();
+    assertThat(h.isHeld()).isTrue();
+    assertThat(f.nodes()).hasSize(1);
+    assertThat(h.path()).isEqualTo(DIR + "/" + f.nodes().get(0));
+    assertThat(h.fencingToken())
+        .as("the token is the node's czxid")
+        .isEqualTo(zk.stat(h.path()).getCzxid());
+    assertThat(zk.sent()).as("nothing else was sent").hasSize(2);
+  }
+
+  @Test
+  void acquire_behindAnotherSessionsNode_grantedOnItsDeletion_withoutAnotherRead() {
+    String other = f.otherQueues();
+    Started r = f.acquire();
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.WAITING);
+    assertThat(sentOps())
+        .satisfiesExactly(
+            op -> assertThat(op).startsWith("create " + DIR + "/m-"),
+            op -> assertThat(op).isEqualTo("getChildren " + DIR),
+            op -> assertThat(op).as("a watch on the node ahead").isEqualTo("getData " + other));
+    assertThat(r.future()).isNotDone();
+
+    zk.clearSent();
+    zk.delete(other);
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(r.handle().isHeld()).isTrue();
+    assertThat(zk.sent()).as("granted by the notification alone").isEmpty();
+    assertThat(zk.watchCount()).as("no watch left behind").isZero();
+  }
+
+  @Test
+  void tryAcquire_busy_leavesNoNode_andCompletesNull() {
+    String other = f.otherQueues();
+    Started r = f.tryAcquire();
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(r.future()).isCompletedWithValue(null);
+    assertThat(f.nodes()).containsExactly(name(other));
+    assertThat(zk.watchCount()).isZero();
+    assertThat(f.requests.size()).isZero();
+  }
+
+  @Test
+  void tryAcquire_busy_answersOnlyOnceItsNodeIsGone() {
+    f.otherQueues();
+    Started r = f.tryAcquire();
+    zk.deliverNext(); // create
+    zk.deliverNext(); // listing: busy, the delete is sent
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(r.future()).as("our node is still there").isNotDone();
+    f.settle();
+    assertThat(r.future()).isCompletedWithValue(null);
+    assertThat(f.nodes()).hasSize(1);
+  }
+
+  // ---------------------------------------------------------------- timeout, cancel
+
+  @Test
+  void timeout_whileWaiting_leavesNoNode_noWatch_andCompletesNull() {
+    String other = f.otherQueues();
+    Started r = f.acquire(Duration.ofSeconds(2));
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.WAITING);
+
+    f.scheduler.advance(Duration.ofMillis(1999));
+    assertThat(r.state()).as("not yet").isEqualTo(State.WAITING);
+    f.scheduler.advance(Duration.ofMillis(1));
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(r.future()).isCompletedWithValue(null);
+    assertThat(f.nodes()).containsExactly(name(other));
+    assertThat(zk.watchCount()).as("the watch on the node ahead was removed").isZero();
+    assertThat(f.requests.size()).isZero();
+  }
+
+  @Test
+  void cancel_whileCreating_deletesTheNodeTheCreateMade() {
+    Started r = f.acquire();
+    assertThat(r.state()).isEqualTo(State.CREATING);
+
+    r.future().cancel(true);
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    f.settle();
+
+    assertThat(f.nodes()).as("the create was applied, and its node deleted").isEmpty();
+    assertThat(r.future()).isCancelled();
+    assertThat(zk.watchCount()).isZero();
+  }
+
+  @Test
+  void staleReplies_afterWithdrawal_areDropped() {
+    String other = f.otherQueues();
+    Started r = f.acquire();
+    r.future().cancel(true); // before any reply: create and listing are in flight
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(sentOps())
+        .as("the late listing did not start a wait")
+        .noneMatch(op -> op.startsWith("getData") || op.startsWith("exists"));
+    assertThat(zk.watchCount()).isZero();
+    assertThat(f.nodes()).containsExactly(name(other));
+  }
+
+  // ---------------------------------------------------------------- lost replies
+
+  @Test
+  void createReplyLost_createHappened_recoversByAttemptId_andAdoptsTheNode() {
+    zk.loseNextReply();
+    Started r = f.acquire();
+    zk.deliverNext(); // the create is applied, its reply lost
+    assertThat(r.state()).isEqualTo(State.RECOVERING);
+    assertThat(f.nodes()).hasSize(1);
+    String made = DIR + "/" + f.nodes().get(0);
+
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(f.nodes()).as("exactly one node: adopted, not made again").hasSize(1);
+    assertThat(r.handle().path()).isEqualTo(made);
+    assertThat(r.handle().fencingToken()).isEqualTo(zk.stat(made).getCzxid());
+    assertThat(sentOps()).filteredOn(op -> op.startsWith("create")).hasSize(1);
+  }
+
+  @Test
+  void createReplyLost_createNeverHappened_createsAgain() {
+    zk.dropNextRequest();
+    Started r = f.acquire();
+    zk.deliverNext(); // the create is never applied
+    assertThat(r.state()).isIn(State.RECOVERING, State.PENDING, State.CREATING);
+    assertThat(f.nodes()).isEmpty();
+
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(f.nodes()).hasSize(1);
+    assertThat(sentOps()).filteredOn(op -> op.startsWith("create")).hasSize(2);
+    assertThat(r.handle().fencingToken()).isEqualTo(zk.stat(r.handle().path()).getCzxid());
+  }
+
+  @Test
+  void createReplyLost_connectionDown_recoversOnceReconnected() {
+    zk.loseNextReply();
+    Started r = f.acquire();
+    zk.deliverNext(); // applied, reply lost; the recovery's requests go out at once ...
+    f.session.disconnect(); // ... and meet the dropped connection
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.RECOVERING);
+
+    f.session.reconnect();
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(f.nodes()).hasSize(1);
+  }
+
+  // ---------------------------------------------------------------- session expiry
+
+  @Test
+  void expiry_whileWaiting_queuesAgainOnTheNewSession_withTheSameDeadline() {
+    String other = f.otherQueues();
+    Started r = f.acquire(Duration.ofSeconds(10));
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.WAITING);
+
+    f.scheduler.advance(Duration.ofSeconds(4));
+    f.session.expire();
+    assertThat(r.state()).isEqualTo(State.PENDING);
+    assertThat(f.nodes()).containsExactly(name(other));
+    long second = f.nextSessionId();
+    f.session.newSession(second);
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.WAITING);
+    assertThat(f.nodes()).hasSize(2);
+    String mine =
+        DIR + "/" + f.nodes().stream().filter(n -> !n.equals(name(other))).findFirst().get();
+    assertThat(zk.stat(mine).getEphemeralOwner()).as("queued on the new session").isEqualTo(second);
+
+    f.scheduler.advance(Duration.ofMillis(5999));
+    assertThat(r.state()).isEqualTo(State.WAITING);
+    f.scheduler.advance(Duration.ofMillis(1));
+    f.settle();
+    assertThat(r.state()).as("the first deadline still applies").isEqualTo(State.WITHDRAWN);
+    assertThat(r.future()).isCompletedWithValue(null);
+    assertThat(f.nodes()).containsExactly(name(other));
+  }
+
+  @Test
+  void expiry_whileHeld_losesWithSessionExpired() {
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+
+    f.session.expire();
+
+    assertThat(r.state()).isEqualTo(State.LOST);
+    assertThat(h.isHeld()).isFalse();
+    assertThat(lostReason(h)).isEqualTo(LockLostException.Reason.SESSION_EXPIRED);
+    assertThat(h.lost().join().sessionId()).isEqualTo(FIRST_SESSION);
+    f.session.newSession(f.nextSessionId());
+    f.settle();
+    assertThat(f.nodes()).isEmpty();
+    assertThat(h.releaseAsync()).as("releasing a lost handle is a no-op").isDone();
+    assertThat(f.nodes()).isEmpty();
+  }
+
+  @Test
+  void ownSessionPredecessor_deletedByExpiry_isNotAGrant() {
+    Started first = f.acquire();
+    f.settle();
+    Started second = f.acquire();
+    f.settle();
+    assertThat(first.state()).isEqualTo(State.HELD);
+    assertThat(second.state()).isEqualTo(State.WAITING);
+
+    // the ensemble expires the session; the client has not heard yet, but the deletion of the node
+    // ahead reaches the waiter's watch
+    zk.expire(FIRST_SESSION);
+    f.settle();
+
+    assertThat(second.state())
+        .as("a deletion by our own session's expiry is no handoff: our node went too")
+        .isNotEqualTo(State.HELD);
+    assertThat(second.future()).isNotDone();
+
+    f.session.expire(); // the client hears
+    assertThat(first.state()).isEqualTo(State.LOST);
+    f.session.newSession(f.nextSessionId());
+    f.settle();
+    assertThat(second.state()).as("queued again on the new session").isEqualTo(State.HELD);
+    assertThat(f.nodes()).hasSize(1);
+  }
+
+  @Test
+  void ownSessionPredecessor_releasedByUs_isAGrant_withoutAnotherRead() {
+    Started first = f.acquire();
+    f.settle();
+    Started second = f.acquire();
+    f.settle();
+    zk.clearSent();
+
+    first.handle().releaseAsync();
+    f.settle();
+
+    assertThat(first.state()).isEqualTo(State.RELEASED);
+    assertThat(second.state()).as("our own applied delete is a handoff").isEqualTo(State.HELD);
+    assertThat(sentOps()).containsExactly("delete " + first.handle().path());
+  }
+
+  // ---------------------------------------------------------------- held: loss and release
+
+  @Test
+  void nodeDeletedByAnotherClient_whileHeld_vanishes_thenLosesWithNodeDeleted() {
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS));
+    f.settle();
+    assertThat(zk.watchCount(h.path())).as("the holder watches its own node").isEqualTo(1);
+
+    f.session.disconnect(); // so the verdict waits and VANISHED can be seen
+    zk.delete(h.path());
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.VANISHED);
+    assertThat(h.isHeld()).isFalse();
+    assertThat(h.lost()).isNotDone();
+
+    f.session.reconnect();
+    assertThat(r.state()).isEqualTo(State.LOST);
+    assertThat(lostReason(h)).isEqualTo(LockLostException.Reason.NODE_DELETED);
+  }
+
+  @Test
+  void release_whileHeld_deletesTheNode_andTwiceReturnsTheSameFuture() {
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS));
+    f.settle();
+
+    CompletableFuture<Void> one = h.releaseAsync();
+    CompletableFuture<Void> two = h.releaseAsync();
+
+    assertThat(two).isSameAs(one);
+    assertThat(r.state()).isEqualTo(State.RELEASED);
+    assertThat(h.isHeld()).isFalse();
+    assertThat(one).as("not before the server answers").isNotDone();
+    f.settle();
+    assertThat(one).isDone();
+    assertThat(f.nodes()).isEmpty();
+    assertThat(zk.watchCount()).as("the own-node watch was removed, not fired").isZero();
+    assertThat(h.lost()).as("a release is not a loss").isNotDone();
+    assertThat(f.requests.size()).isZero();
+  }
+
+  @Test
+  void release_deleteMeetsConnectionLoss_isRetriedOnReconnect() {
+    Started r = f.acquire();
+    f.settle();
+    CompletableFuture<Void> released = r.handle().releaseAsync();
+    f.session.disconnect();
+    f.settle();
+    assertThat(released).isNotDone();
+    assertThat(f.nodes()).hasSize(1);
+
+    f.session.reconnect();
+    f.settle();
+
+    assertThat(released).isDone();
+    assertThat(f.nodes()).isEmpty();
+  }
+
+  // ---------------------------------------------------------------- close
+
+  @Test
+  void close_whileWaiting_failsTheFuture() {
+    f.otherQueues();
+    Started r = f.acquire();
+    f.settle();
+
+    f.session.close();
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(r.future()).isCompletedExceptionally();
+    assertThat(r.future().handle((h, e) -> e).join())
+        .isInstanceOf(ZkLockException.class)
+        .hasMessageContaining("closed");
+    assertThat(f.nodes()).as("the closed session takes our node with it").hasSize(1);
+  }
+
+  @Test
+  void close_whileHeld_losesWithClosed() {
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+
+    f.session.close();
+
+    assertThat(r.state()).isEqualTo(State.LOST);
+    assertThat(lostReason(h)).isEqualTo(LockLostException.Reason.CLOSED);
+  }
+
+  @Test
+  void start_afterClose_failsTheFuture() {
+    f.session.close();
+    Started r = f.acquire();
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(r.future()).isCompletedExceptionally();
+  }
+
+  // ---------------------------------------------------------------- simple lock
+
+  @Test
+  void simple_nodeExists_waits_andGetsItWhenTheHoldersNodeGoes() {
+    String holder = f.otherHoldsSimple();
+    Started r = f.simpleAcquire();
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.WAITING);
+    assertThat(r.future()).isNotDone();
+
+    zk.delete(holder);
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(zk.stat(SIMPLE_NODE).getEphemeralOwner()).isEqualTo(FIRST_SESSION);
+    assertThat(r.handle().fencingToken()).isEqualTo(zk.stat(SIMPLE_NODE).getCzxid());
+    assertThat(zk.watchCount()).isZero();
+  }
+
+  @Test
+  void simple_createReplyLost_nodeOfAnotherAttempt_waits() {
+    String holder = f.otherHoldsSimple();
+    long holderCzxid = zk.stat(holder).getCzxid();
+    zk.loseNextReply();
+    Started r = f.simpleAcquire();
+    f.settle();
+
+    assertThat(r.state()).as("the node is someone else's: wait").isEqualTo(State.WAITING);
+    assertThat(zk.stat(SIMPLE_NODE).getCzxid()).isEqualTo(holderCzxid);
+
+    zk.delete(holder);
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.HELD);
+  }
+
+  @Test
+  void simple_createReplyLost_nodeOfThisAttempt_isAdopted() {
+    zk.loseNextReply();
+    Started r = f.simpleAcquire();
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(r.handle().fencingToken()).isEqualTo(zk.stat(SIMPLE_NODE).getCzxid());
+    assertThat(sentOps()).filteredOn(op -> op.startsWith("create")).hasSize(1);
+  }
+
+  @Test
+  void simple_tryAcquire_busy_completesNull_leavingTheHoldersNode() {
+    String holder = f.otherHoldsSimple();
+    long czxid = zk.stat(holder).getCzxid();
+    Started r = f.simple(true, 0, false);
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(r.future()).isCompletedWithValue(null);
+    assertThat(zk.stat(SIMPLE_NODE).getCzxid()).isEqualTo(czxid);
+  }
+
+  @Test
+  void simple_cancelWhileCreating_deletesOnlyItsOwnNode() {
+    Started r = f.simpleAcquire();
+    r.future().cancel(true);
+    f.settle();
+    assertThat(f.nodes()).isEmpty();
+
+    String holder = f.otherHoldsSimple();
+    Started late = f.simpleAcquire();
+    late.future().cancel(true);
+    f.settle();
+    assertThat(zk.exists(holder)).as("another's node is never deleted").isTrue();
+    assertThat(late.state()).isEqualTo(State.WITHDRAWN);
+  }
+
+  @Test
+  void otherSessionUnaffected() {
+    assertThat(OTHER_SESSION).isNotEqualTo(FIRST_SESSION);
+  }
+}
