@@ -2,7 +2,6 @@ package io.zklock.internal;
 
 import static io.zklock.internal.EngineFixture.DIR;
 import static io.zklock.internal.EngineFixture.FIRST_SESSION;
-import static io.zklock.internal.EngineFixture.OTHER_SESSION;
 import static io.zklock.internal.EngineFixture.SIMPLE_NODE;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -484,8 +483,215 @@ class LockRequestTest {
     assertThat(late.state()).isEqualTo(State.WITHDRAWN);
   }
 
+  // ---------------------------------------------------------------- more corners
+
   @Test
-  void otherSessionUnaffected() {
-    assertThat(OTHER_SESSION).isNotEqualTo(FIRST_SESSION);
+  void lockDirectoryMissing_isCreated_andTheRequestGoesOn() {
+    zk.delete(DIR); // the server reaped the empty container
+    Started r = f.acquire();
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(zk.exists(DIR)).isTrue();
+    assertThat(f.nodes()).hasSize(1);
+  }
+
+  @Test
+  void timeout_whileDisconnectedBeforeTheCreate_endsWithoutANode() {
+    f.session.disconnect();
+    Started r = f.acquire(Duration.ofSeconds(1));
+    assertThat(r.state()).isEqualTo(State.PENDING);
+
+    f.scheduler.advance(Duration.ofSeconds(1));
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(r.future()).isCompletedWithValue(null);
+
+    f.session.reconnect();
+    f.settle();
+    assertThat(zk.sent()).as("nothing sent for a withdrawn request").isEmpty();
+    assertThat(f.nodes()).isEmpty();
+  }
+
+  @Test
+  void timeout_whileRecovering_deletesTheNodeTheLostCreateMade() {
+    zk.loseNextReply();
+    Started r = f.acquire(Duration.ofSeconds(1));
+    zk.deliverNext(); // create applied, reply lost
+    f.session.disconnect(); // the recovery waits for the connection
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.RECOVERING);
+    assertThat(f.nodes()).hasSize(1);
+
+    f.scheduler.advance(Duration.ofSeconds(1));
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    f.session.reconnect();
+    f.settle();
+
+    assertThat(r.future()).isCompletedWithValue(null);
+    assertThat(f.nodes()).as("found by its attempt id and deleted").isEmpty();
+  }
+
+  @Test
+  void simple_timeout_whileRecovering_deletesOnlyItsOwnNode() {
+    zk.loseNextReply();
+    Started r = f.simple(false, Duration.ofSeconds(1).toNanos(), true);
+    zk.deliverNext();
+    f.session.disconnect();
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.RECOVERING);
+    assertThat(zk.exists(SIMPLE_NODE)).isTrue();
+
+    f.scheduler.advance(Duration.ofSeconds(1));
+    f.session.reconnect();
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(zk.exists(SIMPLE_NODE)).as("ours, read back and deleted").isFalse();
+  }
+
+  @Test
+  void suspension_treatedAsLost_losesTheHold_andGivesTheNodeBackOnReconnect() {
+    EngineFixture g = new EngineFixture(io.zklock.SuspensionPolicy.TREAT_AS_LOST);
+    Started held = g.acquire();
+    g.settle();
+    Started waiting = g.acquire();
+    g.settle();
+    LockHandle h = held.handle();
+
+    g.session.disconnect();
+
+    assertThat(held.state()).isEqualTo(State.LOST);
+    assertThat(lostReason(h)).isEqualTo(LockLostException.Reason.SUSPENDED);
+    assertThat(waiting.state()).as("a waiter waits on").isEqualTo(State.WAITING);
+    g.session.reconnect();
+    g.settle();
+    assertThat(g.zk.exists(h.path())).as("the lost hold's node is deleted").isFalse();
+    assertThat(waiting.state()).isEqualTo(State.HELD);
+  }
+
+  @Test
+  void suspension_waitForExpiry_keepsTheHold() {
+    Started held = f.acquire();
+    f.settle();
+    f.session.disconnect();
+    assertThat(held.state()).isEqualTo(State.HELD);
+    f.session.reconnect();
+    f.settle();
+    assertThat(held.state()).isEqualTo(State.HELD);
+  }
+
+  @Test
+  void releaseRequested_byAnotherClient_isHeardByTheHolder() {
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+    List<String> heard = new java.util.ArrayList<>();
+    h.onReleaseRequested(() -> heard.add("asked"));
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS));
+    f.settle();
+
+    zk.setData(h.path(), new byte[] {1});
+    f.settle();
+
+    assertThat(heard).containsExactly("asked");
+    assertThat(h.isReleaseRequested()).isTrue();
+    assertThat(r.state()).as("a request is not a release").isEqualTo(State.HELD);
+    assertThat(zk.watchCount(h.path())).as("the own-node watch is set again").isEqualTo(1);
+  }
+
+  @Test
+  void releaseRequested_beforeTheOwnWatchIsSet_isHeardWhenItIs() {
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+    zk.setData(h.path(), new byte[] {1});
+
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS));
+    f.settle();
+
+    assertThat(h.isReleaseRequested()).isTrue();
+  }
+
+  @Test
+  void nodeDeleted_beforeTheOwnWatchIsSet_isNoticedWhenItIs() {
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+    zk.delete(h.path());
+
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS));
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.LOST);
+    assertThat(lostReason(h)).isEqualTo(LockLostException.Reason.NODE_DELETED);
+    assertThat(zk.watchCount()).as("no watch left on the vanished path").isZero();
+  }
+
+  @Test
+  void waitersNodeDeletedByAnotherClient_noticedAtTheNextListing_queuesAgain() {
+    String head = f.otherQueues();
+    String ahead = f.otherQueues();
+    Started r = f.acquire();
+    f.settle();
+    String mine = r.request().path();
+    zk.delete(mine);
+
+    zk.delete(ahead); // not the head: the waiter lists, finds its node gone, and queues again
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.WAITING);
+    assertThat(f.nodes()).hasSize(2).doesNotContain(name(mine)).contains(name(head));
+
+    zk.delete(head);
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(zk.exists(r.handle().path())).isTrue();
+  }
+
+  @Test
+  void waitersNodeDeletedByAnotherClient_thenGrantedByAHandoff_isLostWithinTheOwnWatchDelay() {
+    // No watch on a waiter's own node (docs/guarantees.md): a grant by the head's deletion comes
+    // without a read, and the holder's delayed own-node watch finds the node gone.
+    String head = f.otherQueues();
+    Started r = f.acquire();
+    f.settle();
+    zk.delete(r.request().path());
+    zk.delete(head);
+    f.settle();
+    LockHandle h = r.handle();
+
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS));
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.LOST);
+    assertThat(lostReason(h)).isEqualTo(LockLostException.Reason.NODE_DELETED);
+  }
+
+  @Test
+  void cancel_afterGrant_isTooLate_theHandleStaysValid() {
+    Started r = f.acquire();
+    f.settle();
+    assertThat(r.future().cancel(true)).isFalse();
+    assertThat(r.state()).isEqualTo(State.HELD);
+  }
+
+  @Test
+  void queue_ofThree_handsOffInOrder() {
+    Started a = f.acquire();
+    f.settle();
+    Started b = f.acquire();
+    Started c = f.acquire();
+    f.settle();
+    assertThat(List.of(a.state(), b.state(), c.state()))
+        .containsExactly(State.HELD, State.WAITING, State.WAITING);
+
+    a.handle().releaseAsync();
+    f.settle();
+    assertThat(List.of(b.state(), c.state())).containsExactly(State.HELD, State.WAITING);
+    b.handle().releaseAsync();
+    f.settle();
+    assertThat(c.state()).isEqualTo(State.HELD);
+    assertThat(a.handle().fencingToken())
+        .isLessThan(b.handle().fencingToken())
+        .isLessThan(c.handle().fencingToken());
   }
 }
