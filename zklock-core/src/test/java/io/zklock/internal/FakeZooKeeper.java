@@ -226,6 +226,20 @@ final class FakeZooKeeper implements ZkOps {
     return true;
   }
 
+  /**
+   * Delivers what the server has already sent (events, replies), and what that leads to, without
+   * applying any request still in flight: what a client receives before its connection goes silent.
+   */
+  void deliverSent() {
+    int n = 0;
+    while (!outbound.isEmpty()) {
+      outbound.poll().run().run();
+      if (++n > 100_000) {
+        throw new IllegalStateException("the fake does not settle: an event loop?");
+      }
+    }
+  }
+
   /** Delivers until nothing is left, callbacks' new requests included; returns how many. */
   int deliverAll() {
     int n = 0;

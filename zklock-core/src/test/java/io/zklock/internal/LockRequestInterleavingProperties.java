@@ -2,92 +2,142 @@ package io.zklock.internal;
 
 import static io.zklock.internal.EngineFixture.DIR;
 import static io.zklock.internal.EngineFixture.OTHER_SESSION;
+import static io.zklock.internal.EngineFixture.SIMPLE_NODE;
 
 import io.zklock.LockHandle;
 import io.zklock.internal.EngineFixture.Started;
 import io.zklock.internal.LockRequest.State;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * Random interleavings of what can happen to a few requests of one client — a reply delivered, lost
- * after being applied or never applied, the connection dropping and returning, the session
- * expiring, a caller cancelling or releasing, time passing, another client queueing and leaving —
- * never grant the lock to two holders at once, and once every reply is delivered on a connected
- * session, leave no node of an ended request behind and no live request stuck.
+ * after being applied or never applied, the connection dropping and returning, the session expiring
+ * (heard at once, or later than the ensemble expired it), a caller cancelling or releasing, time
+ * passing, another client queueing and leaving, the instance closing — never grant the lock to two
+ * holders at once, and once every reply is delivered on a connected session, leave no node of an
+ * ended request behind and no live request stuck. For the queue ({@link QueueProtocol}) and for the
+ * simple lock's single node ({@link SingleNodeProtocol}).
  */
 class LockRequestInterleavingProperties {
   private static final int MAX_REQUESTS = 4;
 
-  /**
-   * How often each kind of action comes, out of {@code WEIGHTS.length}: the index is the kind of
-   * {@link Run#act}. Deliveries are the most frequent, so that requests get far between faults.
-   */
-  private static final int[] KINDS = kinds(14, 3, 1, 1, 2, 1, 2, 3, 3, 2, 2, 2);
+  /** What can happen, and how often, relative to the others. */
+  private enum Action {
+    DELIVER(14),
+    START(3),
+    LOSE_NEXT_REPLY(1),
+    DROP_NEXT_REQUEST(1),
+    CONNECTION(2), // drops, or comes back, or a new session connects
+    EXPIRE(1), // the ensemble expires the session and the client hears at once
+    SERVER_EXPIRES(2), // the ensemble expires it; the client hears at CONNECTION or at the end
+    CANCEL(2),
+    RELEASE(3),
+    ADVANCE(3),
+    OTHER_QUEUES(2),
+    OTHER_LEAVES(2),
+    CLOSE(0); // only where a run may close
 
-  private static int[] kinds(int... weights) {
-    List<Integer> out = new ArrayList<>();
-    for (int kind = 0; kind < weights.length; kind++) {
-      for (int j = 0; j < weights[kind]; j++) {
-        out.add(kind == weights.length - 1 ? 14 : kind == 0 ? 0 : kind + 3);
+    final int weight;
+
+    Action(int weight) {
+      this.weight = weight;
+    }
+  }
+
+  private static Action[] table(boolean mayClose) {
+    List<Action> out = new ArrayList<>();
+    for (Action a : Action.values()) {
+      int w = a == Action.CLOSE && mayClose ? 1 : a.weight;
+      for (int i = 0; i < w; i++) {
+        out.add(a);
       }
     }
-    return out.stream().mapToInt(Integer::intValue).toArray();
+    return out.toArray(new Action[0]);
   }
 
   /**
-   * Each int is one action: its value modulo the number of kinds says which, the rest how. The run
+   * Each int is one action: its value modulo the table's length says which, the rest how. A run
    * begins with {@code initial} plain acquisitions, so that there is contention from the start.
    */
-  @Property(tries = 400)
-  void interleavings_keepMutualExclusion_andLeaveNoNodeOfAnEndedRequest(
+  @Property(tries = 300)
+  void queue_interleavings_keepMutualExclusion_andLeaveNothingBehind(
       @ForAll @IntRange(min = 0, max = 3) int initial,
+      @ForAll boolean mayClose,
       @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 99_999) Integer> actions) {
-    Run run = new Run();
-    for (int i = 0; i < initial; i++) {
-      run.act(4, 0); // a plain acquire
-    }
-    for (int a : actions) {
-      run.act(a);
-      run.checkExclusion();
-    }
-    run.finish();
-    run.checkExclusion();
-    run.checkSettled();
+    new Run(false, table(mayClose)).play(initial, actions);
+  }
+
+  @Property(tries = 200)
+  void simple_interleavings_keepMutualExclusion_andLeaveNothingBehind(
+      @ForAll @IntRange(min = 0, max = 3) int initial,
+      @ForAll boolean mayClose,
+      @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 99_999) Integer> actions) {
+    new Run(true, table(mayClose)).play(initial, actions);
   }
 
   private static final class Run {
     final EngineFixture f = new EngineFixture();
+    final boolean simple;
+    final Action[] table;
     final List<Started> requests = new ArrayList<>();
     final List<String> log = new ArrayList<>();
+    final Set<LockRequest> wasHeld = new HashSet<>();
 
-    void act(int a) {
-      act(KINDS[a % KINDS.length], a / KINDS.length);
+    Run(boolean simple, Action[] table) {
+      this.simple = simple;
+      this.table = table;
     }
 
-    void act(int kind, int arg) {
-      switch (kind) {
-        case 0 -> step("deliver", f.zk::deliverNext);
-        case 4 -> {
+    void play(int initial, List<Integer> actions) {
+      for (int i = 0; i < initial; i++) {
+        act(Action.START, 0); // a plain acquire
+      }
+      for (int a : actions) {
+        act(table[a % table.length], a / table.length);
+        checkExclusion();
+      }
+      finish();
+      checkExclusion();
+      checkSettled();
+    }
+
+    private boolean live() {
+      return f.session.state() == FakeSession.State.CONNECTED
+          || f.session.state() == FakeSession.State.SUSPENDED;
+    }
+
+    void act(Action action, int arg) {
+      switch (action) {
+        case DELIVER -> step("deliver", f.zk::deliverNext);
+        case START -> {
           if (requests.size() < MAX_REQUESTS) {
+            long timeout = Duration.ofMillis(200 + 100L * (arg % 20)).toNanos();
             Started s =
                 switch (arg % 3) {
-                  case 0 -> f.acquire();
-                  case 1 -> f.acquire(Duration.ofMillis(200 + 100L * (arg % 20)));
-                  default -> f.tryAcquire();
+                  case 0 -> simple ? f.simple(false, 0, false) : f.acquire();
+                  case 1 -> simple ? f.simple(false, timeout, true) : f.mutex(false, timeout, true);
+                  default -> simple ? f.simple(true, 0, false) : f.tryAcquire();
                 };
             requests.add(s);
             log.add("start#" + (requests.size() - 1) + "(" + arg % 3 + ")");
           }
         }
-        case 5 -> step("loseNextReply", f.zk::loseNextReply);
-        case 6 -> step("dropNextRequest", f.zk::dropNextRequest);
-        case 7 -> {
+        case LOSE_NEXT_REPLY -> step("loseNextReply", f.zk::loseNextReply);
+        case DROP_NEXT_REQUEST -> step("dropNextRequest", f.zk::dropNextRequest);
+        case CONNECTION -> {
+          if (live() && f.zk.isExpired(f.session.sessionId())) {
+            step("expiryHeard", f.session::expire);
+            return;
+          }
           switch (f.session.state()) {
             case CONNECTED -> step("disconnect", f.session::disconnect);
             case SUSPENDED -> step("reconnect", f.session::reconnect);
@@ -95,51 +145,67 @@ class LockRequestInterleavingProperties {
             default -> {}
           }
         }
-        case 8 -> {
-          if (f.session.state() == FakeSession.State.CONNECTED
-              || f.session.state() == FakeSession.State.SUSPENDED) {
+        case EXPIRE -> {
+          if (live()) {
             step("expire", f.session::expire);
           }
         }
-        case 9 -> {
+        case SERVER_EXPIRES -> {
+          // The ensemble expires a session only after hearing nothing from it for the session
+          // timeout, so what it sent before that silence has reached the client: deliver it first.
+          // (Else a grant by an event that predates the expiry would look like a grant on a dead
+          // session; it is the paused holder's case, which no lock can avoid.) What the expiry
+          // itself fires, our own nodes' deletions, may still reach the client: that is the case
+          // the engine must not take for a handoff.
+          long sid = f.session.sessionId();
+          if (live() && !f.zk.isExpired(sid)) {
+            step(
+                "serverExpires",
+                () -> {
+                  f.zk.deliverSent();
+                  checkExclusion();
+                  f.zk.expire(sid);
+                });
+          }
+        }
+        case CANCEL -> {
           if (!requests.isEmpty()) {
             int i = arg % requests.size();
             step("cancel#" + i, () -> requests.get(i).future().cancel(true));
           }
         }
-        case 10 -> {
+        case RELEASE -> {
           if (!requests.isEmpty()) {
             int i = arg % requests.size();
-            Started s = requests.get(i);
-            if (s.future().isDone()
-                && !s.future().isCompletedExceptionally()
-                && !s.future().isCancelled()) {
-              LockHandle h = s.future().join();
-              if (h != null) {
-                step("release#" + i, h::releaseAsync);
-              }
+            LockHandle h = handleOf(requests.get(i));
+            if (h != null) {
+              step("release#" + i, h::releaseAsync);
             }
           }
         }
-        case 11 ->
+        case ADVANCE ->
             step("advance", () -> f.scheduler.advance(Duration.ofMillis(10 + 40L * (arg % 10))));
-        case 12 -> step("otherQueues", f::otherQueues);
-        case 13 -> {
+        case OTHER_QUEUES -> {
+          if (!simple) {
+            step("otherQueues", f::otherQueues);
+          } else if (!f.zk.exists(SIMPLE_NODE)) {
+            step("otherTakes", f::otherHoldsSimple);
+          }
+        }
+        case OTHER_LEAVES -> {
           List<String> others = otherNodes();
           if (!others.isEmpty()) {
             String victim = others.get(arg % others.size());
             step("otherLeaves", () -> f.zk.delete(victim));
           }
         }
-        case 14 -> {
-          // the ensemble expires the session; the client hears later (action 8, or at the end)
-          long sid = f.session.sessionId();
-          if (!f.zk.isExpired(sid) && f.session.state() != FakeSession.State.CLOSED) {
-            step("serverExpires", () -> f.zk.expire(sid));
-          }
-        }
-        default -> throw new AssertionError(kind);
+        case CLOSE -> step("close", f.session::close);
       }
+    }
+
+    private static LockHandle handleOf(Started s) {
+      CompletableFutureState st = CompletableFutureState.of(s);
+      return st == CompletableFutureState.HANDLE ? s.future().join() : null;
     }
 
     private void step(String what, Runnable r) {
@@ -147,33 +213,46 @@ class LockRequestInterleavingProperties {
       r.run();
     }
 
-    private List<String> otherNodes() {
+    private List<String> ourAndOtherNodes(boolean ours) {
       List<String> out = new ArrayList<>();
       for (String n : f.nodes()) {
-        if (f.zk.stat(DIR + "/" + n).getEphemeralOwner() == OTHER_SESSION) {
+        Stat st = f.zk.stat(DIR + "/" + n);
+        if ((st.getEphemeralOwner() == OTHER_SESSION) != ours) {
           out.add(DIR + "/" + n);
         }
       }
       return out;
     }
 
-    /** The head of the queue (in queue order), or null. */
-    private String head() {
+    private List<String> otherNodes() {
+      return ourAndOtherNodes(false);
+    }
+
+    /** The node that holds the lock now, or null: the queue's head, or the simple lock's node. */
+    private String holderNode() {
+      if (simple) {
+        return f.zk.exists(SIMPLE_NODE) ? SIMPLE_NODE : null;
+      }
       List<QueueNode> q = QueueNode.queue(f.nodes());
       return q.isEmpty() ? null : DIR + "/" + q.get(0).name();
     }
 
-    private final java.util.Set<LockRequest> wasHeld = new java.util.HashSet<>();
+    /** Whether request {@code r}'s own node is in the tree (for the simple lock: this very one). */
+    private boolean nodeExists(LockRequest r) {
+      String path = r.path();
+      Stat st = path == null ? null : f.zk.stat(path);
+      return st != null && st.getCzxid() == r.fencingToken();
+    }
 
     /**
-     * A request is granted only with its node in place, at the head of the queue (so on a live
-     * session, and alone); a holder's node that still exists heads the queue. Together: never two
-     * holders at once, ours or another client's. (A holder whose session the ensemble expired
-     * unheard has no node; it learns of the loss when the client hears — the case no lock can
-     * avoid, docs/guarantees.md.)
+     * A request is granted only with its own node in place, holding the lock (so on a live session,
+     * and alone); a holder whose node still exists holds the lock. Together: never two holders at
+     * once, ours or another client's. (A holder whose session the ensemble expired unheard has no
+     * node; it learns of the loss when the client hears: the case no lock can avoid, see
+     * docs/guarantees.md.)
      */
     void checkExclusion() {
-      String head = head();
+      String holder = holderNode();
       int live = 0;
       for (int i = 0; i < requests.size(); i++) {
         LockRequest r = requests.get(i).request();
@@ -181,19 +260,20 @@ class LockRequestInterleavingProperties {
           wasHeld.remove(r);
           continue;
         }
-        String path = r.path();
-        boolean exists = path != null && f.zk.exists(path);
+        boolean exists = nodeExists(r);
         boolean fresh = wasHeld.add(r);
-        if ((fresh && !exists) || (exists && !path.equals(head))) {
+        if ((fresh && !exists) || (exists && !r.path().equals(holder))) {
           throw new AssertionError(
               "request #"
                   + i
                   + (fresh ? " was granted" : " holds")
                   + " with node "
-                  + path
+                  + r.path()
                   + (exists ? "" : " (gone)")
-                  + " but the queue is "
-                  + QueueNode.queue(f.nodes())
+                  + " but the lock's holder is "
+                  + holder
+                  + " of "
+                  + f.nodes()
                   + "; actions "
                   + log);
         }
@@ -210,9 +290,7 @@ class LockRequestInterleavingProperties {
     void finish() {
       log.add("| finish");
       for (int round = 0; round < 5; round++) {
-        if (f.zk.isExpired(f.session.sessionId())
-            && (f.session.state() == FakeSession.State.CONNECTED
-                || f.session.state() == FakeSession.State.SUSPENDED)) {
+        if (live() && f.zk.isExpired(f.session.sessionId())) {
           f.session.expire(); // the client hears of the expiry at last
         }
         switch (f.session.state()) {
@@ -227,76 +305,76 @@ class LockRequestInterleavingProperties {
     }
 
     void checkSettled() {
-      List<String> ours = new ArrayList<>();
-      for (String n : f.nodes()) {
-        if (f.zk.stat(DIR + "/" + n).getEphemeralOwner() != OTHER_SESSION) {
-          ours.add(DIR + "/" + n);
-        }
-      }
+      boolean closed = f.session.state() == FakeSession.State.CLOSED;
+      List<String> ours = ourAndOtherNodes(true);
+      boolean anyHeld = false;
       for (int i = 0; i < requests.size(); i++) {
         Started s = requests.get(i);
-        State st = s.state();
-        String path = s.request().path();
+        LockRequest r = s.request();
+        State st = r.state();
         if (st.ended()) {
-          if (path != null && f.zk.exists(path)) {
-            throw new AssertionError(
-                "request #"
-                    + i
-                    + " is "
-                    + st
-                    + " but its node "
-                    + path
-                    + " is left; actions "
-                    + log);
+          if (nodeExists(r)) {
+            fail("request #" + i + " is " + st + " but its node " + r.path() + " is left");
           }
           if (st == State.WITHDRAWN && !s.future().isDone()) {
-            throw new AssertionError("request #" + i + " WITHDRAWN, future open; actions " + log);
+            fail("request #" + i + " is WITHDRAWN, its future open");
           }
-        } else {
-          if (st != State.WAITING && st != State.HELD) {
-            throw new AssertionError(
-                "request #"
-                    + i
-                    + " stuck in "
-                    + st
-                    + " on a connected, settled session; actions "
-                    + log);
+          continue;
+        }
+        if (closed) {
+          fail("request #" + i + " is " + st + " after close");
+        }
+        if (st != State.WAITING && st != State.HELD) {
+          fail("request #" + i + " stuck in " + st + " on a connected, settled session");
+        }
+        boolean handed = CompletableFutureState.of(s) == CompletableFutureState.HANDLE;
+        if ((st == State.HELD) != handed) {
+          fail("request #" + i + " is " + st + " but its future is " + s.future());
+        }
+        if (st == State.HELD) {
+          anyHeld = true;
+          if (!nodeExists(r)) {
+            fail("request #" + i + " is HELD without its node " + r.path());
           }
-          if (st
-              == State.HELD
-              != (s.future().isDone()
-                  && !s.future().isCompletedExceptionally()
-                  && s.future().join() != null)) {
-            throw new AssertionError(
-                "request #"
-                    + i
-                    + " is "
-                    + st
-                    + " but its future is "
-                    + s.future()
-                    + "; actions "
-                    + log);
+          ours.remove(r.path());
+        } else if (!simple) {
+          if (!nodeExists(r)) {
+            fail("request #" + i + " waits without its node " + r.path());
           }
-          if (path == null || !f.zk.exists(path)) {
-            throw new AssertionError(
-                "request #" + i + " is " + st + " without its node (" + path + "); actions " + log);
-          }
-          ours.remove(path);
+          ours.remove(r.path());
         }
       }
       if (!ours.isEmpty()) {
-        throw new AssertionError("orphaned nodes " + ours + " of no live request; actions " + log);
+        fail("nodes " + ours + " belong to no live request");
       }
-      String head = head();
-      if (head != null && f.zk.stat(head).getEphemeralOwner() != OTHER_SESSION) {
-        boolean granted =
-            requests.stream()
-                .anyMatch(s -> s.state() == State.HELD && head.equals(s.request().path()));
-        if (!granted) {
-          throw new AssertionError(
-              "our node " + head + " heads the queue, not granted; actions " + log);
-        }
+      String holder = holderNode();
+      boolean waiting = requests.stream().anyMatch(s -> s.state() == State.WAITING);
+      if (waiting && !anyHeld && (holder == null || !otherNodes().contains(holder))) {
+        fail("requests wait, but nobody holds the lock (holder node " + holder + ")");
       }
+    }
+
+    private void fail(String why) {
+      throw new AssertionError(why + "; actions " + log);
+    }
+  }
+
+  /** How a caller's future ended. */
+  private enum CompletableFutureState {
+    OPEN,
+    HANDLE,
+    NULL,
+    FAILED;
+
+    static CompletableFutureState of(Started s) {
+      var fut = s.future();
+      if (!fut.isDone()) {
+        return OPEN;
+      }
+      if (fut.isCompletedExceptionally()) {
+        return FAILED;
+      }
+      return fut.join() == null ? NULL : HANDLE;
     }
   }
 }
