@@ -333,6 +333,40 @@ class LockRequestTest {
   }
 
   @Test
+  void ownNodeWatch_lostToAConnectionLoss_isSetAgain_soADeletionIsStillNoticed() {
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS)); // exists is sent
+    f.session.disconnect(); // ... and fails: no watch was set
+    f.settle();
+    f.session.reconnect();
+    f.settle();
+
+    zk.delete(h.path()); // an operator's forced release
+    f.settle();
+
+    assertThat(r.state()).as("the holder must hear of it").isEqualTo(State.LOST);
+    assertThat(lostReason(h)).isEqualTo(LockLostException.Reason.NODE_DELETED);
+  }
+
+  @Test
+  void simple_ownNodeWatch_lostToAConnectionLoss_isSetAgain() {
+    Started r = f.simpleAcquire();
+    f.settle();
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS));
+    f.session.disconnect();
+    f.settle();
+    f.session.reconnect();
+    f.settle();
+
+    zk.delete(SIMPLE_NODE);
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.LOST);
+  }
+
+  @Test
   void release_whileHeld_deletesTheNode_andTwiceReturnsTheSameFuture() {
     Started r = f.acquire();
     f.settle();
