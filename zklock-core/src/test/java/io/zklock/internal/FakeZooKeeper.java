@@ -47,13 +47,14 @@ import org.apache.zookeeper.data.Stat;
  * </ul>
  *
  * <p>Faults: {@link #loseNextReply()} (the next request is applied but answered {@code
- * CONNECTIONLOSS}), {@link #dropNextRequest()} (answered {@code CONNECTIONLOSS} and never applied),
- * {@link #disconnect} (every request of the session in flight fails with {@code CONNECTIONLOSS},
- * unapplied; so does every request sent until {@link #reconnect}), {@link #expire} (the session's
- * ephemeral nodes go, firing watches — those of the expiring session too, as a server may notify
- * before it closes the connection — and every later request of it answers {@code SESSIONEXPIRED}).
- * Another client acts on the tree at once through {@link #create(long, String, CreateMode)} and
- * {@link #delete(String)}.
+ * CONNECTIONLOSS}; a watch it set is gone, as after a real connection loss the client sets again
+ * only the watches it had replies for), {@link #dropNextRequest()} (answered {@code CONNECTIONLOSS}
+ * and never applied), {@link #disconnect} (every request of the session in flight fails with {@code
+ * CONNECTIONLOSS}, unapplied; so does every request sent until {@link #reconnect}), {@link #expire}
+ * (the session's ephemeral nodes go, firing watches — those of the expiring session too, as a
+ * server may notify before it closes the connection — and every later request of it answers {@code
+ * SESSIONEXPIRED}). Another client acts on the tree at once through {@link #create(long, String,
+ * CreateMode)} and {@link #delete(String)}.
  *
  * <p>{@code FakeZooKeeper} itself is the {@link ZkOps} of its {@linkplain #useSession current
  * session}.
@@ -81,13 +82,23 @@ final class FakeZooKeeper implements ZkOps {
   private record Reg(long session, Watcher watcher) {}
 
   /** A request of a session, not yet applied. */
-  private record Request(long session, String op, String path, Function<Code, Runnable> apply) {}
+  private record Request(
+      long session,
+      String op,
+      String path,
+      Watcher watcher,
+      boolean childWatch,
+      Function<Code, Runnable> apply) {}
 
   /**
    * Something the server did that the client has not seen: a watch event ({@code lost} null) or the
    * reply of an applied request ({@code lost}: the same reply turned into a connection loss).
    */
-  private record Out(long session, Runnable run, Runnable lost) {}
+  private record Out(long session, Runnable run, Runnable lost, Runnable forget) {
+    Out(long session, Runnable run, Runnable lost) {
+      this(session, run, lost, () -> {});
+    }
+  }
 
   /** A request as sent, for tests that count requests. */
   record Sent(long session, String op, String path) {}
@@ -215,13 +226,28 @@ final class FakeZooKeeper implements ZkOps {
       return true;
     }
     // applies; the events it fires are queued outbound first: the server notifies, then answers
+    Map<String, Set<Reg>> watches = r.childWatch() ? childWatches : dataWatches;
+    Reg reg = new Reg(r.session(), r.watcher());
+    boolean hadWatch = watches.getOrDefault(r.path(), Set.of()).contains(reg);
     Runnable reply = r.apply().apply(null);
     Runnable lost = r.apply().apply(Code.CONNECTIONLOSS);
+    // with the reply lost, the client never learns of a watch the request set: after the
+    // connection loss it is not set again (ZooKeeper's client sets again only the watches it knows)
+    Runnable forget =
+        () -> {
+          if (r.watcher() != null && !hadWatch) {
+            Set<Reg> regs = watches.get(r.path());
+            if (regs != null) {
+              regs.remove(reg);
+            }
+          }
+        };
     if (loseNext > 0) {
       loseNext--;
-      reply = lost; // applied, but the answer never arrives (a watch it set stays set)
+      forget.run();
+      reply = lost; // applied, but the answer never arrives
     }
-    outbound.add(new Out(r.session(), reply, lost));
+    outbound.add(new Out(r.session(), reply, lost, forget));
     outbound.poll().run().run();
     return true;
   }
@@ -516,13 +542,22 @@ final class FakeZooKeeper implements ZkOps {
     }
 
     private void send(String op, String path, Function<Code, Runnable> apply) {
+      send(op, path, null, false, apply);
+    }
+
+    private void send(
+        String op,
+        String path,
+        Watcher watcher,
+        boolean childWatch,
+        Function<Code, Runnable> apply) {
       sent.add(new Sent(session, op, path));
       if (expired.contains(session)) {
         outbound.add(new Out(session, apply.apply(Code.SESSIONEXPIRED), null));
       } else if (disconnected.contains(session)) {
         outbound.add(new Out(session, apply.apply(Code.CONNECTIONLOSS), null));
       } else {
-        inbound.add(new Request(session, op, path, apply));
+        inbound.add(new Request(session, op, path, watcher, childWatch, apply));
       }
     }
 
@@ -553,6 +588,8 @@ final class FakeZooKeeper implements ZkOps {
       send(
           "getChildren",
           path,
+          watcher,
+          true,
           fault -> {
             if (fault != null) {
               return () -> cb.processResult(fault.intValue(), path, null, null, null);
@@ -573,6 +610,8 @@ final class FakeZooKeeper implements ZkOps {
       send(
           "getData",
           path,
+          watcher,
+          false,
           fault -> {
             if (fault != null) {
               return () -> cb.processResult(fault.intValue(), path, null, null, null);
@@ -593,6 +632,8 @@ final class FakeZooKeeper implements ZkOps {
       send(
           "exists",
           path,
+          watcher,
+          false,
           fault -> {
             if (fault != null) {
               return () -> cb.processResult(fault.intValue(), path, null, null);

@@ -161,6 +161,32 @@ class FakeZooKeeperTest {
   }
 
   @Test
+  void loseNextReply_ofAWatchingRead_leavesNoWatch() {
+    zk.create(S2, "/ns/dir/x", CreateMode.EPHEMERAL);
+    zk.loseNextReply();
+    ops.exists("/ns/dir/x", e -> log.add("event"), (rc, p, c, s) -> log.add("" + Code.get(rc)));
+    zk.deliverAll();
+    assertThat(log).containsExactly("CONNECTIONLOSS");
+    assertThat(zk.watchCount()).isZero();
+  }
+
+  @Test
+  void disconnect_afterARequestWasApplied_losesItsReply_notItsEffect() {
+    zk.create(S2, "/ns/dir/y", CreateMode.EPHEMERAL);
+    ops.getData("/ns/dir/y", e -> log.add("y " + e.getType()), (rc, p, c, d, s) -> {});
+    zk.deliverAll();
+    ops.delete("/ns/dir/y", (rc, p, c) -> log.add("delete " + Code.get(rc)));
+    zk.deliverNext(); // applied: the watch event comes first, the reply waits behind it
+    assertThat(log).containsExactly("y NodeDeleted");
+
+    zk.disconnect(S1);
+    zk.deliverAll();
+
+    assertThat(log).containsExactly("y NodeDeleted", "delete CONNECTIONLOSS");
+    assertThat(zk.exists("/ns/dir/y")).isFalse();
+  }
+
+  @Test
   void dropNextRequest_answersConnectionLoss_withoutApplying() {
     zk.dropNextRequest();
     create("/ns/dir/a", CreateMode.EPHEMERAL);

@@ -44,6 +44,8 @@ class LockRequestInterleavingProperties {
     ADVANCE(3),
     OTHER_QUEUES(2),
     OTHER_LEAVES(2),
+    FORCE_RELEASE(1), // an operator deletes a holder's node
+    ASK_RELEASE(1), // another client asks the holder to release (sets its node's data)
     CLOSE(0); // only where a run may close
 
     final int weight;
@@ -197,6 +199,22 @@ class LockRequestInterleavingProperties {
           if (!others.isEmpty()) {
             String victim = others.get(arg % others.size());
             step("otherLeaves", () -> f.zk.delete(victim));
+          }
+        }
+        case FORCE_RELEASE, ASK_RELEASE -> {
+          List<LockRequest> holders = new ArrayList<>();
+          for (Started s : requests) {
+            if (s.state() == State.HELD && nodeExists(s.request())) {
+              holders.add(s.request());
+            }
+          }
+          if (!holders.isEmpty()) {
+            String path = holders.get(arg % holders.size()).path();
+            if (action == Action.FORCE_RELEASE) {
+              step("forceRelease", () -> f.zk.delete(path));
+            } else {
+              step("askRelease", () -> f.zk.setData(path, new byte[] {1}));
+            }
           }
         }
         case CLOSE -> step("close", f.session::close);
