@@ -84,9 +84,13 @@ final class EngineFixture {
   // them
 
   Started mutex(boolean tryOnly, long nanos, boolean hasDeadline) {
-    QueueProtocol protocol =
-        new QueueProtocol(DIR, NodeKind.MUTEX, Ordering.forKind(NodeKind.MUTEX), Map.of());
-    return start(protocol, tryOnly, nanos, hasDeadline);
+    return queue(NodeKind.MUTEX, Ordering.forKind(NodeKind.MUTEX), tryOnly, nanos, hasDeadline);
+  }
+
+  /** A request of the queue of sequential nodes, as {@code QueueLock} starts it. */
+  Started queue(
+      NodeKind kind, Ordering.Rule rule, boolean tryOnly, long nanos, boolean hasDeadline) {
+    return start(new QueueProtocol(DIR, kind, rule, Map.of()), tryOnly, nanos, hasDeadline);
   }
 
   Started acquire() {
@@ -130,9 +134,14 @@ final class EngineFixture {
 
   /** Another client queues a mutex node; returns its path. */
   String otherQueues() {
+    return otherQueues(NodeKind.MUTEX);
+  }
+
+  /** Another client queues a node of {@code kind}; returns its path. */
+  String otherQueues(NodeKind kind) {
     return zk.create(
         OTHER_SESSION,
-        DIR + "/" + QueueNode.prefix(NodeKind.MUTEX, QueueNode.newAttemptId()),
+        DIR + "/" + QueueNode.prefix(kind, QueueNode.newAttemptId()),
         CreateMode.EPHEMERAL_SEQUENTIAL);
   }
 
