@@ -127,10 +127,6 @@ final class FakeZooKeeper implements ZkOps {
     current = session;
   }
 
-  long currentSession() {
-    return current;
-  }
-
   /** The calls of session {@code session}. */
   ZkOps opsOf(long session) {
     return new SessionOps(session);
@@ -482,10 +478,6 @@ final class FakeZooKeeper implements ZkOps {
     return s;
   }
 
-  private List<String> sortedChildren(String path) {
-    return children(path);
-  }
-
   // ---------------------------------------------------------------- ZkOps of the current session
 
   @Override
@@ -599,7 +591,7 @@ final class FakeZooKeeper implements ZkOps {
               return () -> cb.processResult(Code.NONODE.intValue(), path, null, null, null);
             }
             addWatch(childWatches, path, session, watcher);
-            List<String> kids = sortedChildren(path);
+            List<String> kids = children(path);
             Stat stat = statOf(path, n);
             return () -> cb.processResult(Code.OK.intValue(), path, null, kids, stat);
           });

@@ -27,7 +27,7 @@ import org.apache.zookeeper.data.Stat;
  * ended request behind and no live request stuck. For the queue ({@link QueueProtocol}) and for the
  * simple lock's single node ({@link SingleNodeProtocol}).
  */
-class LockRequestInterleavingProperties {
+class LockRequestInterleavingPropertiesTest {
   private static final int MAX_REQUESTS = 4;
 
   /** What can happen, and how often, relative to the others. */
