@@ -22,6 +22,12 @@ final class Deleter {
 
   private final SessionPort session;
 
+  /**
+   * Deletions of nodes whose names are reused ({@link #deleteCreated}) under way, by path: a
+   * request cleaned up twice (a withdrawal racing its create's reply) deletes its node once.
+   */
+  private final ConcurrentHashMap<String, Pending> deletingCreated = new ConcurrentHashMap<>();
+
   /** This client's deletes on their way to the server, by path (see {@link #deleteInFlight}). */
   private final ConcurrentHashMap<String, CompletableFuture<Boolean>> inFlight =
       new ConcurrentHashMap<>();
@@ -63,9 +69,22 @@ final class Deleter {
    */
   CompletableFuture<Void> deleteCreated(String path, long owner, Watcher ownWatcher, long czxid) {
     CompletableFuture<Void> done = new CompletableFuture<>();
+    Pending mine = new Pending(czxid, done);
+    Pending running = deletingCreated.putIfAbsent(path, mine);
+    if (running != null && running.czxid() == czxid) {
+      // this node's deletion is under way: a second delete, applied after the first and after a
+      // new holder created the name again, would delete the new holder's node
+      return running.done();
+    }
+    if (running == null) {
+      done.whenComplete((v, t) -> deletingCreated.remove(path, mine));
+    }
     attempt(path, owner, ownWatcher, done, czxid, false);
     return done;
   }
+
+  /** A deletion by {@link #deleteCreated} under way. */
+  private record Pending(long czxid, CompletableFuture<Void> done) {}
 
   /**
    * One try. {@code czxid}: the node's creation zxid if its name is reused (0 if unique); {@code

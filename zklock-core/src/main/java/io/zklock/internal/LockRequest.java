@@ -372,8 +372,25 @@ final class LockRequest implements Handle {
                 ownNodeGone(mine);
               } else if (code == Code.OK && stat.getVersion() > 0) {
                 releaseRequested(mine); // asked before the watch was set (lock nodes start at 0)
+              } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                ownWatchLost(mine);
               }
             });
+  }
+
+  /**
+   * The own-node watch's request met a connection loss: no watch was set (the client sets again, on
+   * reconnecting, only the watches whose replies it had), so set it again once connected, or a
+   * forced deletion would never be heard.
+   */
+  private void ownWatchLost(Node mine) {
+    synchronized (this) {
+      if (node != mine) {
+        return;
+      }
+      ownWatchSet = false;
+    }
+    ctx.session().whenConnected(this::watchOwnNodeIfHeld, () -> {});
   }
 
   private void watchOwnNodeLater() {
