@@ -29,8 +29,10 @@ final class Deleter {
   private final ConcurrentHashMap<String, Pending> deletingCreated = new ConcurrentHashMap<>();
 
   /** This client's deletes on their way to the server, by path (see {@link #deleteInFlight}). */
-  private final ConcurrentHashMap<String, CompletableFuture<Boolean>> inFlight =
-      new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, InFlight> inFlight = new ConcurrentHashMap<>();
+
+  /** A delete on its way: whether the server applied it, and whether its node was held. */
+  private record InFlight(CompletableFuture<Boolean> applied, boolean held) {}
 
   Deleter(SessionPort session) {
     this.session = session;
@@ -45,7 +47,7 @@ final class Deleter {
    */
   CompletableFuture<Void> delete(String path, long owner, Watcher ownWatcher) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    attempt(path, owner, ownWatcher, done, 0L, false);
+    attempt(path, owner, ownWatcher, done, 0L, false, false);
     return done;
   }
 
@@ -57,7 +59,20 @@ final class Deleter {
    * deletion's watch event on the same connection, so waiting for it costs nothing.
    */
   CompletableFuture<Boolean> deleteInFlight(String path) {
-    return inFlight.get(path);
+    InFlight d = inFlight.get(path);
+    return d == null ? null : d.applied();
+  }
+
+  /**
+   * Like {@link #deleteInFlight}, but only for the release of a node that was held (a grant's node,
+   * deleted by {@link #deleteCreated(String, long, Watcher, long, boolean)} with {@code held}):
+   * null otherwise. A node held by an exclusive rule was the head of its queue; its applied
+   * deletion leaves nothing ahead of the node right behind it, whatever that node's last listing
+   * showed.
+   */
+  CompletableFuture<Boolean> releaseInFlight(String path) {
+    InFlight d = inFlight.get(path);
+    return d == null || !d.held() ? null : d.applied();
   }
 
   /**
@@ -68,6 +83,15 @@ final class Deleter {
    * delete their lock.
    */
   CompletableFuture<Void> deleteCreated(String path, long owner, Watcher ownWatcher, long czxid) {
+    return deleteCreated(path, owner, ownWatcher, czxid, false);
+  }
+
+  /**
+   * Like {@link #deleteCreated(String, long, Watcher, long)}; {@code held}: the node was granted to
+   * its request (see {@link #releaseInFlight}).
+   */
+  CompletableFuture<Void> deleteCreated(
+      String path, long owner, Watcher ownWatcher, long czxid, boolean held) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     Pending mine = new Pending(czxid, done);
     Pending running = deletingCreated.putIfAbsent(path, mine);
@@ -79,7 +103,7 @@ final class Deleter {
     if (running == null) {
       done.whenComplete((v, t) -> deletingCreated.remove(path, mine));
     }
-    attempt(path, owner, ownWatcher, done, czxid, false);
+    attempt(path, owner, ownWatcher, done, czxid, false, held);
     return done;
   }
 
@@ -88,7 +112,8 @@ final class Deleter {
 
   /**
    * One try. {@code czxid}: the node's creation zxid if its name is reused (0 if unique); {@code
-   * check}: read it back first, because an earlier try met a connection loss.
+   * check}: read it back first, because an earlier try met a connection loss; {@code held}: see
+   * {@link #releaseInFlight}.
    */
   private void attempt(
       String path,
@@ -96,7 +121,8 @@ final class Deleter {
       Watcher ownWatcher,
       CompletableFuture<Void> done,
       long czxid,
-      boolean check) {
+      boolean check,
+      boolean held) {
     // as soon as the owning session is over (expired, declared lost at zklock's session deadline,
     // or closed) the ephemeral node is gone or going with it: nothing waits past that deadline
     session.whenConnectedTo(
@@ -110,9 +136,9 @@ final class Deleter {
                     (rc, p, ctx, stat) -> {
                       Code code = Code.get(rc);
                       if (code == Code.OK && stat != null && stat.getCzxid() == czxid) {
-                        attempt(path, owner, null, done, czxid, false);
+                        attempt(path, owner, null, done, czxid, false, held);
                       } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
-                        attempt(path, owner, null, done, czxid, true);
+                        attempt(path, owner, null, done, czxid, true, held);
                       } else {
                         done.complete(null); // gone, or someone else's now
                       }
@@ -126,13 +152,14 @@ final class Deleter {
             conn.ops().removeAllWatches(path, WatcherType.Data, (rc, p, ctx) -> {});
           }
           CompletableFuture<Boolean> applied = new CompletableFuture<>();
-          inFlight.put(path, applied);
+          InFlight entry = new InFlight(applied, held);
+          inFlight.put(path, entry);
           conn.ops()
               .delete(
                   path,
                   (rc, p, ctx) -> {
                     Code code = Code.get(rc);
-                    inFlight.remove(path, applied);
+                    inFlight.remove(path, entry);
                     applied.complete(code == Code.OK);
                     switch (code) {
                       case OK:
@@ -143,7 +170,7 @@ final class Deleter {
                       case CONNECTIONLOSS:
                       case OPERATIONTIMEOUT:
                         // try again when the connection is back (watch already removed locally)
-                        attempt(path, owner, null, done, czxid, czxid != 0L);
+                        attempt(path, owner, null, done, czxid, czxid != 0L, held);
                         break;
                       default:
                         log.error(

@@ -112,6 +112,7 @@ final class LockRequest implements Handle {
   private long session; // the session of the latest create, and of the node
   private Node node;
   private Watch watch;
+  private Watch sideWatch; // a second watch of the same wait (the exclusive rule's look-ahead)
   private boolean ownWatchSet; // the data watch on our own node was requested
   private ScheduledFuture<?> ownWatchTimer;
   private CompletableFuture<Void> released;
@@ -275,7 +276,7 @@ final class LockRequest implements Handle {
     dropWatch();
     CompletableFuture<Void> gone = CompletableFuture.completedFuture(null);
     if (node != null) {
-      gone = deleteNode();
+      gone = deleteNode(false);
     } else if (was == State.CREATING || was == State.RECOVERING) {
       // the create is in flight or its fate unknown: find what it made, by attempt id
       gone = protocol.deleteUnknown(ctx, attemptId, session);
@@ -320,31 +321,49 @@ final class LockRequest implements Handle {
     LockLostException ex = new LockLostException(path(), session, reason);
     if (reason == LockLostException.Reason.SUSPENDED) {
       // give the lock back as soon as the connection returns, if the session survived
-      released = deleteNode();
+      released = deleteNode(true);
     } else {
       released = CompletableFuture.completedFuture(null);
     }
     ctx.executor().execute(() -> lost.complete(ex));
   }
 
-  /** Called holding the monitor: deletes our node, guaranteed, removing our watch on it first. */
-  private CompletableFuture<Void> deleteNode() {
+  /**
+   * Called holding the monitor: deletes our node, guaranteed, removing our watch on it first.
+   * {@code held}: the node was granted (a release, not a withdrawal; see {@link
+   * Deleter#releaseInFlight}).
+   */
+  private CompletableFuture<Void> deleteNode(boolean held) {
     if (ownWatchTimer != null) {
       ownWatchTimer.cancel(false);
       ownWatchTimer = null;
     }
     return ctx.deleter()
-        .deleteCreated(node.path(), node.session(), ownWatchSet ? ownWatcher : null, node.czxid());
+        .deleteCreated(
+            node.path(), node.session(), ownWatchSet ? ownWatcher : null, node.czxid(), held);
   }
 
-  /** Called holding the monitor: removes the protocol's watch, if one is set. */
+  /** Called holding the monitor: removes the protocol's watches, if any is set. */
   private void dropWatch() {
     if (watch != null) {
-      Session.Conn c = ctx.session().current();
-      if (c != null) {
-        c.ops().removeWatches(watch.path(), watch.watcher(), watch.type(), (rc, p, x) -> {});
-      }
+      remove(watch);
       watch = null;
+    }
+    dropSideWatch();
+  }
+
+  /** Called holding the monitor: removes the protocol's second watch, if one is set. */
+  private void dropSideWatch() {
+    if (sideWatch != null) {
+      remove(sideWatch);
+      sideWatch = null;
+    }
+  }
+
+  private void remove(Watch w) {
+    Session.Conn c = ctx.session().current();
+    if (c != null) {
+      c.ops().removeWatches(w.path(), w.watcher(), w.type(), (rc, p, x) -> {});
     }
   }
 
@@ -554,7 +573,7 @@ final class LockRequest implements Handle {
       if (state == State.RELEASED && released.isCompletedExceptionally()) {
         // the server refused the delete (an operator's ACL change, say): the node is still ours,
         // and what a retry needs was kept, so this release tries again
-        released = deleteNode();
+        released = deleteNode(true);
         return released;
       }
       if (released != null) {
@@ -570,7 +589,7 @@ final class LockRequest implements Handle {
       state = State.RELEASED;
       epoch++;
       ctx.requests().remove(this);
-      released = deleteNode();
+      released = deleteNode(true);
       return released;
     }
   }
@@ -772,6 +791,7 @@ final class LockRequest implements Handle {
           return null;
         }
         state = State.WAITING;
+        dropSideWatch(); // a second watch of an earlier wait
         Step next = new Step(conn, ++epoch);
         Watcher watcher =
             event -> {
@@ -783,6 +803,31 @@ final class LockRequest implements Handle {
         next.watcher = watcher;
         watch = new Watch(path, watcher, type);
         return next;
+      }
+    }
+
+    /**
+     * Also watches {@code path} for the wait this step was made for by {@link #watch}, without
+     * moving the request on: returns the watcher to set, or null if the request moved on. When it
+     * fires, {@code onEvent} runs (the protocol checks {@link #isLive()}). Removed with the wait's
+     * watch; a later call replaces it (the protocol calls again only once the earlier one fired).
+     */
+    Watcher alsoWatch(String path, WatcherType type, Consumer<WatchedEvent> onEvent) {
+      synchronized (LockRequest.this) {
+        if (!live() || state != State.WAITING || watcher == null) {
+          return null;
+        }
+        Watch[] mine = new Watch[1];
+        Watcher w =
+            event -> {
+              if (event.getType() != EventType.None) {
+                sideWatchFired(mine[0]);
+              }
+              onEvent.accept(event);
+            };
+        mine[0] = new Watch(path, w, type);
+        sideWatch = mine[0];
+        return w;
       }
     }
 
@@ -840,6 +885,13 @@ final class LockRequest implements Handle {
         }
       }
       giveUp(e);
+    }
+  }
+
+  /** The second watch {@code w} fired (and so is gone from the server): nothing to remove. */
+  private synchronized void sideWatchFired(Watch w) {
+    if (sideWatch == w) {
+      sideWatch = null;
     }
   }
 

@@ -19,8 +19,20 @@ public final class Ordering {
    * The request waits for {@code node} to go. If {@code allAheadGone} is true, nothing else stood
    * before us: when {@code node} is deleted, we hold without looking again (new nodes always queue
    * behind us).
+   *
+   * <p>{@code lookAhead}, when not null, is the node just ahead of {@code node}: the request
+   * watches it too, and when it goes, decides again on a new listing while {@code node} still waits
+   * or holds. If the rule then names {@code node} again with {@code allAheadGone}, {@code node} has
+   * become the head, and its deletion will be our grant without a read after the notification. Null
+   * when {@code allAheadGone}, and for the rules that do not look ahead.
    */
-  public record Watch(QueueNode node, boolean allAheadGone) implements Decision {}
+  public record Watch(QueueNode node, boolean allAheadGone, QueueNode lookAhead)
+      implements Decision {
+    /** A watch that does not look ahead. */
+    public Watch(QueueNode node, boolean allAheadGone) {
+      this(node, allAheadGone, null);
+    }
+  }
 
   /**
    * The request waits for any change of the queue (a child watch on the directory), then decides
@@ -40,14 +52,26 @@ public final class Ordering {
 
   /**
    * Exclusive (mutex, write lock, election): the first node holds; every other watches its
-   * immediate predecessor, whatever its kind.
+   * immediate predecessor, whatever its kind, and, when that one is not the head, looks ahead to
+   * the predecessor's predecessor ({@link Watch#lookAhead()}). Every node is thus watched by at
+   * most the two exclusive requests right behind it: its deletion triggers at most two watches of
+   * exclusive waiters, whatever the length of the queue.
    */
   public static Decision exclusive(List<QueueNode> queue, int index) {
     checkIndex(queue, index);
     if (index == 0) {
       return HOLD;
     }
-    return new Watch(queue.get(index - 1), index - 1 == 0);
+    return new Watch(queue.get(index - 1), index == 1, index >= 2 ? queue.get(index - 2) : null);
+  }
+
+  /**
+   * Whether a request of this kind is granted only at the head of its queue, so that its deletion
+   * after it was held leaves nothing ahead of the nodes that queued behind it: true for the kinds
+   * that queue by {@link #exclusive} ({@link #forKind}).
+   */
+  public static boolean heldOnlyAtHead(NodeKind kind) {
+    return kind.exclusive() && kind != NodeKind.SIMPLE;
   }
 
   /**

@@ -6,10 +6,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.WatcherType;
 import org.slf4j.Logger;
@@ -88,6 +88,8 @@ final class QueueProtocol implements NodeProtocol {
   }
 
   private void list(LockRequest.Step step) {
+    if (Boolean.getBoolean("dbg.list"))
+      new Throwable("LIST " + step.node()).printStackTrace(System.out);
     step.zk().getChildren(dir, null, (rc, p, c, children, stat) -> listed(step, rc, children));
   }
 
@@ -243,36 +245,162 @@ final class QueueProtocol implements NodeProtocol {
    * Waits for the node ahead that the rule named. No watch on our own node while waiting: a
    * waiter's node deleted by hand is noticed when we next list, or, if we are granted first, by the
    * holder's delayed watch (docs/guarantees.md).
+   *
+   * <p>If the rule looks ahead ({@link Ordering.Watch#lookAhead()}) and the node ahead is another
+   * session's, the node before it is watched too (see {@link #watchLookAhead}): so that, at any
+   * depth, the node ahead's deletion is a grant without a read after the notification.
    */
   private void watchAhead(LockRequest.Step step, Ordering.Watch w) {
-    String ahead = dir + "/" + w.node().name();
-    boolean allAheadGone = w.allAheadGone();
-    // whose node we watch: the getData reply (which tells) precedes any event of its watch
-    AtomicLong owner = new AtomicLong(UNKNOWN_OWNER);
+    Wait wait = new Wait(dir + "/" + w.node().name(), w.node(), w.allAheadGone());
     LockRequest.Step waiting =
-        step.watch(
-            ahead,
-            WatcherType.Data,
-            (s, event) -> aheadChanged(s, event, allAheadGone, owner.get(), ahead));
+        step.watch(wait.ahead, WatcherType.Data, (s, event) -> aheadChanged(s, event, wait));
     if (waiting == null) {
       return;
     }
     waiting
         .zk()
         .getData(
-            ahead,
+            wait.ahead,
             waiting.watcher(),
             (rc, p, c, data, stat) -> {
               Code code = Code.get(rc);
               if (code == Code.OK && stat != null) {
-                owner.set(stat.getEphemeralOwner());
+                // whose node we watch: this reply precedes any event of its watch
+                wait.owner = stat.getEphemeralOwner();
+                if (w.lookAhead() != null && wait.owner != waiting.session()) {
+                  watchLookAhead(waiting, wait, w.lookAhead());
+                }
               } else if (code == Code.NONODE) {
                 // gone already (no watch was set), seen by a read of our live session
-                aheadGone(waiting, allAheadGone, NO_OWNER, ahead);
+                wait.owner = NO_OWNER;
+                aheadGone(waiting, wait);
               } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
                 waiting.whenConnected(this::judge);
               }
             });
+  }
+
+  /**
+   * What a waiter knows about the node it waits for ({@code ahead}). Touched on the connection's
+   * event thread, and by a release's reply.
+   */
+  private static final class Wait {
+    final String ahead;
+    final QueueNode node;
+
+    /** Nothing else stood before {@code ahead}: known from the first listing, or a later one. */
+    volatile boolean allAheadGone;
+
+    /** The session of {@code ahead} ({@link #UNKNOWN_OWNER}, {@link #NO_OWNER}). */
+    volatile long owner = UNKNOWN_OWNER;
+
+    /** A listing for the look-ahead is on its way. */
+    volatile boolean listing;
+
+    /** {@code ahead} was deleted while that listing was on its way: the listing decides. */
+    volatile boolean goneWhileListing;
+
+    Wait(String ahead, QueueNode node, boolean allAheadGone) {
+      this.ahead = ahead;
+      this.node = node;
+      this.allAheadGone = allAheadGone;
+    }
+  }
+
+  /**
+   * Watches {@code before}, the node just ahead of the one we wait for, while that one waits or
+   * holds: when {@code before} goes, we list again, off the critical path, and learn whether the
+   * node we wait for is now the head. Only for a node ahead of another session: the own-session
+   * case needs no listing ({@link #aheadGone}).
+   */
+  private void watchLookAhead(LockRequest.Step waiting, Wait wait, QueueNode before) {
+    String path = dir + "/" + before.name();
+    Watcher watcher =
+        waiting.alsoWatch(
+            path,
+            WatcherType.Data,
+            event -> {
+              if (event.getType() == EventType.NodeDeleted
+                  || event.getType() == EventType.DataWatchRemoved) {
+                // gone, or (removed by a release of our own session) going before our listing
+                listAhead(waiting, wait);
+              }
+              // data changes (a release asked of that node) and connection news: keep waiting
+            });
+    if (watcher == null) {
+      return;
+    }
+    waiting
+        .zk()
+        .getData(
+            path,
+            watcher,
+            (rc, p, c, data, stat) -> {
+              if (Code.get(rc) == Code.NONODE) {
+                listAhead(waiting, wait); // gone already (no watch was set)
+              }
+            });
+  }
+
+  /** The node before the one we wait for is gone: list, and learn whether ours is the head. */
+  private void listAhead(LockRequest.Step waiting, Wait wait) {
+    if (!waiting.isLive() || wait.listing || wait.allAheadGone) {
+      return;
+    }
+    wait.listing = true;
+    waiting
+        .zk()
+        .getChildren(
+            dir,
+            null,
+            (rc, p, c, children, stat) -> {
+              wait.listing = false;
+              Code code = Code.get(rc);
+              if (wait.goneWhileListing) {
+                // the node we waited for went before this listing was read: decide on it
+                LockRequest.Step next = waiting.next();
+                if (next == null) {
+                  return;
+                }
+                if (code == Code.OK) {
+                  evaluate(next, children, false);
+                } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                  next.whenConnected(this::judge);
+                }
+                return;
+              }
+              if (code == Code.OK) {
+                lookedAhead(waiting, wait, children);
+              }
+              // a failed listing only loses the look-ahead: the deletion we wait for still comes
+            });
+  }
+
+  /**
+   * A listing read while the node we wait for was still there: if the rule now names it with
+   * nothing ahead of it, its deletion will be our grant; if it names it with another node before
+   * it, look ahead to that one.
+   */
+  private void lookedAhead(LockRequest.Step waiting, Wait wait, List<String> children) {
+    LockRequest.Node node = waiting.node();
+    if (node == null || !waiting.isLive()) {
+      return;
+    }
+    List<QueueNode> queue = QueueNode.queue(children);
+    int index = QueueNode.indexOf(queue, node.name());
+    if (index < 0 || QueueNode.nearOverflow(queue)) {
+      // our node is gone, or the queue must be read in creation order: judge it fully
+      judgeNext(waiting);
+      return;
+    }
+    if (rule.decide(queue, index) instanceof Ordering.Watch w && w.node().equals(wait.node)) {
+      if (w.allAheadGone()) {
+        wait.allAheadGone = true;
+      } else if (w.lookAhead() != null) {
+        watchLookAhead(waiting, wait, w.lookAhead());
+      }
+    }
+    // any other decision: what we wait for has changed, and its deletion's news is on its way
   }
 
   /** Waits for any change of the queue: a child watch on the directory, then decide again. */
@@ -304,25 +432,60 @@ final class QueueProtocol implements NodeProtocol {
             });
   }
 
-  private void aheadChanged(
-      LockRequest.Step step, WatchedEvent event, boolean allAheadGone, long owner, String ahead) {
+  private void aheadChanged(LockRequest.Step step, WatchedEvent event, Wait wait) {
     if (event.getType() == EventType.None) {
       return; // connection news; the session's news handle it, and the watch stays set
     }
     if (event.getType() == EventType.NodeDeleted) {
-      aheadGone(step, allAheadGone, owner, ahead);
+      aheadGone(step, wait);
+    } else if (event.getType() == EventType.DataWatchRemoved) {
+      aheadReleasedHere(step, wait);
     } else {
       judgeNext(step);
     }
   }
 
   /**
-   * The node we waited for is gone. {@code owner}: its session ({@link #UNKNOWN_OWNER} if not
+   * Our watch on the node ahead was removed by this client: a request of our own session deletes
+   * that node, and its release removed this session's watches on it first (pipelined before the
+   * delete, {@link Deleter}), ours included, so no deletion event will come. The delete's reply
+   * tells instead: applied (our session lived) and the node was the head (nothing else ahead of it,
+   * or it was held by an exclusive rule), it is our grant. Anything we send after this event is
+   * applied after that delete.
+   */
+  private void aheadReleasedHere(LockRequest.Step step, Wait wait) {
+    Deleter deleter = step.ctx().deleter();
+    CompletableFuture<Boolean> delete = deleter.deleteInFlight(wait.ahead);
+    if (delete == null) {
+      judgeNext(step);
+      return;
+    }
+    boolean head =
+        wait.allAheadGone
+            || (Ordering.heldOnlyAtHead(wait.node.kind())
+                && deleter.releaseInFlight(wait.ahead) != null);
+    delete.thenAccept(applied -> grantedOrJudged(step, applied && head));
+  }
+
+  /**
+   * The node we waited for is gone. {@code wait.owner}: its session ({@link #UNKNOWN_OWNER} if not
    * known, {@link #NO_OWNER} when a read of our live session found it gone).
    */
-  private void aheadGone(LockRequest.Step step, boolean allAheadGone, long owner, String ahead) {
-    if (!allAheadGone) {
-      judgeNext(step); // something else may stand ahead: list again
+  private void aheadGone(LockRequest.Step step, Wait wait) {
+    long owner = wait.owner;
+    Deleter deleter = step.ctx().deleter();
+    if (!wait.allAheadGone) {
+      CompletableFuture<Boolean> release =
+          Ordering.heldOnlyAtHead(wait.node.kind()) ? deleter.releaseInFlight(wait.ahead) : null;
+      if (release != null) {
+        // our own release of a node that was held, so the head: if the server applied it, our
+        // session lived, and nothing is left ahead of us (whatever our last listing showed)
+        release.thenAccept(applied -> grantedOrJudged(step, applied));
+      } else if (wait.listing) {
+        wait.goneWhileListing = true; // the listing on its way was read after this deletion
+      } else {
+        judgeNext(step); // something else may stand ahead: list again
+      }
       return;
     }
     if (owner != UNKNOWN_OWNER && owner != step.session()) {
@@ -333,19 +496,20 @@ final class QueueProtocol implements NodeProtocol {
     }
     // A node of our own session: its deletion may be our session's expiry, which took our node
     // too (no handoff then). It is a handoff only if our own delete of it was applied.
-    CompletableFuture<Boolean> release = step.ctx().deleter().deleteInFlight(ahead);
+    CompletableFuture<Boolean> release = deleter.deleteInFlight(wait.ahead);
     if (release == null) {
       judgeNext(step); // the listing fails if the session ended, and we queue again
       return;
     }
-    release.thenAccept(
-        applied -> {
-          if (applied) {
-            step.granted();
-          } else {
-            judgeNext(step);
-          }
-        });
+    release.thenAccept(applied -> grantedOrJudged(step, applied));
+  }
+
+  private void grantedOrJudged(LockRequest.Step step, boolean granted) {
+    if (granted) {
+      step.granted();
+    } else {
+      judgeNext(step);
+    }
   }
 
   private void judgeNext(LockRequest.Step step) {

@@ -222,4 +222,60 @@ class OrderingPropertiesTest {
       }
     }
   }
+
+  @Property
+  void exclusive_looksAheadExactlyToThePredecessorsPredecessor_andNothingIsWatchedByMoreThanTwo(
+      @ForAll @Size(min = 1, max = 60)
+          List<@net.jqwik.api.constraints.IntRange(min = 0, max = 2) Integer> kindBits,
+      @ForAll("sequences") int first) {
+    List<NodeKind> kinds = new ArrayList<>();
+    for (int b : kindBits) {
+      kinds.add(b == 0 ? NodeKind.MUTEX : b == 1 ? NodeKind.WRITE : NodeKind.READ);
+    }
+    List<QueueNode> queue = QueueNode.queue(created(kinds, first));
+    java.util.Map<QueueNode, Integer> watchers = new java.util.HashMap<>();
+    for (int i = 0; i < queue.size(); i++) {
+      if (Ordering.exclusive(queue, i) instanceof Ordering.Watch w) {
+        assertThat(w.lookAhead())
+            .as("index %d looks ahead to index %d, the head needs no look-ahead", i, i - 2)
+            .isEqualTo(i >= 2 ? queue.get(i - 2) : null);
+        assertThat(w.allAheadGone()).as("look-ahead iff not behind the head").isEqualTo(i == 1);
+        watchers.merge(w.node(), 1, Integer::sum);
+        if (w.lookAhead() != null) {
+          watchers.merge(w.lookAhead(), 1, Integer::sum);
+        }
+      }
+    }
+    for (var e : watchers.entrySet()) {
+      assertThat(e.getValue())
+          .as("exclusive waiters watching %s (the watch-event bound)", e.getKey().name())
+          .isLessThanOrEqualTo(2);
+    }
+  }
+
+  @Property
+  void exclusive_afterTheLookAheadGoes_theRuleNamesTheSameNode_headOnlyWhenNothingElseIsAhead(
+      @ForAll @IntRange(min = 3, max = 40) int n,
+      @ForAll("sequences") int first,
+      @ForAll long seed) {
+    // a waiter at index i looks ahead to i-2; any nodes ahead of it may go (releases, withdrawals)
+    List<QueueNode> queue = QueueNode.queue(created(Collections.nCopies(n, NodeKind.MUTEX), first));
+    Random random = new Random(seed);
+    int i = 2 + random.nextInt(n - 2);
+    Ordering.Watch w = (Ordering.Watch) Ordering.exclusive(queue, i);
+    List<QueueNode> later = new ArrayList<>(queue);
+    later.remove(w.lookAhead());
+    for (int j = i - 3; j >= 0; j--) {
+      if (random.nextBoolean()) {
+        later.remove(j);
+      }
+    }
+    Ordering.Watch again = (Ordering.Watch) Ordering.exclusive(later, later.indexOf(queue.get(i)));
+    assertThat(again.node()).as("the predecessor is still the one watched").isEqualTo(w.node());
+    assertThat(again.allAheadGone())
+        .as("the predecessor is the head exactly when nothing else is left ahead of it")
+        .isEqualTo(later.indexOf(w.node()) == 0);
+    assertThat(again.lookAhead())
+        .isEqualTo(again.allAheadGone() ? null : later.get(later.indexOf(w.node()) - 1));
+  }
 }

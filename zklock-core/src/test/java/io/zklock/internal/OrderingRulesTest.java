@@ -18,7 +18,23 @@ class OrderingRulesTest {
   void exclusive_headHolds_secondWatchesTheHeadWithNothingElseAhead_thirdDoesNot() {
     assertThat(Ordering.exclusive(q, 0)).isEqualTo(new Ordering.Hold());
     assertThat(Ordering.exclusive(q, 1)).isEqualTo(new Ordering.Watch(q.get(0), true));
-    assertThat(Ordering.exclusive(q, 2)).isEqualTo(new Ordering.Watch(q.get(1), false));
+    assertThat(Ordering.exclusive(q, 2)).isEqualTo(new Ordering.Watch(q.get(1), false, q.get(0)));
+  }
+
+  @Test
+  void exclusive_looksAheadToThePredecessorsPredecessor_sharedNever() {
+    assertThat(((Ordering.Watch) Ordering.exclusive(q, 1)).lookAhead()).isNull();
+    assertThat(((Ordering.Watch) Ordering.exclusive(q, 4)).lookAhead()).isEqualTo(q.get(2));
+    assertThat(((Ordering.Watch) Ordering.shared(q, 4)).lookAhead()).isNull();
+  }
+
+  @Test
+  void heldOnlyAtHead_exactlyTheQueuedExclusiveKinds() {
+    for (NodeKind k : NodeKind.values()) {
+      assertThat(Ordering.heldOnlyAtHead(k))
+          .as("%s", k)
+          .isEqualTo(k.exclusive() && k != NodeKind.SIMPLE);
+    }
   }
 
   @Test
@@ -69,7 +85,7 @@ class OrderingRulesTest {
     for (NodeKind k : new NodeKind[] {NodeKind.MUTEX, NodeKind.WRITE, NodeKind.ELECTION}) {
       assertThat(Ordering.forKind(k).decide(q, 2))
           .as("%s", k)
-          .isEqualTo(new Ordering.Watch(q.get(1), false));
+          .isEqualTo(new Ordering.Watch(q.get(1), false, q.get(0)));
     }
     for (NodeKind k : new NodeKind[] {NodeKind.SEMAPHORE, NodeKind.SIMPLE}) {
       assertThatThrownBy(() -> Ordering.forKind(k))

@@ -75,7 +75,13 @@ public final class FaultProxy implements AutoCloseable {
      * what the client sends while the client hears nothing, so a {@link #cut()} then loses the
      * replies, the way a connection dropped right after a request loses them.
      */
-    MUTE_REPLIES
+    MUTE_REPLIES,
+    /**
+     * Forward replies and watch events (server to client) but hold requests (client to server):
+     * whatever the client can still do without sending anything, it does; anything it sends waits
+     * for {@link #pass()}.
+     */
+    MUTE_REQUESTS
   }
 
   private final String targetHost;
@@ -189,6 +195,14 @@ public final class FaultProxy implements AutoCloseable {
    */
   public void muteReplies() {
     setMode(Mode.MUTE_REPLIES);
+  }
+
+  /**
+   * Forwards the server's replies and watch events but holds the client's requests (see {@link
+   * Mode#MUTE_REQUESTS}); {@link #pass()} delivers them.
+   */
+  public void muteRequests() {
+    setMode(Mode.MUTE_REQUESTS);
   }
 
   /** Closes every connection now and every new one on arrival, until another mode is set. */
@@ -475,7 +489,9 @@ public final class FaultProxy implements AutoCloseable {
     /** Blocks while blackholed; false if the connection or proxy closed meanwhile. */
     private boolean awaitForwarding(boolean replies) throws InterruptedException {
       synchronized (gate) {
-        while ((mode == Mode.BLACKHOLE || replies && mode == Mode.MUTE_REPLIES)
+        while ((mode == Mode.BLACKHOLE
+                || replies && mode == Mode.MUTE_REPLIES
+                || !replies && mode == Mode.MUTE_REQUESTS)
             && !done
             && !closed) {
           gate.wait();
