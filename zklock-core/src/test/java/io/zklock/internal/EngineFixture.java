@@ -106,17 +106,25 @@ final class EngineFixture {
   }
 
   Started simple(boolean tryOnly, long nanos, boolean hasDeadline) {
-    return start(new SingleNodeProtocol(DIR, SIMPLE_NODE), tryOnly, nanos, hasDeadline);
+    return start(new SingleNodeProtocol(DIR), tryOnly, nanos, hasDeadline);
   }
 
   Started simpleAcquire() {
     return simple(false, 0, false);
   }
 
+  /** How a request waits, from the old triple: now, until a deadline, or forever. */
+  private Waiting waiting(boolean tryOnly, long nanos, boolean hasDeadline) {
+    if (tryOnly) {
+      return Waiting.NOW;
+    }
+    return hasDeadline ? Waiting.after(nanos, ctx.clock()) : Waiting.FOREVER;
+  }
+
   private Started start(NodeProtocol protocol, boolean tryOnly, long nanos, boolean hasDeadline) {
     LockRequest r =
         new LockRequest(
-            "orders", protocol, ctx, new Ticket(ctx, tryOnly, nanos, hasDeadline), x -> x);
+            "orders", protocol, ctx, new Ticket(ctx, waiting(tryOnly, nanos, hasDeadline)), x -> x);
     return new Started(r, r.start());
   }
 
