@@ -92,6 +92,18 @@ final class Deleter {
    */
   CompletableFuture<Void> deleteCreated(
       String path, long owner, Watcher ownWatcher, long czxid, boolean held) {
+    return deleteCreated(path, owner, ownWatcher, czxid, held, false);
+  }
+
+  /**
+   * Like {@link #deleteCreated(String, long, Watcher, long, boolean)}; {@code checkFirst}: read the
+   * node back before the first delete too, not only before a retry. For a node whose name is reused
+   * by every holder (the simple lock's), a holder that has not yet heard that an operator deleted
+   * its node would otherwise delete the node the next holder created meanwhile; the read costs one
+   * round trip per release.
+   */
+  CompletableFuture<Void> deleteCreated(
+      String path, long owner, Watcher ownWatcher, long czxid, boolean held, boolean checkFirst) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     Pending mine = new Pending(czxid, done);
     Pending running = deletingCreated.putIfAbsent(path, mine);
@@ -103,7 +115,7 @@ final class Deleter {
     if (running == null) {
       done.whenComplete((v, t) -> deletingCreated.remove(path, mine));
     }
-    attempt(path, owner, ownWatcher, done, czxid, false, held);
+    attempt(path, owner, ownWatcher, done, czxid, checkFirst, held);
     return done;
   }
 
@@ -136,9 +148,9 @@ final class Deleter {
                     (rc, p, ctx, stat) -> {
                       Code code = Code.get(rc);
                       if (code == Code.OK && stat != null && stat.getCzxid() == czxid) {
-                        attempt(path, owner, null, done, czxid, false, held);
+                        attempt(path, owner, ownWatcher, done, czxid, false, held);
                       } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
-                        attempt(path, owner, null, done, czxid, true, held);
+                        attempt(path, owner, ownWatcher, done, czxid, true, held);
                       } else {
                         done.complete(null); // gone, or someone else's now
                       }

@@ -340,7 +340,12 @@ final class LockRequest implements Handle {
     }
     return ctx.deleter()
         .deleteCreated(
-            node.path(), node.session(), ownWatchSet ? ownWatcher : null, node.czxid(), held);
+            node.path(),
+            node.session(),
+            ownWatchSet ? ownWatcher : null,
+            node.czxid(),
+            held,
+            protocol.reusesNodeNames());
   }
 
   /** Called holding the monitor: removes the protocol's watches, if any is set. */

@@ -17,6 +17,14 @@ interface NodeProtocol {
   /** The kind of node the protocol makes. */
   NodeKind kind();
 
+  /**
+   * Whether every holder's node has the same name (the simple lock's): then a node is deleted only
+   * after reading back that it is still the one this request created.
+   */
+  default boolean reusesNodeNames() {
+    return false;
+  }
+
   /** What a handle's {@code toString} calls the lock's kind. */
   default String label() {
     return kind().label();

@@ -40,6 +40,11 @@ final class SingleNodeProtocol implements NodeProtocol {
   }
 
   @Override
+  public boolean reusesNodeNames() {
+    return true;
+  }
+
+  @Override
   public void create(LockRequest.Step step) {
     step.zk()
         .create(

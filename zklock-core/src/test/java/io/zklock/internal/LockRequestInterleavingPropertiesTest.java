@@ -277,12 +277,6 @@ class LockRequestInterleavingPropertiesTest {
           }
           if (!holders.isEmpty()) {
             String path = holders.get(arg % holders.size()).path();
-            if (action == Action.FORCE_RELEASE && simple) {
-              // not for the simple lock: a holder that has not heard of it yet would delete the
-              // next holder's node on release (LockRequestTest
-              // simple_releaseAfterAForcedDeletion_leavesTheNextHoldersNode, disabled: a bug)
-              return;
-            }
             if (action == Action.FORCE_RELEASE) {
               step("forceRelease", () -> f.zk.delete(path));
             } else {

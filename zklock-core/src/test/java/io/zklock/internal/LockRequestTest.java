@@ -546,11 +546,6 @@ class LockRequestTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled(
-      "bug (reported to the lead): a simple-lock holder that has not yet heard of an operator's"
-          + " deletion of its node releases with a blind delete(x-lock, -1), which deletes the node"
-          + " the next holder created meanwhile; Deleter#deleteCreated checks the czxid only on a"
-          + " retry after a connection loss")
   void simple_releaseAfterAForcedDeletion_leavesTheNextHoldersNode() {
     Started r = f.simpleAcquire();
     f.settle();
