@@ -137,7 +137,14 @@ class MutexTest extends ZkTestSupport {
   @Test
   void sequenceWrapAround_keepsArrivalOrder() throws Exception {
     ZkLocks a = client();
-    createDir("wrap");
+    // persistent, not a container: an empty container whose child counter was moved looks to the
+    // server like one whose children all left, and it may reap it before the first create
+    raw()
+        .create(
+            dir("wrap"),
+            new byte[0],
+            org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            org.apache.zookeeper.CreateMode.PERSISTENT);
     server.setChildSequence(dir("wrap"), Integer.MAX_VALUE - 2);
     LockHandle first = a.mutex("wrap").acquire();
     List<CompletableFuture<LockHandle>> waiting = new ArrayList<>();
