@@ -157,6 +157,47 @@ class ManyWaitersTest extends ZkTestSupport {
     }
   }
 
+  @Test
+  void grants_wakeBlockedCallers_whileAsyncCallbacksNeverRunOnZooKeepersEventThread()
+      throws Exception {
+    ZkLocks locks = client();
+    DistributedLock lock = locks.mutex("threads");
+    LockHandle head = lock.acquire();
+    List<String> callbackThreads = Collections.synchronizedList(new ArrayList<>());
+    List<CompletableFuture<Void>> async = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      async.add(
+          lock.acquireAsync()
+              .thenAccept(
+                  h -> {
+                    callbackThreads.add(Thread.currentThread().getName());
+                    h.release();
+                  }));
+    }
+    CompletableFuture<LockHandle> blocked = new CompletableFuture<>();
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                blocked.complete(lock.acquire());
+              } catch (Throwable e) {
+                blocked.completeExceptionally(e);
+              }
+            });
+    t.start();
+    await().atMost(Duration.ofSeconds(20)).until(() -> lockNodes().size() == 7);
+    head.release();
+    CompletableFuture.allOf(async.toArray(new CompletableFuture<?>[0])).get(20, TimeUnit.SECONDS);
+    LockHandle last = blocked.get(20, TimeUnit.SECONDS);
+    assertThat(last.isHeld()).as("the blocked caller holds, after the five async ones").isTrue();
+    last.release();
+    assertThat(callbackThreads)
+        .as("acquireAsync() callbacks run on the library's executor")
+        .hasSize(5)
+        .noneMatch(name -> name.contains("EventThread"));
+    assertNoLockNodes();
+  }
+
   /** getChildren replies the server has sent (its response cache sees each one). */
   private static long getChildrenReplies() {
     Map<String, String> m = server.mntr();

@@ -203,15 +203,15 @@ final class LockRequest implements Handle {
 
   // ---------------------------------------------------------------- outcomes
 
-  /** Called holding the monitor. */
-  private void grant() {
+  /** Called holding the monitor: returns what to hand the caller, outside the monitor. */
+  private LockHandle grant() {
     state = State.HELD;
     epoch++;
     dropWatch();
     if (!ownWatchSet) {
       watchOwnNodeLater();
     }
-    ticket.grant(view.apply(this));
+    return view.apply(this);
   }
 
   /**
@@ -655,11 +655,14 @@ final class LockRequest implements Handle {
 
     /** The request's turn has come: the node is ours. */
     void granted() {
+      LockHandle handle;
       synchronized (LockRequest.this) {
-        if (live() && state == State.WAITING && node != null) {
-          grant();
+        if (!live() || state != State.WAITING || node == null) {
+          return;
         }
+        handle = grant();
       }
+      ticket.grant(handle); // may wake a blocked caller at once: outside the monitor
     }
 
     /** The lock is held by others: a {@code tryAcquire()} ends here, without waiting. */
