@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -158,7 +159,7 @@ class SharedListingsTest {
 
     ops.answer(1, Code.OK, List.of(node(1), node(2)));
     assertThat(seen).hasSize(101);
-    Set<Listing> distinct = new HashSet<>();
+    Set<Listing> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
     for (Listing l : seen.subList(1, 101)) {
       distinct.add(l);
     }
