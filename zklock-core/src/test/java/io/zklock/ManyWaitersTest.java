@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -69,22 +70,28 @@ class ManyWaitersTest extends ZkTestSupport {
       List<Integer> order = Collections.synchronizedList(new ArrayList<>());
       AtomicInteger holders = new AtomicInteger();
       AtomicInteger overlaps = new AtomicInteger();
+      AtomicReference<LockHandle> last = new AtomicReference<>(head);
+      List<CompletableFuture<Void>> handled = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         int index = i;
-        pending
-            .get(i)
-            .thenAccept(
-                h -> {
-                  if (holders.incrementAndGet() != 1) {
-                    overlaps.incrementAndGet();
-                  }
-                  order.add(index);
-                  holders.decrementAndGet();
-                  h.releaseAsync();
-                });
+        handled.add(
+            pending
+                .get(i)
+                .thenAccept(
+                    h -> {
+                      LockHandle previous = last.getAndSet(h);
+                      // each holder releases before the next can be granted: none still holds
+                      if (holders.incrementAndGet() != 1 || previous.isHeld()) {
+                        overlaps.incrementAndGet();
+                      }
+                      order.add(index);
+                      holders.decrementAndGet();
+                      h.releaseAsync();
+                    }));
       }
       head.release();
-      CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]))
+      // wait for the callbacks themselves: the futures complete before their callbacks have run
+      CompletableFuture.allOf(handled.toArray(new CompletableFuture<?>[0]))
           .get(120, TimeUnit.SECONDS);
       assertThat(overlaps.get()).as("grants while another request held the lock").isZero();
       assertThat(order)
@@ -132,22 +139,28 @@ class ManyWaitersTest extends ZkTestSupport {
       List<Integer> order = Collections.synchronizedList(new ArrayList<>());
       AtomicInteger holders = new AtomicInteger();
       AtomicInteger overlaps = new AtomicInteger();
+      AtomicReference<LockHandle> last = new AtomicReference<>(head);
+      List<CompletableFuture<Void>> handled = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         int index = i;
-        pending
-            .get(i)
-            .thenAccept(
-                h -> {
-                  if (holders.incrementAndGet() != 1) {
-                    overlaps.incrementAndGet();
-                  }
-                  order.add(index);
-                  holders.decrementAndGet();
-                  h.releaseAsync();
-                });
+        handled.add(
+            pending
+                .get(i)
+                .thenAccept(
+                    h -> {
+                      LockHandle previous = last.getAndSet(h);
+                      // each holder releases before the next can be granted: none still holds
+                      if (holders.incrementAndGet() != 1 || previous.isHeld()) {
+                        overlaps.incrementAndGet();
+                      }
+                      order.add(index);
+                      holders.decrementAndGet();
+                      h.releaseAsync();
+                    }));
       }
       head.release();
-      CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]))
+      // wait for the callbacks themselves: the futures complete before their callbacks have run
+      CompletableFuture.allOf(handled.toArray(new CompletableFuture<?>[0]))
           .get(60, TimeUnit.SECONDS);
       assertThat(overlaps.get()).as("grants while another request held the lock").isZero();
       assertThat(order)
@@ -171,7 +184,7 @@ class ManyWaitersTest extends ZkTestSupport {
               .thenAccept(
                   h -> {
                     callbackThreads.add(Thread.currentThread().getName());
-                    h.release();
+                    h.releaseAsync();
                   }));
     }
     CompletableFuture<LockHandle> blocked = new CompletableFuture<>();
