@@ -19,6 +19,7 @@ final class Acquisitions {
    */
   static LockHandle await(CompletableFuture<LockHandle> f, String path)
       throws InterruptedException {
+    Ticket.blockedCallerOnly(f); // every caller passes a future made for it alone
     try {
       return f.get();
     } catch (InterruptedException e) {

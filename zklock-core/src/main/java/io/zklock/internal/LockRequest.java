@@ -212,15 +212,25 @@ final class LockRequest implements Handle {
 
   // ---------------------------------------------------------------- outcomes
 
-  /** Called holding the monitor. */
-  private void grant() {
+  /**
+   * Called holding the monitor: returns what to hand the caller, outside the monitor, before the
+   * own-node watch is scheduled ({@link #afterGrant}).
+   */
+  private LockHandle grant() {
     state = State.HELD;
     epoch++;
     dropWatch();
-    if (!ownWatchSet) {
+    return view.apply(this);
+  }
+
+  /**
+   * After the caller was handed the grant: schedules the own-node watch, unless the hold is over
+   * already (a short hold released before this runs costs no timer at all).
+   */
+  private synchronized void afterGrant(Node granted) {
+    if (state == State.HELD && node == granted && !ownWatchSet && ownWatchTimer == null) {
       watchOwnNodeLater();
     }
-    ticket.grant(view.apply(this));
   }
 
   /**
@@ -764,11 +774,17 @@ final class LockRequest implements Handle {
 
     /** The request's turn has come: the node is ours. */
     void granted() {
+      LockHandle handle;
+      Node granted;
       synchronized (LockRequest.this) {
-        if (live() && state == State.WAITING && node != null) {
-          grant();
+        if (!live() || state != State.WAITING || node == null) {
+          return;
         }
+        handle = grant();
+        granted = node;
       }
+      ticket.grant(handle); // may wake a blocked caller at once: outside the monitor
+      afterGrant(granted);
     }
 
     /** The lock is held by others: a {@code tryAcquire()} ends here, without waiting. */

@@ -129,8 +129,14 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
     return out;
   }
 
-  /** The index of the node named {@code name} in a queue, or -1. */
+  /**
+   * The index of the node named {@code name} in a queue, or -1: a binary search in a {@link
+   * Listing} (parsed and sorted once, shared by many requests), else a scan.
+   */
   public static int indexOf(List<QueueNode> queue, String name) {
+    if (queue instanceof Listing listing) {
+      return listing.indexOf(name);
+    }
     for (int i = 0; i < queue.size(); i++) {
       if (queue.get(i).name.equals(name)) {
         return i;

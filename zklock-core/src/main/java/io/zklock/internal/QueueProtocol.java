@@ -87,16 +87,18 @@ final class QueueProtocol implements NodeProtocol {
     list(step);
   }
 
+  /**
+   * Lists the directory for {@code step}: joins the next listing sent on its connection ({@link
+   * SharedListings}), which includes everything the request sent before this call.
+   */
   private void list(LockRequest.Step step) {
-    if (Boolean.getBoolean("dbg.list"))
-      new Throwable("LIST " + step.node()).printStackTrace(System.out);
-    step.zk().getChildren(dir, null, (rc, p, c, children, stat) -> listed(step, rc, children));
+    SharedListings.SHARED.list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing));
   }
 
-  private void listed(LockRequest.Step step, int rc, List<String> children) {
+  private void listed(LockRequest.Step step, int rc, Listing listing) {
     Code code = Code.get(rc);
     if (code == Code.OK) {
-      evaluate(step, children, false);
+      evaluate(step, listing, false);
     } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
       step.whenConnected(this::judge);
     }
@@ -132,13 +134,13 @@ final class QueueProtocol implements NodeProtocol {
               if (mine == null) {
                 step.again(); // the create never happened: send it again
               } else {
-                adopt(step, dir + "/" + mine, children);
+                adopt(step, dir + "/" + mine, Listing.of(children));
               }
             });
   }
 
   /** Our node is {@code path}: learn its token (setting the own-node watch), then decide. */
-  private void adopt(LockRequest.Step step, String path, List<String> children) {
+  private void adopt(LockRequest.Step step, String path, Listing listing) {
     step.zk()
         .exists(
             path,
@@ -147,7 +149,7 @@ final class QueueProtocol implements NodeProtocol {
               Code code = Code.get(rc);
               if (code == Code.OK && stat != null) {
                 step.adopted(path, stat.getCzxid(), true);
-                evaluate(step, children, false);
+                evaluate(step, listing, false);
               } else if (code == Code.NONODE || code == Code.OK) {
                 step.again();
               } else {
@@ -164,57 +166,80 @@ final class QueueProtocol implements NodeProtocol {
   // ---------------------------------------------------------------- the rule, and watching
 
   /**
-   * Decides on a listing. {@code queueWatched}: the listing was read with a child watch (the {@link
-   * Ordering.WatchQueue} wait), so if we must still wait, the watch already set is enough.
+   * Decides on a listing, which may be shared with other requests: it was parsed and sorted once,
+   * and {@link QueueNode#indexOf} finds our node in it by binary search. {@code queueWatched}: the
+   * listing was read with a child watch (the {@link Ordering.WatchQueue} wait), so if we must still
+   * wait, the watch already set is enough.
    */
-  private void evaluate(LockRequest.Step step, List<String> children, boolean queueWatched) {
-    List<QueueNode> queue = QueueNode.queue(children);
-    if (QueueNode.nearOverflow(queue)) {
-      inCreationOrder(step, queue, queueWatched);
+  private void evaluate(LockRequest.Step step, Listing listing, boolean queueWatched) {
+    if (listing.nearOverflow()) {
+      inCreationOrder(step, listing, queueWatched);
     } else {
-      decide(step, queue, queueWatched);
+      decide(step, listing, queueWatched);
     }
   }
 
   /**
-   * The sequence counter has overflowed (see {@link QueueNode}): read every node's creation zxid,
-   * pipelined, and decide on the queue in creation order.
+   * The sequence counter has overflowed (see {@link QueueNode}): decide on the queue in creation
+   * order, read once per listing (every request sharing it waits for the same reads).
    */
-  private void inCreationOrder(LockRequest.Step step, List<QueueNode> queue, boolean queueWatched) {
+  private void inCreationOrder(LockRequest.Step step, Listing listing, boolean queueWatched) {
+    ZkOps zk = step.zk();
+    listing
+        .inCreationOrder(() -> resolveCreation(zk, listing))
+        .thenAccept(
+            ordered -> {
+              if (ordered == null) {
+                step.whenConnected(this::judge);
+              } else {
+                decide(step, ordered, queueWatched);
+              }
+            });
+  }
+
+  /**
+   * Reads every node's creation zxid, pipelined: completes with the queue in creation order, or
+   * null if a read failed (on ZooKeeper's event thread).
+   */
+  private CompletableFuture<Listing> resolveCreation(ZkOps zk, List<QueueNode> queue) {
+    CompletableFuture<Listing> done = new CompletableFuture<>();
     QueueNode[] resolved = new QueueNode[queue.size()];
     AtomicInteger left = new AtomicInteger(queue.size());
     AtomicBoolean failed = new AtomicBoolean();
+    if (resolved.length == 0) {
+      done.complete(Listing.byCreation(List.of()));
+      return done;
+    }
     for (int i = 0; i < resolved.length; i++) {
       int index = i;
       QueueNode n = queue.get(i);
-      step.zk()
-          .exists(
-              dir + "/" + n.name(),
-              null,
-              (rc, p, c, stat) -> {
-                Code code = Code.get(rc);
-                if (code == Code.OK && stat != null) {
-                  resolved[index] = n.withCzxid(stat.getCzxid());
-                } else if (code != Code.NONODE && code != Code.OK) {
-                  failed.set(true);
-                }
-                if (left.decrementAndGet() > 0) {
-                  return;
-                }
-                if (failed.get()) {
-                  step.whenConnected(this::judge);
-                  return;
-                }
-                List<QueueNode> ordered = new ArrayList<>();
-                for (QueueNode r : resolved) {
-                  if (r != null) {
-                    ordered.add(r);
-                  }
-                }
-                ordered.sort(QueueNode.BY_CREATION);
-                decide(step, ordered, queueWatched);
-              });
+      zk.exists(
+          dir + "/" + n.name(),
+          null,
+          (rc, p, c, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK && stat != null) {
+              resolved[index] = n.withCzxid(stat.getCzxid());
+            } else if (code != Code.NONODE && code != Code.OK) {
+              failed.set(true);
+            }
+            if (left.decrementAndGet() > 0) {
+              return;
+            }
+            if (failed.get()) {
+              done.complete(null);
+              return;
+            }
+            List<QueueNode> present = new ArrayList<>();
+            for (QueueNode r : resolved) {
+              if (r != null) {
+                present.add(r);
+              }
+            }
+            done.complete(Listing.byCreation(present));
+          });
     }
+    return done;
   }
 
   private void decide(LockRequest.Step step, List<QueueNode> queue, boolean queueWatched) {
@@ -348,32 +373,31 @@ final class QueueProtocol implements NodeProtocol {
       return;
     }
     wait.listing = true;
-    waiting
-        .zk()
-        .getChildren(
-            dir,
-            null,
-            (rc, p, c, children, stat) -> {
-              wait.listing = false;
-              Code code = Code.get(rc);
-              if (wait.goneWhileListing) {
-                // the node we waited for went before this listing was read: decide on it
-                LockRequest.Step next = waiting.next();
-                if (next == null) {
-                  return;
-                }
-                if (code == Code.OK) {
-                  evaluate(next, children, false);
-                } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
-                  next.whenConnected(this::judge);
-                }
-                return;
-              }
-              if (code == Code.OK) {
-                lookedAhead(waiting, wait, children);
-              }
-              // a failed listing only loses the look-ahead: the deletion we wait for still comes
-            });
+    // a shared listing sent after this call: read after the deletion that brought us here
+    SharedListings.SHARED.list(
+        waiting.zk(),
+        dir,
+        (rc, listing) -> {
+          wait.listing = false;
+          Code code = Code.get(rc);
+          if (wait.goneWhileListing) {
+            // the node we waited for went before this listing was read: decide on it
+            LockRequest.Step next = waiting.next();
+            if (next == null) {
+              return;
+            }
+            if (code == Code.OK) {
+              evaluate(next, listing, false);
+            } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+              next.whenConnected(this::judge);
+            }
+            return;
+          }
+          if (code == Code.OK) {
+            lookedAhead(waiting, wait, listing);
+          }
+          // a failed listing only loses the look-ahead: the deletion we wait for still comes
+        });
   }
 
   /**
@@ -381,14 +405,13 @@ final class QueueProtocol implements NodeProtocol {
    * nothing ahead of it, its deletion will be our grant; if it names it with another node before
    * it, look ahead to that one.
    */
-  private void lookedAhead(LockRequest.Step waiting, Wait wait, List<String> children) {
+  private void lookedAhead(LockRequest.Step waiting, Wait wait, Listing queue) {
     LockRequest.Node node = waiting.node();
     if (node == null || !waiting.isLive()) {
       return;
     }
-    List<QueueNode> queue = QueueNode.queue(children);
-    int index = QueueNode.indexOf(queue, node.name());
-    if (index < 0 || QueueNode.nearOverflow(queue)) {
+    int index = queue.indexOf(node.name());
+    if (index < 0 || queue.nearOverflow()) {
       // our node is gone, or the queue must be read in creation order: judge it fully
       judgeNext(waiting);
       return;
@@ -425,7 +448,7 @@ final class QueueProtocol implements NodeProtocol {
             (rc, p, c, children, stat) -> {
               Code code = Code.get(rc);
               if (code == Code.OK) {
-                evaluate(waiting, children, true);
+                evaluate(waiting, Listing.of(children), true);
               } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
                 waiting.whenConnected(this::judge);
               }

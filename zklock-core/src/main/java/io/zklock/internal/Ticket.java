@@ -11,11 +11,14 @@ import java.util.concurrent.TimeUnit;
  * state machine; the ticket knows nothing of nodes.
  *
  * <p>{@link #result} completes with the handle (granted), with null (busy, timed out, withdrawn) or
- * exceptionally (failure, close), always on the library's executor: never on ZooKeeper's event
- * thread, never under the request's monitor.
+ * exceptionally (failure, close), on the library's executor: never on ZooKeeper's event thread,
+ * never under the request's monitor, so that no callback of a caller runs there. One exception,
+ * where no caller's callback can exist: a future that only a blocked caller waits on (a blocking
+ * {@code acquire()}, declared by {@link #blockedCallerOnly}) is completed with its handle at once,
+ * on the thread that grants, waking the caller without a hop through the executor.
  */
 final class Ticket {
-  final CompletableFuture<LockHandle> result = new CompletableFuture<>();
+  final Result result = new Result();
   private final RequestContext ctx;
   private final Waiting waiting;
   private volatile ScheduledFuture<?> timer;
@@ -59,9 +62,19 @@ final class Ticket {
     }
   }
 
-  /** Hands {@code handle} to the caller; if the caller gave up meanwhile, releases it. */
+  /**
+   * Hands {@code handle} to the caller; if the caller gave up meanwhile, releases it (on the
+   * executor).
+   */
   void grant(LockHandle handle) {
     disarm();
+    if (result.blockedCallerOnly) {
+      // nothing but the blocked caller and this ticket's own cancel hook wait on the future
+      if (!result.complete(handle)) {
+        ctx.executor().execute(handle::releaseAsync);
+      }
+      return;
+    }
     ctx.executor()
         .execute(
             () -> {
@@ -69,6 +82,23 @@ final class Ticket {
                 handle.releaseAsync();
               }
             });
+  }
+
+  /**
+   * Declares that only the calling thread, blocked until it completes, will ever use {@code f}: no
+   * callback of a caller is or will be attached to it. If {@code f} is a ticket's {@link #result},
+   * a grant then completes it at once instead of through the executor (see the class comment). Call
+   * it only for a future the library made for this caller and handed to nobody else.
+   */
+  static void blockedCallerOnly(CompletableFuture<LockHandle> f) {
+    if (f instanceof Result r) {
+      r.blockedCallerOnly = true;
+    }
+  }
+
+  /** The caller's future, which knows whether only a blocked caller waits on it. */
+  static final class Result extends CompletableFuture<LockHandle> {
+    private volatile boolean blockedCallerOnly;
   }
 
   /** Ends the wait without a handle: null when {@code failure} is null, else exceptionally. */
