@@ -92,7 +92,7 @@ final class QueueProtocol implements NodeProtocol {
    * SharedListings}), which includes everything the request sent before this call.
    */
   private void list(LockRequest.Step step) {
-    SharedListings.SHARED.list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing));
+    step.ctx().listings().list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing));
   }
 
   private void listed(LockRequest.Step step, int rc, Listing listing) {
@@ -374,30 +374,33 @@ final class QueueProtocol implements NodeProtocol {
     }
     wait.listing = true;
     // a shared listing sent after this call: read after the deletion that brought us here
-    SharedListings.SHARED.list(
-        waiting.zk(),
-        dir,
-        (rc, listing) -> {
-          wait.listing = false;
-          Code code = Code.get(rc);
-          if (wait.goneWhileListing) {
-            // the node we waited for went before this listing was read: decide on it
-            LockRequest.Step next = waiting.next();
-            if (next == null) {
-              return;
-            }
-            if (code == Code.OK) {
-              evaluate(next, listing, false);
-            } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
-              next.whenConnected(this::judge);
-            }
-            return;
-          }
-          if (code == Code.OK) {
-            lookedAhead(waiting, wait, listing);
-          }
-          // a failed listing only loses the look-ahead: the deletion we wait for still comes
-        });
+    waiting
+        .ctx()
+        .listings()
+        .list(
+            waiting.zk(),
+            dir,
+            (rc, listing) -> {
+              wait.listing = false;
+              Code code = Code.get(rc);
+              if (wait.goneWhileListing) {
+                // the node we waited for went before this listing was read: decide on it
+                LockRequest.Step next = waiting.next();
+                if (next == null) {
+                  return;
+                }
+                if (code == Code.OK) {
+                  evaluate(next, listing, false);
+                } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                  next.whenConnected(this::judge);
+                }
+                return;
+              }
+              if (code == Code.OK) {
+                lookedAhead(waiting, wait, listing);
+              }
+              // a failed listing only loses the look-ahead: the deletion we wait for still comes
+            });
   }
 
   /**

@@ -9,9 +9,10 @@ import org.apache.zookeeper.data.ACL;
 
 /**
  * What a lock request needs, handed in as one value: the session, the guaranteed deleter, the
- * directory guard, the registry that tells requests the session's news, how node data is written,
- * the ACL of new nodes, the suspension policy, the clock and the library's threads. {@link
- * ZkLocksImpl} makes one per instance; the engine's tests make one around a fake session.
+ * directory guard, the registry that tells requests the session's news, the shared directory
+ * listings, how node data is written, the ACL of new nodes, the suspension policy, the clock and
+ * the library's threads. {@link ZkLocksImpl} makes one per instance; the engine's tests make one
+ * around a fake session.
  *
  * @param executor where callers' futures complete and listeners run: never ZooKeeper's event thread
  * @param scheduler for timeouts and delayed steps
@@ -21,6 +22,7 @@ record RequestContext(
     Deleter deleter,
     Dirs dirs,
     Requests requests,
+    SharedListings listings,
     NodeData nodeData,
     List<ACL> acl,
     SuspensionPolicy suspensionPolicy,

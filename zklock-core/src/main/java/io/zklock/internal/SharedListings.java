@@ -29,9 +29,6 @@ import org.slf4j.LoggerFactory;
 final class SharedListings {
   private static final Logger log = LoggerFactory.getLogger(SharedListings.class);
 
-  /** The listings of every connection of this JVM; an entry lives while a listing is in flight. */
-  static final SharedListings SHARED = new SharedListings();
-
   /** What a request does with its round's reply. */
   @FunctionalInterface
   interface Reader {

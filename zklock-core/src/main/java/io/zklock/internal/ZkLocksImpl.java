@@ -87,6 +87,7 @@ public final class ZkLocksImpl implements ZkLocks {
             deleter,
             dirs,
             requests,
+            new SharedListings(),
             NodeDataWriter.forThisProcess(config.clientName(), ownerData),
             config.acl().entries(),
             config.suspensionPolicy(),

@@ -43,6 +43,7 @@ final class EngineFixture {
             new Deleter(session),
             new Dirs(NS, Ids.OPEN_ACL_UNSAFE, false, session),
             requests,
+            new SharedListings(),
             EngineFixture::nodeData,
             Ids.OPEN_ACL_UNSAFE,
             policy,
