@@ -40,11 +40,6 @@ final class SingleNodeProtocol implements NodeProtocol {
   }
 
   @Override
-  public boolean reusesNodeNames() {
-    return true;
-  }
-
-  @Override
   public void create(LockRequest.Step step) {
     step.zk()
         .create(

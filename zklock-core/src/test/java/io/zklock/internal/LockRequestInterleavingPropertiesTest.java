@@ -277,6 +277,12 @@ class LockRequestInterleavingPropertiesTest {
           }
           if (!holders.isEmpty()) {
             String path = holders.get(arg % holders.size()).path();
+            if (action == Action.FORCE_RELEASE && simple) {
+              // not for the simple lock: a holder that has not heard of it yet would delete the
+              // next holder's node on release (the known limit of LockRequestTest
+              // simple_releaseAfterAForcedDeletion_leavesTheNextHoldersNode)
+              return;
+            }
             if (action == Action.FORCE_RELEASE) {
               step("forceRelease", () -> f.zk.delete(path));
             } else {
