@@ -12,9 +12,12 @@ abstract class Target {
    * Watch events per acquisition allowed at any number of waiters. A waiter that watches its
    * predecessor and, to learn early whether the predecessor holds, the predecessor's predecessor is
    * notified at most twice per acquisition; one deletion fires at most two watches (its successor's
-   * and the one after). Today's design fires one.
+   * and the one after). The look-ahead (issue 15) fires two for exclusive waiters.
    */
   static final double WATCH_EVENTS_BOUND = 2.0;
+
+  /** How far a window's events per acquisition may exceed a bound by its edges alone (1%). */
+  static final double WINDOW_EDGE_ALLOWANCE = 1.01;
 
   final String scenario;
   final String text;
@@ -71,9 +74,14 @@ abstract class Target {
             : Result.median(r.values(Impl.ZKLOCK, Window::watchEventsPerOp));
       }
 
+      /**
+       * Within the bound, allowing 1% for the window's edges: a window counts the events of the
+       * acquisitions it sees finish, and also those of acquisitions under way when it closes (a
+       * waiter's look-ahead fires before its grant), about one per session per window.
+       */
       @Override
       boolean met(double m) {
-        return m <= max;
+        return m <= max * WINDOW_EDGE_ALLOWANCE;
       }
 
       @Override
