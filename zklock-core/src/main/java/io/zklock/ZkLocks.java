@@ -453,10 +453,15 @@ public interface ZkLocks extends AutoCloseable {
     }
 
     /**
-     * Connects, waiting up to the connect timeout (unless {@link #connectInBackground()}). If no
-     * server answered by then, it probes each server once more by hand to name the cause (resolving
-     * its name, opening a socket, making the TLS handshake), which takes up to the connect timeout
-     * again, and at most 2 s, per server.
+     * Connects, waiting up to the connect timeout (unless {@link #connectInBackground()}), and
+     * never longer. If no server has answered after 100 ms, it probes each server once by hand,
+     * beside ZooKeeper's client, to name the cause (resolving its name, opening a socket, making
+     * the TLS handshake). When every server failed in a way that waiting cannot mend (no host of
+     * the connect string resolves, every server refused the connection, a TLS key or trust store
+     * that cannot be loaded, a TLS mismatch) it fails at once, without waiting out the connect
+     * timeout; a server that accepts the connection but does not answer is waited for until the
+     * end. A service that starts while its ensemble is still coming up (and refuses connections)
+     * should use {@link #connectInBackground()}.
      *
      * @throws ZkLockException naming the connect string and the cause if no session could be
      *     established (unknown host, connection refused, TLS key or trust store unreadable, TLS
