@@ -45,7 +45,10 @@ public interface ZkLocks extends AutoCloseable {
    *
    * @param name the lock's name, a relative path such as {@code "orders/42"}
    * @throws IllegalArgumentException if the name is empty, has empty, {@code .} or {@code ..}
-   *     segments, control characters, starts with the reserved {@code zookeeper}, or is too long
+   *     segments, characters ZooKeeper refuses in a path (control characters, U+D800 to U+F8FF and
+   *     so any character beyond U+FFFF such as an emoji, U+FFF0 to U+FFFF), or is too long; or if,
+   *     under the root namespace {@code "/"}, it would lie in ZooKeeper's reserved {@code
+   *     /zookeeper}
    */
   DistributedLock mutex(String name);
 

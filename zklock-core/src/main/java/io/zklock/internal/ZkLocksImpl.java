@@ -309,13 +309,13 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public DistributedLock mutex(String name) {
-    return NodeLock.queue(this, Args.lockName(name), NodeKind.MUTEX);
+    return NodeLock.queue(this, Args.lockName(config.namespace(), name), NodeKind.MUTEX);
   }
 
   @Override
   public DistributedLock mutex(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
-    String n = Args.lockName(name);
+    String n = Args.lockName(config.namespace(), name);
     if (!options.isCohort()) {
       return mutex(n);
     }
@@ -335,13 +335,13 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public ReadWriteLock readWriteLock(String name) {
-    return new ReadWriteLockImpl(this, Args.lockName(name));
+    return new ReadWriteLockImpl(this, Args.lockName(config.namespace(), name));
   }
 
   @Override
   public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
-    String n = Args.lockName(name);
+    String n = Args.lockName(config.namespace(), name);
     if (!options.isCohort()) {
       return readWriteLock(n);
     }
@@ -362,12 +362,12 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public DistributedLock simpleLock(String name) {
-    return NodeLock.simple(this, Args.lockName(name));
+    return NodeLock.simple(this, Args.lockName(config.namespace(), name));
   }
 
   @Override
   public DistributedSemaphore semaphore(String name, int permits) {
-    return new SemaphoreImpl(this, Args.lockName(name), permits);
+    return new SemaphoreImpl(this, Args.lockName(config.namespace(), name), permits);
   }
 
   @Override
@@ -378,23 +378,24 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public LeaderElection leaderElection(String name, String participantId) {
-    return new Election(this, Args.lockName(name), Args.participantId(participantId));
+    return new Election(
+        this, Args.lockName(config.namespace(), name), Args.participantId(participantId));
   }
 
   @Override
   public Optional<LockInfo> inspect(String name) {
-    return inspector.inspect(Args.lockName(name));
+    return inspector.inspect(Args.lockName(config.namespace(), name));
   }
 
   @Override
   public List<LockInfo> inspectAll(String under) {
     java.util.Objects.requireNonNull(under, "under");
-    return inspector.inspectAll(under.isEmpty() ? under : Args.lockName(under));
+    return inspector.inspectAll(under.isEmpty() ? under : Args.lockName(config.namespace(), under));
   }
 
   @Override
   public List<LockNode> forceRelease(String name) {
-    return inspector.forceRelease(Args.lockName(name));
+    return inspector.forceRelease(Args.lockName(config.namespace(), name));
   }
 
   @Override
@@ -404,7 +405,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public List<LockNode> requestRelease(String name) {
-    return inspector.requestRelease(Args.lockName(name));
+    return inspector.requestRelease(Args.lockName(config.namespace(), name));
   }
 
   @Override
