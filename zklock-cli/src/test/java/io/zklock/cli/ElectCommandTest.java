@@ -52,6 +52,42 @@ class ElectCommandTest extends CliServerTestSupport {
   }
 
   @Test
+  void id_isWhatLsShows_inTextAndJson() throws Exception {
+    String ns = namespace();
+    try (ZklockProcess z =
+            elect(ns, concat(new String[] {"--id", "node-z", "sched", "--"}, leader("z")));
+        ZklockProcess y =
+            elect(
+                ns,
+                concat(
+                    new String[] {"--id", "node-y", "--client-name", "box-1", "sched", "--"},
+                    leader("y")))) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  observer.exists(ns + "/sched", false) != null
+                      && observer.getChildren(ns + "/sched", false).size() == 2);
+
+      Cli.Result text = Cli.run(args("ls", ns));
+      Cli.Result json = Cli.run(args("ls", ns, "--json"));
+
+      assertThat(text.exitCode()).as(text.toString()).isZero();
+      // the id is the client name unless --client-name says otherwise; then it has its column
+      assertThat(text.out().lines().findFirst().orElseThrow())
+          .containsPattern("CLIENT +PARTICIPANT +HOST");
+      assertThat(text.out()).containsPattern("node-z +node-z").containsPattern("box-1 +node-y");
+      assertThat(json.out())
+          .contains("\"client\":\"node-z\",\"participant\":\"node-z\"")
+          .contains("\"client\":\"box-1\",\"participant\":\"node-y\"");
+      z.signal("TERM");
+      y.signal("TERM");
+      z.await(30);
+      y.await(30);
+    }
+  }
+
+  @Test
   void hotStandby_takesOverWhenTheLeaderStops_andTheObserverSeesIt() throws Exception {
     String ns = namespace();
     try (ZklockProcess a =
