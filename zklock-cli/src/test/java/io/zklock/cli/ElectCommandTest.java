@@ -52,6 +52,29 @@ class ElectCommandTest extends CliServerTestSupport {
   }
 
   @Test
+  void sigterm_whileWaitingToLead_exits143_andLeavesTheElection() throws Exception {
+    String ns = namespace();
+    try (ZklockProcess a =
+            elect(ns, concat(new String[] {"--id", "node-a", "sched", "--"}, leader("a")));
+        ZklockProcess b =
+            elect(ns, concat(new String[] {"--id", "node-b", "sched", "--"}, leader("b")))) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> leads("a"));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> observer.getChildren(ns + "/sched", false).size() == 2);
+
+      b.signal("TERM");
+
+      Cli.Result r = b.await(30);
+      assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.TERMINATED);
+      assertThat(r.err()).contains("cancelled while waiting to lead 'sched'");
+      assertThat(observer.getChildren(ns + "/sched", false)).as("only the leader").hasSize(1);
+      a.signal("INT");
+      assertThat(a.await(30).exitCode()).as("the leader, stopped by SIGINT").isEqualTo(130);
+    }
+  }
+
+  @Test
   void id_isWhatLsShows_inTextAndJson() throws Exception {
     String ns = namespace();
     try (ZklockProcess z =
