@@ -12,5 +12,13 @@ final class Logging {
         instanceof ch.qos.logback.classic.Logger root) {
       root.setLevel(ch.qos.logback.classic.Level.WARN);
     }
+    // the peers' clients log every failed renewal and reconnection of a black-holed or closed
+    // session at ERROR: the loss scenario causes them on purpose
+    for (String name :
+        new String[] {"org.redisson", "io.etcd", "io.grpc", "io.vertx", "io.netty"}) {
+      if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger l) {
+        l.setLevel(ch.qos.logback.classic.Level.OFF);
+      }
+    }
   }
 }

@@ -78,12 +78,7 @@ final class Loop {
     }
     long count = n1 - n0;
     double seconds = (t1 - t0) / 1e9;
-    double perOp = Math.max(count, 1);
-    return Window.of(
-        count / seconds,
-        count,
-        (c1.packetsReceived() - c0.packetsReceived()) / perOp,
-        (c1.watchEvents() - c0.watchEvents()) / perOp);
+    return Window.of(c0, c1, count / seconds, count);
   }
 
   static void sleep(double seconds) throws InterruptedException {

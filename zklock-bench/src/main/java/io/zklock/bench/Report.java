@@ -53,8 +53,18 @@ final class Report {
     return out;
   }
 
+  /** "no added latency", "1ms RTT", "3 servers, 1ms RTT" (ZooKeeper standalone unless said). */
   static String regimeLabel(String regime) {
-    return regime.isEmpty() ? "no added latency" : regime + " RTT";
+    String servers = "";
+    String rtt = "no added latency";
+    for (String part : regime.split(",")) {
+      if (part.endsWith("srv")) {
+        servers = part.substring(0, part.length() - 3) + " servers, ";
+      } else if (!part.isEmpty()) {
+        rtt = part + " RTT";
+      }
+    }
+    return servers + rtt;
   }
 
   /**
@@ -133,7 +143,7 @@ final class Report {
         if (!r.has(impl)) {
           rows.add(
               new String[] {
-                r.key(), impl.label, "skipped", note == null ? "" : note, "", "", "", ""
+                r.key(), impl.label, "skipped", note == null ? "" : note, "", "", "", "", ""
               });
           continue;
         }
@@ -156,6 +166,7 @@ final class Report {
                       + ")",
               num(Result.median(r.values(impl, Window::requestsPerOp))),
               num(Result.median(r.values(impl, Window::watchEventsPerOp))),
+              num(Result.median(r.values(impl, Window::fsyncsPerOp))),
               String.valueOf(v.length)
             });
       }
@@ -171,6 +182,7 @@ final class Report {
     "vs baseline (same-rep ratios)",
     "req/op",
     "watch ev/op",
+    "fsync/op",
     "n"
   };
 
@@ -309,7 +321,9 @@ final class Report {
       Scenario s = r.scenario;
       sb.append(sep).append("\n    {\"name\": ").append(q(s.name));
       sb.append(", \"key\": ").append(q(r.key()));
-      sb.append(", \"rtt\": ").append(q(r.regime.isEmpty() ? "0" : r.regime));
+      sb.append(", \"rtt\": ").append(q(r.rtt()));
+      sb.append(", \"servers\": ").append(r.servers());
+      sb.append(", \"fsync\": ").append(q(machine.getOrDefault("fsync", "?")));
       sb.append(", \"title\": ").append(q(s.title));
       sb.append(", \"unit\": ").append(q(s.unit));
       sb.append(", \"higherIsBetter\": ").append(s.higherIsBetter);
@@ -339,6 +353,7 @@ final class Report {
           sb.append(", \"ops\": ").append(w.ops());
           sb.append(", \"requestsPerOp\": ").append(n(w.requestsPerOp()));
           sb.append(", \"watchEventsPerOp\": ").append(n(w.watchEventsPerOp()));
+          sb.append(", \"fsyncsPerOp\": ").append(n(w.fsyncsPerOp()));
           for (var e : w.extra().entrySet()) {
             sb.append(", ").append(q(e.getKey())).append(": ").append(n(e.getValue()));
           }
@@ -390,7 +405,11 @@ final class Report {
           Impl.CURATOR, "#dd6b20",
           Impl.NAIVE, "#a0aec0",
           Impl.RAW, "#38a169",
-          Impl.FLOOR, "#805ad5");
+          Impl.FLOOR, "#805ad5",
+          Impl.REDISSON_FAIR, "#e53e3e",
+          Impl.REDISSON_FENCED, "#c05621",
+          Impl.REDISSON, "#f56565",
+          Impl.ETCD, "#319795");
 
   /**
    * Two panels: each throughput scenario's median same-repetition ratio to its baseline (whiskers:
