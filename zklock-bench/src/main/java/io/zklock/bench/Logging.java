@@ -20,5 +20,11 @@ final class Logging {
         l.setLevel(ch.qos.logback.classic.Level.OFF);
       }
     }
+    // and the ZooKeeper clients warn of each lost connection and expired session
+    for (String name : new String[] {"org.apache.curator", "org.apache.zookeeper.ClientCnxn"}) {
+      if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger l) {
+        l.setLevel(ch.qos.logback.classic.Level.ERROR);
+      }
+    }
   }
 }

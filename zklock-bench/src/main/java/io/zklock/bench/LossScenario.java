@@ -24,12 +24,17 @@ import java.util.concurrent.TimeUnit;
  *       safe order: A stops acting on the resource before B starts.
  * </ol>
  *
- * Every session here has a {@link #SESSION} session timeout, lock watchdog timeout or lease TTL.
+ * Every session here has a {@link #SESSION} session timeout, lock watchdog timeout or lease TTL
+ * ({@link #QUICK_SESSION} with {@code --quick}). After the other session's grant, the holder's
+ * library has two more session lengths to speak before "never" is recorded.
  */
 final class LossScenario {
   private LossScenario() {}
 
+  /** The session length of the full run; {@code --quick} uses {@link #QUICK_SESSION}. */
   static final Duration SESSION = Duration.ofSeconds(4);
+
+  static final Duration QUICK_SESSION = Duration.ofSeconds(2);
   static final String FENCING = "fencing token (1 = yes)";
   static final String TOLD_MS = "holder told of loss (ms after the partition)";
   static final String GRANTED_MS = "other session granted (ms after the partition)";
@@ -72,9 +77,10 @@ final class LossScenario {
   }
 
   static Window measure(Impl impl, Env env) throws Exception {
-    Endpoints direct = env.endpoints().withSession(SESSION);
+    Duration session = env.config.quick ? QUICK_SESSION : SESSION;
+    Endpoints direct = env.endpoints().withSession(session);
     List<FaultProxy> proxies = new ArrayList<>();
-    Endpoints throughProxies = proxied(impl, env, proxies).withSession(SESSION);
+    Endpoints throughProxies = proxied(impl, env, proxies).withSession(session);
     BenchLock.Client a = null;
     BenchLock.Client b = null;
     try {
@@ -120,17 +126,17 @@ final class LossScenario {
       asker.setDaemon(true);
       asker.start();
       CompletableFuture<Long> toldAt = told.thenApply(x -> System.nanoTime());
-      long limit = SESSION.toNanos() * 6;
+      long limit = session.toNanos() * 6;
       double grantedMs = Double.NaN;
       try {
         grantedMs = (granted.get(limit, TimeUnit.NANOSECONDS) - t0) / 1e6;
       } catch (java.util.concurrent.TimeoutException e) {
         asker.interrupt();
       }
-      // after the grant, give the library one more session length to speak
+      // after the grant, give the library two more session lengths to speak
       double toldMs = Double.NaN;
       try {
-        toldMs = (toldAt.get(SESSION.toNanos(), TimeUnit.NANOSECONDS) - t0) / 1e6;
+        toldMs = (toldAt.get(2 * session.toNanos(), TimeUnit.NANOSECONDS) - t0) / 1e6;
       } catch (java.util.concurrent.TimeoutException e) {
         // never told within the time
       }
@@ -156,7 +162,7 @@ final class LossScenario {
         Thread closer = new Thread(ca::close, "loss-close");
         closer.setDaemon(true);
         closer.start();
-        closer.join(TimeUnit.SECONDS.toMillis(15));
+        closer.join(TimeUnit.SECONDS.toMillis(5)); // a client that hangs on close is left to it
       }
     }
   }

@@ -127,14 +127,26 @@ final class ChildProcessPeer implements ZooKeeperEnsemble.Peer {
 
   /**
    * This JVM's class path, and its module path if it has one (a module's tests run with ZooKeeper
-   * on the module path): the child runs everything from its class path.
+   * on the module path): the child runs everything from its class path. Entries are made absolute,
+   * since the child runs in the server's directory (a {@code java -jar target/app.jar} has a
+   * relative class path).
    */
-  private static String classPath() {
-    String classPath = System.getProperty("java.class.path", "");
-    String modulePath = System.getProperty("jdk.module.path", "");
-    if (modulePath.isEmpty()) {
-      return classPath;
+  static String classPath() {
+    return classPath(
+        System.getProperty("java.class.path", ""), System.getProperty("jdk.module.path", ""));
+  }
+
+  static String classPath(String classPath, String modulePath) {
+    String joined =
+        modulePath.isEmpty()
+            ? classPath
+            : classPath.isEmpty() ? modulePath : classPath + File.pathSeparator + modulePath;
+    List<String> absolute = new ArrayList<>();
+    for (String entry : joined.split(File.pathSeparator)) {
+      if (!entry.isEmpty()) {
+        absolute.add(Path.of(entry).toAbsolutePath().toString());
+      }
     }
-    return classPath.isEmpty() ? modulePath : classPath + File.pathSeparator + modulePath;
+    return String.join(File.pathSeparator, absolute);
   }
 }
