@@ -139,7 +139,7 @@ final class Env implements AutoCloseable {
    * Server counters at one instant: requests the server received from clients, watch events it
    * fired (ZooKeeper only), fsyncs of its log (-1 where the server does not count them).
    */
-  record Counters(long requests, long watchEvents, long fsyncs) {}
+  record Counters(long requests, long watchEvents, long fsyncs, double fsyncMillis) {}
 
   Counters counters() {
     return switch (counting) {
@@ -147,14 +147,16 @@ final class Env implements AutoCloseable {
           new Counters(
               servers.zkCounter("zk_packets_received"),
               servers.zkWatchEvents(),
-              servers.zkCounter("zk_cnt_fsynctime"));
+              servers.zkCounter("zk_cnt_fsynctime"),
+              servers.zkCounter("zk_sum_fsynctime"));
       case REDIS ->
-          new Counters(servers.redis.map(PeerServer.Redis::commandsProcessed).orElse(-1L), -1, -1);
+          new Counters(
+              servers.redis.map(PeerServer.Redis::commandsProcessed).orElse(-1L), -1, -1, -1);
       case ETCD ->
           servers
               .etcd
-              .map(e -> new Counters(e.requestsHandled(), -1, e.walFsyncs()))
-              .orElse(new Counters(-1, -1, -1));
+              .map(e -> new Counters(e.requestsHandled(), -1, e.walFsyncs(), e.walFsyncMillis()))
+              .orElse(new Counters(-1, -1, -1, -1));
     };
   }
 

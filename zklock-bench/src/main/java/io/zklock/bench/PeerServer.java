@@ -345,6 +345,22 @@ abstract class PeerServer implements AutoCloseable {
       return metric("etcd_disk_wal_fsync_duration_seconds_count");
     }
 
+    /** Milliseconds spent in fsyncs of the write-ahead log, all members. */
+    double walFsyncMillis() {
+      double sum = 0;
+      boolean found = false;
+      String name = "etcd_disk_wal_fsync_duration_seconds_sum";
+      for (int i = 0; i < clientPorts.size(); i++) {
+        for (String l : get(i, "/metrics").split("\n")) {
+          if (l.startsWith(name + " ")) {
+            sum += Double.parseDouble(l.substring(name.length() + 1).trim()) * 1000;
+            found = true;
+          }
+        }
+      }
+      return found ? sum : -1;
+    }
+
     /** gRPC requests the members handled (a client request to one member counts once). */
     long requestsHandled() {
       long sum = 0;

@@ -246,6 +246,7 @@ final class Report {
     "uncontended acq/s",
     "zklock vs it",
     "fsync/op",
+    "mean fsync ms",
     "fencing token",
     "holder told of loss (partition that never heals)"
   };
@@ -282,6 +283,7 @@ final class Report {
               uncontended == null || !uncontended.has(impl)
                   ? "-"
                   : num(Result.median(uncontended.values(impl, Window::fsyncsPerOp))),
+              num(extra(uncontended, impl, Window.FSYNC_MS)),
               fencing(loss, impl),
               told(loss, impl)
             });

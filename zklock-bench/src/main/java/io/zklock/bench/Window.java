@@ -29,15 +29,24 @@ record Window(
         value, ops, requestsPerOp, watchEventsPerOp, Double.NaN, new LinkedHashMap<>());
   }
 
+  /** The mean time of one fsync of the server's log in the window, in ms (a key of extra). */
+  static final String FSYNC_MS = "mean fsync (ms)";
+
   static Window of(Env.Counters c0, Env.Counters c1, double value, long ops) {
     double perOp = Math.max(ops, 1);
-    return new Window(
-        value,
-        ops,
-        delta(c0.requests(), c1.requests(), perOp),
-        delta(c0.watchEvents(), c1.watchEvents(), perOp),
-        delta(c0.fsyncs(), c1.fsyncs(), perOp),
-        new LinkedHashMap<>());
+    Window w =
+        new Window(
+            value,
+            ops,
+            delta(c0.requests(), c1.requests(), perOp),
+            delta(c0.watchEvents(), c1.watchEvents(), perOp),
+            delta(c0.fsyncs(), c1.fsyncs(), perOp),
+            new LinkedHashMap<>());
+    long fsyncs = c1.fsyncs() - c0.fsyncs();
+    if (c0.fsyncs() >= 0 && c0.fsyncMillis() >= 0 && fsyncs > 0) {
+      w.extra().put(FSYNC_MS, (c1.fsyncMillis() - c0.fsyncMillis()) / fsyncs);
+    }
+    return w;
   }
 
   private static double delta(long a, long b, double perOp) {
