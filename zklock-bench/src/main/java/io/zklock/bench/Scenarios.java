@@ -41,6 +41,7 @@ final class Scenarios {
         contended(50, "contended-50"),
         herd(),
         distinctLocks(),
+        freshNames(),
         heldMany(),
         readWrite(),
         semaphore(),
@@ -175,6 +176,35 @@ final class Scenarios {
             }
           }
           return Loop.run(env, ops);
+        } finally {
+          Env.closeAll(clients);
+        }
+      }
+    };
+  }
+
+  /**
+   * One lock per order: one session, one thread, each acquire+release on a lock name never used
+   * before, so a ZooKeeper lock's directory does not exist yet (or was reaped as an empty
+   * container, as a rarely used entity's is). The peers have no directories.
+   */
+  static Scenario freshNames() {
+    return new Scenario(
+        "fresh-names",
+        "uncontended acquire + release(), each on a lock name never used before",
+        "acq/s",
+        true,
+        LIBRARIES,
+        Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        List<BenchLock.Client> clients = env.connect(impl, 1);
+        try {
+          BenchLock.Client c = clients.get(0);
+          String prefix = env.freshName("fresh-" + impl.label) + "/order-";
+          long[] next = {0};
+          Loop.Op op = () -> c.mutex(prefix + next[0]++).acquire().release();
+          return Loop.run(env, List.of(op));
         } finally {
           Env.closeAll(clients);
         }
