@@ -17,8 +17,7 @@ import picocli.CommandLine.Unmatched;
 /** {@code zklock bench}: the side-by-side benchmarks of zklock-bench, from the command line. */
 @Command(
     name = "bench",
-    header =
-        "Benchmarks zklock against Curator, Redisson, etcd, the naive lock and raw ZooKeeper.",
+    header = "Benchmarks zklock against Curator, Redisson, etcd, the naive lock and raw ZooKeeper.",
     description = {
       "Runs the benchmarks of docs/benchmarks.md: zklock, Apache Curator, the seeds' naive lock,"
           + " raw ZooKeeper and the fair-queue floor on an embedded ZooKeeper server (or a 3-server"
