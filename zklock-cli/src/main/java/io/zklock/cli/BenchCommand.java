@@ -24,7 +24,7 @@ import picocli.CommandLine.Unmatched;
           + " ensemble, --ensemble 3), Redisson's locks on redis-server and etcd's lock on etcd"
           + " (started from PATH when installed), interleaved, with ratios against a baseline"
           + " measured in the same run, with fsync on, with no added latency and with a 1 ms round"
-          + " trip (--rtt). The default run takes about 25 minutes; --quick a few.",
+          + " trip (--rtt). The default run takes about 17 minutes; --quick about three.",
       "",
       "Options are those of the harness: --quick, --rtt D[,D], --ensemble N, --servers 1,N,"
           + " --no-fsync, --no-peers, --scenarios a,b, --impls a,b, --list, --json FILE, --svg"
