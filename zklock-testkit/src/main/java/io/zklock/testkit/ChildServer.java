@@ -1,29 +1,29 @@
 package io.zklock.testkit;
 
+import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import javax.management.JMException;
-import javax.management.MBeanServerConnection;
-import javax.management.ObjectName;
-import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
 
 /**
- * A standalone server of one ZooKeeper release in its own JVM ({@code ZooKeeperServerMain}), for
- * {@link EmbeddedZooKeeper.Builder#serverVersion(String)}. Its {@code zoo.cfg} and {@code
- * server.log} live in a run directory of their own; the data directory is the caller's.
+ * A standalone server of one ZooKeeper release in its own JVM (ZooKeeper's {@code
+ * ZooKeeperServerMain}, run by {@link ChildServerMain}), for {@link
+ * EmbeddedZooKeeper.Builder#serverVersion(String)}. Its {@code zoo.cfg} and {@code server.log} live
+ * in a run directory of their own; the data directory is the caller's.
  *
- * <p>Sessions are expired through the server's own JMX bean of the session's connection ({@code
- * ConnectionMXBean#terminateSession}, in every release): the child opens a JMX port on 127.0.0.1.
+ * <p>The child's main class is {@link ChildServerMain}, which also listens on a control port on
+ * 127.0.0.1 to expire sessions.
  */
 final class ChildServer {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -32,7 +32,7 @@ final class ChildServer {
   private final Path runDir;
   private final Path dataDir;
   private final int clientPort;
-  private final int jmxPort;
+  private final int controlPort;
   private final Map<String, String> settings;
   private final boolean forceSync;
   private final long containerCheckMs;
@@ -53,7 +53,7 @@ final class ChildServer {
     this.runDir = Files2.tempDir("zklock-zk-" + version + "-");
     this.dataDir = dataDir;
     this.clientPort = clientPort;
-    this.jmxPort = Ports.free();
+    this.controlPort = Ports.free();
     this.settings = new TreeMap<>(settings);
     this.forceSync = forceSync;
     this.containerCheckMs = containerCheckMs;
@@ -82,8 +82,11 @@ final class ChildServer {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + config, e);
     }
-    List<String> command = ChildJvm.serverCommand(version, forceSync, containerCheckMs, jmx());
-    command.add("org.apache.zookeeper.server.ZooKeeperServerMain");
+    List<String> command = ChildJvm.serverCommand(version, forceSync, containerCheckMs, List.of());
+    int cp = command.indexOf("-cp") + 1;
+    command.set(cp, command.get(cp) + File.pathSeparator + ownLocation());
+    command.add(ChildServerMain.class.getName());
+    command.add(Integer.toString(controlPort));
     command.add(config.toAbsolutePath().toString());
     String what = "ZooKeeper " + version + " on " + Ports.LOOPBACK + ":" + clientPort;
     Process p = ChildJvm.start(command, runDir, log(), what);
@@ -122,18 +125,6 @@ final class ChildServer {
     }
   }
 
-  /** The JMX agent of the child: loopback only, no authentication, one port for RMI too. */
-  private List<String> jmx() {
-    List<String> flags = new ArrayList<>();
-    flags.add("-Dcom.sun.management.jmxremote.port=" + jmxPort);
-    flags.add("-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort);
-    flags.add("-Dcom.sun.management.jmxremote.host=" + Ports.LOOPBACK);
-    flags.add("-Djava.rmi.server.hostname=" + Ports.LOOPBACK);
-    flags.add("-Dcom.sun.management.jmxremote.authenticate=false");
-    flags.add("-Dcom.sun.management.jmxremote.ssl=false");
-    return flags;
-  }
-
   synchronized void kill() {
     ChildJvm.kill(process, "ZooKeeper " + version + " on port " + clientPort);
     process = null;
@@ -155,40 +146,42 @@ final class ChildServer {
 
   /**
    * Closes the session {@code sessionId} on the server, as an expiry does: its ephemeral nodes go,
-   * its connection is closed, and its client is told {@code Expired} when it reconnects.
-   *
-   * @throws IllegalArgumentException if the session has no connection to this server
+   * its connection is closed, and its client is told {@code Expired} when it reconnects. Like
+   * ZooKeeper's expiry, it returns once the close is submitted, and does nothing to a session the
+   * server does not know.
    */
   void expire(long sessionId) {
-    String wanted = "0x" + Long.toHexString(sessionId);
-    JMXServiceURL url;
-    try {
-      url =
-          new JMXServiceURL(
-              "service:jmx:rmi:///jndi/rmi://" + Ports.LOOPBACK + ":" + jmxPort + "/jmxrmi");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    try (JMXConnector connector = JMXConnectorFactory.connect(url)) {
-      MBeanServerConnection beans = connector.getMBeanServerConnection();
-      for (ObjectName name :
-          beans.queryNames(new ObjectName("org.apache.ZooKeeperService:*"), null)) {
-        if (name.getKeyPropertyList().containsValue(wanted)) {
-          beans.invoke(name, "terminateSession", null, null);
-          return;
-        }
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(Ports.LOOPBACK, controlPort), 5_000);
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(("expire " + sessionId + "\n").getBytes(StandardCharsets.UTF_8));
+      s.getOutputStream().flush();
+      String answer =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))
+              .readLine();
+      if (!"ok".equals(answer)) {
+        throw new IllegalStateException(
+            "ZooKeeper "
+                + version
+                + " did not expire session 0x"
+                + Long.toHexString(sessionId)
+                + ": "
+                + answer);
       }
-      throw new IllegalArgumentException(
-          "session "
-              + wanted
-              + " has no connection to ZooKeeper "
-              + version
-              + " on port "
-              + clientPort);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot reach the JMX port of ZooKeeper " + version, e);
-    } catch (JMException e) {
-      throw new IllegalStateException("cannot expire session " + wanted + " by JMX", e);
+      throw new UncheckedIOException(
+          "cannot reach the control port of ZooKeeper " + version + " on port " + clientPort, e);
+    }
+  }
+
+  /** Where the testkit's classes are (a jar or a directory): the child runs its main class. */
+  private static String ownLocation() {
+    try {
+      return Path.of(
+              ChildServerMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+          .toString();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException("cannot locate the testkit's classes", e);
     }
   }
 }

@@ -201,10 +201,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
    * its connection is closed, and the client receives {@code Expired} when it reconnects. Like
    * ZooKeeper's own expiry, it returns before the deletions are done.
    *
-   * <p>A server in a child JVM ({@link Builder#serverVersion(String)}) closes the session through
-   * its JMX bean of the session's connection: the session must be connected to it.
+   * <p>A server in a child JVM ({@link Builder#serverVersion(String)}) is told through a control
+   * port on 127.0.0.1, and closes the session as its expiry would ({@code
+   * ZooKeeperServer#closeSession}).
    *
-   * @throws IllegalArgumentException if a server in a child JVM has no connection of the session
+   * @throws java.io.UncheckedIOException if a server in a child JVM cannot be reached
    */
   public void expireSession(long sessionId) {
     if (child != null) {
@@ -576,9 +577,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * names for the server (Netty, slf4j with slf4j-simple, audience-annotations, and from 3.6 on
      * metrics-core and snappy-java, from 3.8 on commons-io), at the versions its parent POM gives.
      *
-     * <p>The child listens on 127.0.0.1 (client port, and a JMX port for {@link #expireSession});
-     * it logs to {@link #serverLog()}; its settings are the builder's. It is killed (SIGKILL) by
-     * {@link #close()}, or when this JVM exits. Not with {@link #tls(TestCertificates)}.
+     * <p>The child's main class is the testkit's own, which runs ZooKeeper's {@code
+     * ZooKeeperServerMain} and opens a control port for {@link #expireSession}; it binds 127.0.0.1
+     * only (client and control port), logs to {@link #serverLog()} and has the builder's settings.
+     * It is killed (SIGKILL) by {@link #close()}, or when this JVM exits. Not with {@link
+     * #tls(TestCertificates)}.
      *
      * @throws IllegalArgumentException if {@code version} is not a 3.5 to 3.9 release number
      */
