@@ -426,4 +426,27 @@ class ServerLinesTest {
     assertThat(again.sessionState()).isEqualTo(SessionState.CONNECTED);
     again.mutex("orders/1").tryAcquire().orElseThrow().release();
   }
+
+  @ParameterizedTest(name = "ZooKeeper {0}")
+  @MethodSource("versions")
+  void authenticatedClient_connectingInBackground_staysConnectedOnceConnected(String version)
+      throws Exception {
+    on(version, "auth-bg");
+    List<SessionState> states = new CopyOnWriteArrayList<>();
+
+    ZkLocks locks = track(builder("svc").digest("svc", "secret").connectInBackground().build());
+    locks.addSessionListener((state, sessionId) -> states.add(state));
+    LockHandle first = locks.mutex("orders/1").tryAcquire(WAIT).orElseThrow();
+
+    first.release();
+    for (int i = 0; i < 5; i++) {
+      locks.mutex("orders/" + i).acquire().release();
+    }
+    assertThat(locks.sessionState()).isEqualTo(SessionState.CONNECTED);
+    List<SessionState> seen = List.copyOf(states);
+    int connected = seen.indexOf(SessionState.CONNECTED);
+    assertThat(seen.subList(Math.max(connected, 0), seen.size()))
+        .as("the states after the first connection (all: %s)", seen)
+        .containsOnly(SessionState.CONNECTED);
+  }
 }
