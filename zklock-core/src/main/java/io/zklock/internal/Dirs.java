@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZooKeeperSaslClient;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.ClientInfo;
 import org.apache.zookeeper.data.Id;
@@ -62,34 +63,69 @@ final class Dirs {
   }
 
   /**
-   * Learns this client's identities: as the server sees them ({@code whoAmI}), or from the
-   * configured digest credentials when the server cannot say. Called once, at build, when guarding.
+   * Learns this client's identities. Called once, at build, when guarding.
+   *
+   * <p>The identity of a {@code digest} login is computed here, as ZooKeeper's {@code
+   * DigestAuthenticationProvider} does ({@code digest:user:base64(sha1(user:password))}). The
+   * server is asked ({@code whoAmI}) only when the session may carry an identity that cannot be
+   * computed: see {@link #asksServer}. {@code whoAmI} is new in ZooKeeper 3.7; a 3.5 or 3.6 server
+   * answers it by closing the connection, so such a client needs a 3.7 server or {@code
+   * trustExistingAcl()} (docs/ops.md). A client with digest logins only sends no request an older
+   * server lacks.
    */
-  void learnIdentities(ZooKeeper zk, List<SessionConfig.Auth> auth) {
+  void learnIdentities(ZooKeeper zk, SessionConfig config) {
     if (!guard) {
       return;
     }
     Set<Id> ids = new HashSet<>();
-    for (SessionConfig.Auth a : auth) {
+    for (SessionConfig.Auth a : config.auth()) {
       if ("digest".equals(a.scheme())) {
         ids.add(AclRule.digestId(new String(a.credentials(), StandardCharsets.UTF_8)));
       }
     }
-    try {
-      List<ClientInfo> infos = zk.whoAmI();
-      if (infos != null) {
-        for (ClientInfo i : infos) {
-          if (!"ip".equals(i.getAuthScheme())) {
-            ids.add(new Id(i.getAuthScheme(), i.getUser()));
+    ZooKeeperSaslClient sasl = zk.getSaslClient();
+    boolean clientCertificate = config.tls() != null && config.tls().keyStore() != null;
+    if (asksServer(config.auth(), clientCertificate, sasl != null && !sasl.isFailed())) {
+      try {
+        List<ClientInfo> infos = zk.whoAmI();
+        if (infos != null) {
+          for (ClientInfo i : infos) {
+            if (!"ip".equals(i.getAuthScheme())) {
+              ids.add(new Id(i.getAuthScheme(), i.getUser()));
+            }
           }
+        } else {
+          log.warn(
+              "the server did not answer whoAmI (a ZooKeeper server before 3.7 does not know it"
+                  + " and closes the connection); this client's identity is taken from its digest"
+                  + " logins only: use a 3.7+ server, or trustExistingAcl()");
         }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        log.debug("whoAmI failed; using the configured digest identities only", e);
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      log.debug("whoAmI failed; using the configured digest identities only", e);
     }
     own = Set.copyOf(ids);
+  }
+
+  /**
+   * Whether this client's identities can only be learnt from the server: it authenticates with a
+   * scheme other than {@code digest} (whose identity each server's provider derives its own way),
+   * with a TLS client certificate (the server's {@code x509} provider names it), or with a SASL
+   * login (Kerberos, for example). Digest logins alone are computed locally.
+   */
+  static boolean asksServer(
+      List<SessionConfig.Auth> auth, boolean clientCertificate, boolean saslLogin) {
+    if (clientCertificate || saslLogin) {
+      return true;
+    }
+    for (SessionConfig.Auth a : auth) {
+      if (!"digest".equals(a.scheme())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether requests may queue in {@code dir} without a check: the hot path, one set lookup. */

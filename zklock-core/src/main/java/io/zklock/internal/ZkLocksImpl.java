@@ -141,7 +141,7 @@ public final class ZkLocksImpl implements ZkLocks {
       impl.createNamespace();
       Session.Conn conn = impl.session.current();
       if (conn != null) {
-        impl.dirs.learnIdentities(conn.zk(), config.auth());
+        impl.dirs.learnIdentities(conn.zk(), config);
       }
     } catch (RuntimeException e) {
       impl.close();
@@ -155,7 +155,7 @@ public final class ZkLocksImpl implements ZkLocks {
    * StartGate} until the first connection is made and this client's identities are known.
    */
   private void startInBackground() {
-    gate.closeUntilConnected(session, conn -> dirs.learnIdentities(conn.zk(), config.auth()));
+    gate.closeUntilConnected(session, conn -> dirs.learnIdentities(conn.zk(), config));
     try {
       session.startInBackground();
     } catch (RuntimeException e) {
