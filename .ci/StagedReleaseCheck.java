@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -409,7 +408,7 @@ public class StagedReleaseCheck {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
           if (p.waitFor() != 0) {
-            problems.add(file + ".asc does not verify: " + out.strip());
+            problems.add(file + ".asc does not verify: " + out.strip().replace("\n", " / "));
           }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -484,67 +483,129 @@ public class StagedReleaseCheck {
   // the check of the check: each requirement broken once, on a copy, must be caught
 
   static int selfTest(Path staging, Path root, boolean signed) throws Exception {
-    Map<String, Breakage> cases = new LinkedHashMap<>();
-    cases.put("a javadoc jar removed", d -> delete(d, "zklock-core", "-javadoc.jar"));
-    cases.put("a sources jar removed", d -> delete(d, "zklock-testkit", "-sources.jar"));
-    cases.put(
-        "the licenses removed (parent)",
-        d -> editPom(d, "zklock-parent", s -> s.replaceAll("(?s)<licenses>.*?</licenses>", "")));
-    cases.put(
-        "the scm removed (parent)",
-        d -> editPom(d, "zklock-parent", s -> s.replaceAll("(?s)<scm[ >].*?</scm>", "")));
-    cases.put(
-        "the developers removed (parent)",
-        d ->
-            editPom(d, "zklock-parent", s -> s.replaceAll("(?s)<developers>.*?</developers>", "")));
-    cases.put(
-        "the module URL appended",
-        d ->
-            editPom(
-                d,
-                "zklock-parent",
-                s -> s.replace("child.project.url.inherit.append.path=\"false\"", "")));
-    cases.put(
-        "a description removed",
-        d ->
-            editPom(
-                d,
-                "zklock-micrometer",
-                s -> s.replaceAll("(?s)<description>.*?</description>", "")));
-    cases.put(
-        "a SNAPSHOT dependency",
-        d ->
-            editPom(
-                d,
-                "zklock-shedlock",
-                s ->
-                    s.replaceFirst(
-                        "</artifactId>\\s*</dependency>",
-                        "</artifactId><version>1.0-SNAPSHOT</version></dependency>")));
-    cases.put("no Automatic-Module-Name", d -> stripModuleName(d, "zklock-spring-integration"));
-    cases.put("an artifact missing from the staging", d -> deleteArtifact(d, "zklock-shedlock"));
-    cases.put(
-        "a checksum that does not match",
-        d -> {
-          Path f = file(d, "zklock-testkit", "-" + version(d, "zklock-testkit") + ".jar.sha1");
-          Files.writeString(f, "0000000000000000000000000000000000000000");
-        });
+    List<Case> cases = new ArrayList<>();
+    cases.add(
+        new Case(
+            "a javadoc jar removed",
+            "zklock-core-" + version(staging, "zklock-core") + "-javadoc.jar is missing",
+            d -> delete(d, "zklock-core", "-javadoc.jar")));
+    cases.add(
+        new Case(
+            "a sources jar removed",
+            "-sources.jar is missing",
+            d -> delete(d, "zklock-testkit", "-sources.jar")));
+    cases.add(
+        new Case(
+            "the licenses removed (parent)",
+            "no <licenses>",
+            d ->
+                editPom(
+                    d, "zklock-parent", s -> s.replaceAll("(?s)<licenses>.*?</licenses>", ""))));
+    cases.add(
+        new Case(
+            "the scm removed (parent)",
+            "no <scm>",
+            d -> editPom(d, "zklock-parent", s -> s.replaceAll("(?s)<scm[ >].*?</scm>", ""))));
+    cases.add(
+        new Case(
+            "the developers removed (parent)",
+            "no <developers>",
+            d ->
+                editPom(
+                    d,
+                    "zklock-parent",
+                    s -> s.replaceAll("(?s)<developers>.*?</developers>", ""))));
+    cases.add(
+        new Case(
+            "the module path appended to the URL",
+            "not the project's home",
+            d ->
+                editPom(
+                    d,
+                    "zklock-parent",
+                    s -> s.replace("child.project.url.inherit.append.path=\"false\"", ""))));
+    cases.add(
+        new Case(
+            "a description removed",
+            "no <description>",
+            d ->
+                editPom(
+                    d,
+                    "zklock-micrometer",
+                    s -> s.replaceAll("(?s)<description>.*?</description>", ""))));
+    cases.add(
+        new Case(
+            "a SNAPSHOT dependency",
+            "1.0-SNAPSHOT",
+            d ->
+                editPom(
+                    d,
+                    "zklock-shedlock",
+                    s ->
+                        s.replaceFirst(
+                            "</artifactId>\\s*</dependency>",
+                            "</artifactId><version>1.0-SNAPSHOT</version></dependency>"))));
+    cases.add(
+        new Case(
+            "no Automatic-Module-Name",
+            "neither module-info.class nor an Automatic-Module-Name",
+            d -> stripModuleName(d, "zklock-spring-integration")));
+    cases.add(
+        new Case(
+            "a jar entry with its own time stamp",
+            "different time stamps",
+            d -> touchOneEntry(d, "zklock-micrometer")));
+    cases.add(
+        new Case(
+            "an artifact missing from the staging",
+            "zklock-shedlock: listed in zklock-bom but not staged",
+            d -> deleteArtifact(d, "zklock-shedlock")));
+    cases.add(
+        new Case(
+            "a checksum that does not match",
+            ".jar.sha1 does not match",
+            d -> {
+              Path f = file(d, "zklock-testkit", "-" + version(d, "zklock-testkit") + ".jar.sha1");
+              Files.writeString(f, "0000000000000000000000000000000000000000");
+            }));
     if (signed) {
-      cases.put("a signature removed", d -> delete(d, "zklock-core", ".pom.asc"));
+      cases.add(
+          new Case(
+              "a signature removed",
+              ".pom: no .asc signature",
+              d -> delete(d, "zklock-core", ".pom.asc")));
+      cases.add(
+          new Case(
+              "a signature of other bytes",
+              ".pom.asc does not verify",
+              d -> {
+                Path pom = file(d, "zklock-core", ".pom");
+                Files.writeString(pom, Files.readString(pom) + "\n");
+                rewriteSums(pom);
+              }));
     }
     int failed = 0;
     System.out.println("self-test: each requirement broken on a copy of the staging");
-    for (Map.Entry<String, Breakage> c : cases.entrySet()) {
+    for (Case c : cases) {
       Path copy = Files.createTempDirectory("zklock-staging-selftest");
       try {
         copyTree(staging, copy);
-        c.getValue().breakIt(copy);
+        c.breakage().breakIt(copy);
         StagedReleaseCheck check = new StagedReleaseCheck(copy, root, signed);
         check.run(false);
-        boolean caught = !check.problems.isEmpty();
+        String caught =
+            check.problems.stream().filter(p -> p.contains(c.expect())).findFirst().orElse(null);
         System.out.printf(
-            "  %-40s %s%n", c.getKey(), caught ? "caught: " + check.problems.get(0) : "NOT CAUGHT");
-        if (!caught) {
+            "  %-40s %s%n",
+            c.name(),
+            caught != null
+                ? "caught: " + caught
+                : "NOT CAUGHT (expected a problem with \""
+                    + c.expect()
+                    + "\"; got "
+                    + check.problems
+                    + ")");
+        if (caught == null) {
           failed++;
         }
       } finally {
@@ -557,6 +618,9 @@ public class StagedReleaseCheck {
             : "FAILED: " + failed + " breakage(s) not caught");
     return failed == 0 ? 0 : 1;
   }
+
+  /** One requirement broken: what, what the check must say, how. */
+  record Case(String name, String expect, Breakage breakage) {}
 
   interface Breakage {
     void breakIt(Path staging) throws Exception;
@@ -593,13 +657,28 @@ public class StagedReleaseCheck {
   }
 
   static void stripModuleName(Path staging, String artifact) throws IOException {
+    rewriteJar(staging, artifact, true, false);
+  }
+
+  static void touchOneEntry(Path staging, String artifact) throws IOException {
+    rewriteJar(staging, artifact, false, true);
+  }
+
+  /**
+   * Rewrites an artifact's main jar without its Automatic-Module-Name, or with one entry's time
+   * moved, and its checksums.
+   */
+  static void rewriteJar(Path staging, String artifact, boolean stripName, boolean touch)
+      throws IOException {
     Path jar = file(staging, artifact, "-" + version(staging, artifact) + ".jar");
     Path tmp = Files.createTempFile("zklock-selftest", ".jar");
     try (JarFile in = new JarFile(jar.toFile())) {
       Manifest m = new Manifest(in.getManifest());
-      if (m.getMainAttributes().remove(new Attributes.Name("Automatic-Module-Name")) == null) {
+      if (stripName
+          && m.getMainAttributes().remove(new Attributes.Name("Automatic-Module-Name")) == null) {
         throw new IOException(jar + " has no Automatic-Module-Name to remove");
       }
+      boolean touched = false;
       try (OutputStream os = Files.newOutputStream(tmp);
           JarOutputStream out = new JarOutputStream(os, m)) {
         for (Enumeration<JarEntry> e = in.entries(); e.hasMoreElements(); ) {
@@ -609,6 +688,10 @@ public class StagedReleaseCheck {
           }
           ZipEntry copy = new ZipEntry(entry.getName());
           copy.setTime(entry.getTime());
+          if (touch && !touched && !entry.isDirectory()) {
+            copy.setTime(entry.getTime() + 3_600_000L); // an hour later: a build-time stamp
+            touched = true;
+          }
           out.putNextEntry(copy);
           try (InputStream is = in.getInputStream(entry)) {
             is.transferTo(out);
