@@ -24,10 +24,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * never grants a second thread while one holds. Each thread's entry is written by that thread only;
  * other threads read the map to learn that they do not hold.
  */
-final class ReentrantHolds {
+public final class ReentrantHolds {
   /** One thread's first acquisition: a handle, or null when it was not granted (a try). */
   @FunctionalInterface
-  interface Acquisition<X extends Exception> {
+  public interface Acquisition<X extends Exception> {
     LockHandle acquire() throws X;
   }
 
@@ -47,7 +47,7 @@ final class ReentrantHolds {
   /**
    * @param lock what the holds are of, named in the messages of refusals
    */
-  ReentrantHolds(Object lock) {
+  public ReentrantHolds(Object lock) {
     this.lock = lock;
   }
 
@@ -61,7 +61,7 @@ final class ReentrantHolds {
    *     unknown) if the current thread holds a handle that was lost; its hold is cleared
    * @throws X what {@code acquisition} throws; nothing is held then
    */
-  <X extends Exception> boolean enter(Acquisition<X> acquisition) throws X {
+  public <X extends Exception> boolean enter(Acquisition<X> acquisition) throws X {
     Thread me = Thread.currentThread();
     Hold h = holds.get(me);
     if (h != null) {
@@ -96,7 +96,7 @@ final class ReentrantHolds {
    * @throws LockLostException if the last hold's handle was lost while held (the hold is cleared
    *     and the node is gone: the critical section was not protected to the end)
    */
-  void exit() {
+  public void exit() {
     Thread me = Thread.currentThread();
     Hold h = holds.get(me);
     if (h == null) {
@@ -111,24 +111,29 @@ final class ReentrantHolds {
   }
 
   /** The handle the current thread holds, or null. */
-  LockHandle handle() {
+  public LockHandle handle() {
     Hold h = holds.get(Thread.currentThread());
     return h == null ? null : h.handle;
   }
 
   /** How many holds the current thread has: 0 if it does not hold. */
-  int holdCount() {
+  public int holdCount() {
     Hold h = holds.get(Thread.currentThread());
     return h == null ? 0 : h.count;
   }
 
   /** Whether the current thread holds. */
-  boolean isHeldByCurrentThread() {
+  public boolean isHeldByCurrentThread() {
     return holds.containsKey(Thread.currentThread());
   }
 
+  /** Whether any thread holds. */
+  public boolean isHeld() {
+    return !holds.isEmpty();
+  }
+
   /** Who holds, in words: "unlocked", "held by main", "held by 3 threads". */
-  String describeHolders() {
+  public String describeHolders() {
     int n = holds.size();
     if (n == 0) {
       return "unlocked";
