@@ -1,7 +1,11 @@
 package io.zklock;
 
-import io.zklock.internal.ReentrantHolds;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The per-thread reentrant holds of a lock, counted exactly as {@link DistributedLock#asLock()}
@@ -36,13 +40,25 @@ public final class ThreadHolds {
     LockHandle acquire() throws X;
   }
 
-  private final ReentrantHolds holds;
+  /** Holds of one thread: its handle and how many times it locked. */
+  private static final class Hold {
+    final LockHandle handle;
+    int count = 1;
+
+    Hold(LockHandle handle) {
+      this.handle = handle;
+    }
+  }
+
+  private final Object lock;
+  // each thread's entry is written by that thread only; others read it to learn they do not hold
+  private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
 
   /**
    * @param lock what the holds are of; its {@code toString()} names it in the messages of refusals
    */
   public ThreadHolds(Object lock) {
-    this.holds = new ReentrantHolds(Objects.requireNonNull(lock, "lock"));
+    this.lock = Objects.requireNonNull(lock, "lock");
   }
 
   /**
@@ -59,7 +75,26 @@ public final class ThreadHolds {
    */
   public <X extends Exception> boolean enter(Acquisition<X> acquisition) throws X {
     Objects.requireNonNull(acquisition, "acquisition");
-    return holds.enter(acquisition::acquire);
+    Thread me = Thread.currentThread();
+    Hold h = holds.get(me);
+    if (h != null) {
+      if (!h.handle.isHeld()) {
+        holds.remove(me);
+        h.handle.release();
+        throw lostException(h.handle);
+      }
+      if (h.count == Integer.MAX_VALUE) {
+        throw new Error("maximum lock count exceeded");
+      }
+      h.count++;
+      return true;
+    }
+    LockHandle got = acquisition.acquire();
+    if (got == null) {
+      return false;
+    }
+    holds.put(me, new Hold(got));
+    return true;
   }
 
   /**
@@ -72,32 +107,74 @@ public final class ThreadHolds {
    * @throws ZkLockException what {@link LockHandle#release()} throws
    */
   public void exit() {
-    holds.exit();
+    Thread me = Thread.currentThread();
+    Hold h = holds.get(me);
+    if (h == null) {
+      throw new IllegalMonitorStateException(
+          "the current thread does not hold " + lock + " (" + this + ")");
+    }
+    if (--h.count > 0) {
+      return;
+    }
+    holds.remove(me);
+    boolean wasHeld = h.handle.isHeld();
+    h.handle.release();
+    if (!wasHeld) {
+      throw lostException(h.handle);
+    }
   }
 
   /** The handle of the current thread's hold, or {@code null} if it does not hold. */
   public LockHandle handle() {
-    return holds.handle();
+    Hold h = holds.get(Thread.currentThread());
+    return h == null ? null : h.handle;
   }
 
   /** How many holds the current thread has: 0 if it does not hold. */
   public int holdCount() {
-    return holds.holdCount();
+    Hold h = holds.get(Thread.currentThread());
+    return h == null ? 0 : h.count;
   }
 
   /** Whether the current thread holds. */
   public boolean isHeldByCurrentThread() {
-    return holds.isHeldByCurrentThread();
+    return holds.containsKey(Thread.currentThread());
   }
 
   /** Whether any thread holds. */
   public boolean isHeld() {
-    return holds.isHeld();
+    return !holds.isEmpty();
   }
 
   /** Who holds, in words: "unlocked", "held by main", "held by 3 threads". */
   @Override
   public String toString() {
-    return holds.describeHolders();
+    int n = holds.size();
+    if (n == 0) {
+      return "unlocked";
+    }
+    if (n > 1) {
+      return "held by " + n + " threads";
+    }
+    return holds.keySet().stream()
+        .findFirst()
+        .map(t -> "held by " + t.getName())
+        .orElse("unlocked"); // released meanwhile
+  }
+
+  /**
+   * The loss of a handle found not held: the {@link LockLostException} that {@code lost()}
+   * completed with (waiting briefly for it, since {@code isHeld()} turns false before the loss's
+   * reason is known), else a plain {@link IllegalMonitorStateException}.
+   */
+  private static IllegalMonitorStateException lostException(LockHandle h) {
+    try {
+      return h.lost().get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // no reason to give: fall through
+    }
+    return new IllegalMonitorStateException("the lock " + h.path() + " was no longer held");
   }
 }

@@ -63,6 +63,7 @@ class HoldOffTest extends ZkTestSupport {
     ZkLocks locks = client();
     locks.holdOff("job", Duration.ofSeconds(30));
     try (LockHandle h = locks.simpleLock("job").acquire()) {
+      assertThat(h.isHeld()).as("the simple lock is granted beside the mark").isTrue();
       assertThat(locks.inspect("job")).get().satisfies(i -> assertThat(i.holders()).hasSize(1));
     }
     assertThat(locks.inspect("job").map(LockInfo::holders).orElse(List.of())).isEmpty();

@@ -2,13 +2,13 @@ package io.zklock.internal;
 
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import io.zklock.ThreadHolds;
 
 /**
- * The per-thread holds of a thread-reentrant lock view, written once for every view ({@link
- * ReentrantView}): which threads hold, how many times each locked, and the {@link LockHandle} each
- * one's first acquisition obtained.
+ * The per-thread holds of a thread-reentrant lock view, for every view ({@link ReentrantView}),
+ * counted by the public {@link ThreadHolds} (so that adapters outside the core count the same way):
+ * which threads hold, how many times each locked, and the {@link LockHandle} each one's first
+ * acquisition obtained.
  *
  * <ul>
  *   <li>{@link #enter}: a thread that holds counts one more hold and keeps its handle (and so its
@@ -24,31 +24,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * never grants a second thread while one holds. Each thread's entry is written by that thread only;
  * other threads read the map to learn that they do not hold.
  */
-public final class ReentrantHolds {
+final class ReentrantHolds {
   /** One thread's first acquisition: a handle, or null when it was not granted (a try). */
   @FunctionalInterface
-  public interface Acquisition<X extends Exception> {
+  interface Acquisition<X extends Exception> {
     LockHandle acquire() throws X;
   }
 
-  /** Holds of one thread: its handle and how many times it locked. */
-  private static final class Hold {
-    final LockHandle handle;
-    int count = 1;
-
-    Hold(LockHandle handle) {
-      this.handle = handle;
-    }
-  }
-
-  private final Object lock;
-  private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
+  private final ThreadHolds holds;
 
   /**
    * @param lock what the holds are of, named in the messages of refusals
    */
-  public ReentrantHolds(Object lock) {
-    this.lock = lock;
+  ReentrantHolds(Object lock) {
+    this.holds = new ThreadHolds(lock);
   }
 
   /**
@@ -61,31 +50,8 @@ public final class ReentrantHolds {
    *     unknown) if the current thread holds a handle that was lost; its hold is cleared
    * @throws X what {@code acquisition} throws; nothing is held then
    */
-  public <X extends Exception> boolean enter(Acquisition<X> acquisition) throws X {
-    Thread me = Thread.currentThread();
-    Hold h = holds.get(me);
-    if (h != null) {
-      reenter(me, h);
-      return true;
-    }
-    LockHandle got = acquisition.acquire();
-    if (got == null) {
-      return false;
-    }
-    holds.put(me, new Hold(got));
-    return true;
-  }
-
-  private void reenter(Thread me, Hold h) {
-    if (!h.handle.isHeld()) {
-      holds.remove(me);
-      h.handle.release();
-      throw Acquisitions.lostException(h.handle);
-    }
-    if (h.count == Integer.MAX_VALUE) {
-      throw new Error("maximum lock count exceeded");
-    }
-    h.count++;
+  <X extends Exception> boolean enter(Acquisition<X> acquisition) throws X {
+    return holds.enter(acquisition::acquire);
   }
 
   /**
@@ -96,54 +62,27 @@ public final class ReentrantHolds {
    * @throws LockLostException if the last hold's handle was lost while held (the hold is cleared
    *     and the node is gone: the critical section was not protected to the end)
    */
-  public void exit() {
-    Thread me = Thread.currentThread();
-    Hold h = holds.get(me);
-    if (h == null) {
-      throw new IllegalMonitorStateException(
-          "the current thread does not hold " + lock + " (" + describeHolders() + ")");
-    }
-    if (--h.count > 0) {
-      return;
-    }
-    holds.remove(me);
-    Acquisitions.releaseChecked(h.handle);
+  void exit() {
+    holds.exit();
   }
 
   /** The handle the current thread holds, or null. */
-  public LockHandle handle() {
-    Hold h = holds.get(Thread.currentThread());
-    return h == null ? null : h.handle;
+  LockHandle handle() {
+    return holds.handle();
   }
 
   /** How many holds the current thread has: 0 if it does not hold. */
-  public int holdCount() {
-    Hold h = holds.get(Thread.currentThread());
-    return h == null ? 0 : h.count;
+  int holdCount() {
+    return holds.holdCount();
   }
 
   /** Whether the current thread holds. */
-  public boolean isHeldByCurrentThread() {
-    return holds.containsKey(Thread.currentThread());
-  }
-
-  /** Whether any thread holds. */
-  public boolean isHeld() {
-    return !holds.isEmpty();
+  boolean isHeldByCurrentThread() {
+    return holds.isHeldByCurrentThread();
   }
 
   /** Who holds, in words: "unlocked", "held by main", "held by 3 threads". */
-  public String describeHolders() {
-    int n = holds.size();
-    if (n == 0) {
-      return "unlocked";
-    }
-    if (n > 1) {
-      return "held by " + n + " threads";
-    }
-    return holds.keySet().stream()
-        .findFirst()
-        .map(t -> "held by " + t.getName())
-        .orElse("unlocked"); // released meanwhile
+  String describeHolders() {
+    return holds.toString();
   }
 }

@@ -137,6 +137,7 @@ class ZkLocksBootConventionsTest {
               assertThat(ctx).hasSingleBean(ZkLockProvider.class);
               ZkLocks orders = ctx.getBean("ordersLocks", ZkLocks.class);
               try (LockHandle h = orders.mutex("probe").acquire()) {
+                assertThat(h.isHeld()).isTrue();
                 Optional<LockNode> holder =
                     orders.inspect("probe").flatMap(i -> i.holders().stream().findFirst());
                 assertThat(holder.map(LockNode::clientName)).contains("orders");
@@ -388,6 +389,7 @@ class ZkLocksBootConventionsTest {
                   .as("a customizer overrides a property")
                   .isEqualTo("customized");
               try (LockHandle h = locks.mutex("owner-data").acquire()) {
+                assertThat(h.isHeld()).isTrue();
                 assertThat(
                         locks
                             .inspect("owner-data")
