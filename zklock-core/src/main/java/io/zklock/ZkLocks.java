@@ -252,6 +252,55 @@ public interface ZkLocks extends AutoCloseable {
    */
   List<LockNode> requestRelease(String name);
 
+  /**
+   * Keeps the lock {@code name} closed for {@code duration} from now, as the ensemble's clock
+   * counts, whatever happens to this client: a mark that outlives its session, its process and a
+   * {@link #close()}. It is for a holder that must keep others out for a minimum time even if it
+   * ends early or dies, as ShedLock's {@code lockAtLeastFor} asks. The lock itself is not changed:
+   * others ask {@link #holdOffRemaining} before they use a grant, and give it back while the mark
+   * is in force.
+   *
+   * <p>The mark is a persistent znode in the lock's directory, {@code hold-off}, whose data is the
+   * duration: its creation time ({@code ctime}), stamped by the ZooKeeper leader that applied the
+   * write, is the start. A later call replaces the mark (a new start and duration) in one
+   * transaction. The mark stays until a {@link #holdOffRemaining} finds it run out and deletes it.
+   *
+   * <p>What it rests on: only the clocks of the ZooKeeper servers, never a client's. The start and
+   * the "now" of {@link #holdOffRemaining} are both stamped by the leader; if the leader changes
+   * between the two, the skew between the two servers' clocks shortens or lengthens the hold-off by
+   * as much. It cannot promise anything to a reader that does not ask.
+   *
+   * @param duration how long the lock stays closed from now; at least 1 ms, at most about 24 days
+   * @throws IllegalArgumentException if the name or the duration is invalid
+   * @throws ZkLockException if the {@link ZkLocks} is closed, no server answers within the connect
+   *     timeout, or the server refuses the write (ACL)
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default void holdOff(String name, Duration duration) {
+    throw new UnsupportedOperationException(
+        "holdOff is implemented by the ZkLocks of ZkLocks.builder, not by " + getClass().getName());
+  }
+
+  /**
+   * How long the lock {@code name} stays closed by its {@link #holdOff} mark, as the ensemble's
+   * clock counts: the mark's start (its {@code ctime}) plus its duration, less the time of a write
+   * made now to the mark (its {@code mtime}; the write changes neither the start nor the duration).
+   * One round trip without a mark, two with one. A mark that has run out is deleted.
+   *
+   * @return the time left, or {@link Duration#ZERO} if the lock has no mark in force
+   * @throws IllegalArgumentException if the name is invalid
+   * @throws ZkLockException if the {@link ZkLocks} is closed, no server answers within the connect
+   *     timeout, or the server refuses the write (ACL)
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default Duration holdOffRemaining(String name) {
+    throw new UnsupportedOperationException(
+        "holdOffRemaining is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
   /** The session's current state. */
   SessionState sessionState();
 

@@ -6,8 +6,6 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /** Blocking waits on an acquisition future, shared by every recipe. */
 final class Acquisitions {
@@ -88,37 +86,6 @@ final class Acquisitions {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  /**
-   * {@link java.util.concurrent.locks.Lock#unlock()} of the last hold: releases {@code h}, and
-   * throws its {@link io.zklock.LockLostException} (an {@link IllegalMonitorStateException}) if it
-   * was lost while held, for then the critical section was not protected to the end. The loss's
-   * reason may take a round trip to learn; this waits for it a little.
-   */
-  static void releaseChecked(LockHandle h) {
-    boolean wasHeld = h.isHeld();
-    h.release();
-    if (!wasHeld) {
-      throw lostException(h);
-    }
-  }
-
-  /**
-   * What a thread-reentrant view throws when the handle it holds turns out to be lost: the {@link
-   * io.zklock.LockLostException} that {@code lost()} completed with (waiting briefly for it, since
-   * {@code isHeld()} turns false before the loss's reason is known), else a plain {@link
-   * IllegalMonitorStateException}.
-   */
-  static IllegalMonitorStateException lostException(LockHandle h) {
-    try {
-      return h.lost().get(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      // no reason to give: fall through
-    }
-    return new IllegalMonitorStateException("the lock " + h.path() + " was no longer held");
   }
 
   /**

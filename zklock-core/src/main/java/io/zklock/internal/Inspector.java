@@ -13,8 +13,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
@@ -39,6 +41,111 @@ final class Inspector {
   @FunctionalInterface
   private interface Io<T> {
     T run(ZooKeeper zk) throws KeeperException, InterruptedException;
+  }
+
+  // ---------------------------------------------------------------- hold-off marks
+
+  /** The child of a lock directory that keeps it closed ({@code ZkLocks#holdOff}). */
+  static final String HOLD_OFF = "hold-off";
+
+  /**
+   * Writes the hold-off mark of {@code name}: a PERSISTENT node created now (so its ctime, the
+   * leader's time of the write, marks the start) whose data is the duration in milliseconds. An
+   * earlier mark is replaced in the same transaction.
+   */
+  void holdOff(String name, long millis) {
+    String dir = ctx.dirOf(name);
+    String mark = dir + "/" + HOLD_OFF;
+    byte[] data = Long.toString(millis).getBytes(StandardCharsets.UTF_8);
+    io(
+        mark,
+        zk -> {
+          while (true) {
+            try {
+              zk.create(mark, data, ctx.acl(), CreateMode.PERSISTENT);
+              return null;
+            } catch (KeeperException.NodeExistsException e) {
+              try {
+                zk.multi(
+                    List.of(
+                        Op.delete(mark, -1),
+                        Op.create(mark, data, ctx.acl(), CreateMode.PERSISTENT)));
+                return null;
+              } catch (KeeperException.NoNodeException
+                  | KeeperException.NodeExistsException raced) {
+                // deleted or made again meanwhile: once more
+              }
+            } catch (KeeperException.NoNodeException e) {
+              makeDirs(zk, dir);
+            }
+          }
+        });
+  }
+
+  /**
+   * The time left on the hold-off mark of {@code name}, by the ensemble's clock: the mark's ctime
+   * plus its duration, less the mtime of a write made now to the mark (which leaves its ctime and
+   * data as they are). A mark that ran out is deleted. 0 without a mark.
+   */
+  long holdOffRemaining(String name) {
+    String mark = ctx.dirOf(name) + "/" + HOLD_OFF;
+    return io(
+        mark,
+        zk -> {
+          while (true) {
+            Stat mine = new Stat();
+            byte[] data;
+            try {
+              data = zk.getData(mark, false, mine);
+            } catch (KeeperException.NoNodeException none) {
+              return 0L;
+            }
+            long millis;
+            try {
+              millis = Long.parseLong(new String(data, StandardCharsets.UTF_8).trim());
+            } catch (NumberFormatException e) {
+              millis = 0L; // not a mark of ours: treat as run out
+            }
+            Stat now;
+            try {
+              now = zk.setData(mark, data, mine.getVersion()); // the server's time, as mtime
+            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
+              continue; // replaced or deleted meanwhile: read again
+            }
+            long remaining = mine.getCtime() + millis - now.getMtime();
+            if (remaining > 0) {
+              return remaining;
+            }
+            try {
+              zk.delete(mark, now.getVersion());
+            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
+              continue; // replaced meanwhile: read the new one
+            }
+            return 0L;
+          }
+        });
+  }
+
+  // the namespace (persistent) and the lock directory's path (containers), where missing
+  private void makeDirs(ZooKeeper zk, String dir) throws KeeperException, InterruptedException {
+    String ns = ctx.config().namespace();
+    StringBuilder at = new StringBuilder();
+    for (String segment : dir.substring(1).split("/")) {
+      at.append('/').append(segment);
+      String p = at.toString();
+      if (p.length() < ns.length() && ns.startsWith(p + "/")) {
+        continue; // above the namespace (a chroot's own path): must exist
+      }
+      try {
+        zk.create(
+            p,
+            new byte[0],
+            ctx.acl(),
+            p.length() <= ns.length() ? CreateMode.PERSISTENT : CreateMode.CONTAINER);
+      } catch (KeeperException.NodeExistsException fine) {
+        // there already
+      }
+    }
   }
 
   // ---------------------------------------------------------------- reading

@@ -2,13 +2,13 @@ package io.zklock.internal;
 
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import io.zklock.ThreadHolds;
 
 /**
- * The per-thread holds of a thread-reentrant lock view, written once for every view ({@link
- * ReentrantView}): which threads hold, how many times each locked, and the {@link LockHandle} each
- * one's first acquisition obtained.
+ * The per-thread holds of a thread-reentrant lock view, for every view ({@link ReentrantView}),
+ * counted by the public {@link ThreadHolds} (so that adapters outside the core count the same way):
+ * which threads hold, how many times each locked, and the {@link LockHandle} each one's first
+ * acquisition obtained.
  *
  * <ul>
  *   <li>{@link #enter}: a thread that holds counts one more hold and keeps its handle (and so its
@@ -31,24 +31,13 @@ final class ReentrantHolds {
     LockHandle acquire() throws X;
   }
 
-  /** Holds of one thread: its handle and how many times it locked. */
-  private static final class Hold {
-    final LockHandle handle;
-    int count = 1;
-
-    Hold(LockHandle handle) {
-      this.handle = handle;
-    }
-  }
-
-  private final Object lock;
-  private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
+  private final ThreadHolds holds;
 
   /**
    * @param lock what the holds are of, named in the messages of refusals
    */
   ReentrantHolds(Object lock) {
-    this.lock = lock;
+    this.holds = new ThreadHolds(lock);
   }
 
   /**
@@ -62,30 +51,7 @@ final class ReentrantHolds {
    * @throws X what {@code acquisition} throws; nothing is held then
    */
   <X extends Exception> boolean enter(Acquisition<X> acquisition) throws X {
-    Thread me = Thread.currentThread();
-    Hold h = holds.get(me);
-    if (h != null) {
-      reenter(me, h);
-      return true;
-    }
-    LockHandle got = acquisition.acquire();
-    if (got == null) {
-      return false;
-    }
-    holds.put(me, new Hold(got));
-    return true;
-  }
-
-  private void reenter(Thread me, Hold h) {
-    if (!h.handle.isHeld()) {
-      holds.remove(me);
-      h.handle.release();
-      throw Acquisitions.lostException(h.handle);
-    }
-    if (h.count == Integer.MAX_VALUE) {
-      throw new Error("maximum lock count exceeded");
-    }
-    h.count++;
+    return holds.enter(acquisition::acquire);
   }
 
   /**
@@ -97,48 +63,26 @@ final class ReentrantHolds {
    *     and the node is gone: the critical section was not protected to the end)
    */
   void exit() {
-    Thread me = Thread.currentThread();
-    Hold h = holds.get(me);
-    if (h == null) {
-      throw new IllegalMonitorStateException(
-          "the current thread does not hold " + lock + " (" + describeHolders() + ")");
-    }
-    if (--h.count > 0) {
-      return;
-    }
-    holds.remove(me);
-    Acquisitions.releaseChecked(h.handle);
+    holds.exit();
   }
 
   /** The handle the current thread holds, or null. */
   LockHandle handle() {
-    Hold h = holds.get(Thread.currentThread());
-    return h == null ? null : h.handle;
+    return holds.handle();
   }
 
   /** How many holds the current thread has: 0 if it does not hold. */
   int holdCount() {
-    Hold h = holds.get(Thread.currentThread());
-    return h == null ? 0 : h.count;
+    return holds.holdCount();
   }
 
   /** Whether the current thread holds. */
   boolean isHeldByCurrentThread() {
-    return holds.containsKey(Thread.currentThread());
+    return holds.isHeldByCurrentThread();
   }
 
   /** Who holds, in words: "unlocked", "held by main", "held by 3 threads". */
   String describeHolders() {
-    int n = holds.size();
-    if (n == 0) {
-      return "unlocked";
-    }
-    if (n > 1) {
-      return "held by " + n + " threads";
-    }
-    return holds.keySet().stream()
-        .findFirst()
-        .map(t -> "held by " + t.getName())
-        .orElse("unlocked"); // released meanwhile
+    return holds.toString();
   }
 }

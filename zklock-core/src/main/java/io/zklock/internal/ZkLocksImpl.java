@@ -403,6 +403,16 @@ public final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public void holdOff(String name, java.time.Duration duration) {
+    inspector.holdOff(Args.lockName(name), Args.positiveMillis(duration, "duration").toMillis());
+  }
+
+  @Override
+  public java.time.Duration holdOffRemaining(String name) {
+    return java.time.Duration.ofMillis(inspector.holdOffRemaining(Args.lockName(name)));
+  }
+
+  @Override
   public List<LockNode> requestRelease(String name) {
     return inspector.requestRelease(Args.lockName(name));
   }
