@@ -1,8 +1,8 @@
 package io.zklock;
 
-import io.zklock.internal.Args;
-import io.zklock.internal.SessionConfig;
 import io.zklock.internal.ZkLocksImpl;
+import io.zklock.internal.rules.Args;
+import io.zklock.internal.zk.SessionConfig;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

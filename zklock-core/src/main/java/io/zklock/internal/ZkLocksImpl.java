@@ -11,6 +11,27 @@ import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import io.zklock.internal.engine.LockRequest;
+import io.zklock.internal.engine.RequestContext;
+import io.zklock.internal.engine.Requests;
+import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.protocol.SharedListings;
+import io.zklock.internal.recipe.CohortLock;
+import io.zklock.internal.recipe.Election;
+import io.zklock.internal.recipe.MultiLock;
+import io.zklock.internal.recipe.NodeLock;
+import io.zklock.internal.recipe.ReadWriteLockImpl;
+import io.zklock.internal.recipe.SemaphoreImpl;
+import io.zklock.internal.rules.Args;
+import io.zklock.internal.rules.Clock;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.Deleter;
+import io.zklock.internal.zk.Dirs;
+import io.zklock.internal.zk.SerialExecutor;
+import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionConfig;
+import io.zklock.internal.zk.StartGate;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -165,7 +186,7 @@ public final class ZkLocksImpl implements ZkLocks {
   }
 
   /** Starts a request at once, or once this instance may start requests ({@link StartGate}). */
-  CompletableFuture<LockHandle> whenReady(
+  public CompletableFuture<LockHandle> whenReady(
       Function<Waiting, CompletableFuture<LockHandle>> start, Waiting waiting, String path) {
     if (gate.isOpen()) {
       return start.apply(waiting);
@@ -175,12 +196,12 @@ public final class ZkLocksImpl implements ZkLocks {
   }
 
   /** Whether requests may start at once (see {@link #whenReady(Runnable)}). */
-  boolean isReady() {
+  public boolean isReady() {
     return gate.isReadyOrFailed();
   }
 
   /** Runs {@code r} once requests may start; never if this instance is closed first. */
-  void whenReady(Runnable r) {
+  public void whenReady(Runnable r) {
     gate.whenReadyOrFailed(r);
   }
 
@@ -227,15 +248,15 @@ public final class ZkLocksImpl implements ZkLocks {
   // ------------------------------------------------------------------ for the recipes
 
   /** What this instance's lock requests need ({@link LockRequest}). */
-  RequestContext requestContext() {
+  public RequestContext requestContext() {
     return requestContext;
   }
 
-  SessionConfig config() {
+  public SessionConfig config() {
     return config;
   }
 
-  Session session() {
+  public Session session() {
     return session;
   }
 
@@ -243,42 +264,42 @@ public final class ZkLocksImpl implements ZkLocks {
     return deleter;
   }
 
-  Dirs dirs() {
+  public Dirs dirs() {
     return dirs;
   }
 
-  Clock clock() {
+  public Clock clock() {
     return clock;
   }
 
   /** The library's executor, on which user-visible futures complete. */
-  Executor executor() {
+  public Executor executor() {
     return pool;
   }
 
-  ScheduledExecutorService scheduler() {
+  public ScheduledExecutorService scheduler() {
     return pool;
   }
 
-  List<ACL> acl() {
+  public List<ACL> acl() {
     return config.acl().entries();
   }
 
-  String dirOf(String name) {
+  public String dirOf(String name) {
     return config.namespace() + "/" + name;
   }
 
   /** Whether the calling thread is one of the library's executor threads (of any instance). */
-  static boolean onLibraryThread() {
+  public static boolean onLibraryThread() {
     return LIBRARY_THREAD.get();
   }
 
   /** Whether {@link #close()} was called. */
-  boolean isClosed() {
+  public boolean isClosed() {
     return closed.get();
   }
 
-  void checkOpen() {
+  public void checkOpen() {
     if (closed.get()) {
       throw new ZkLockException("this ZkLocks instance is closed");
     }
@@ -288,7 +309,7 @@ public final class ZkLocksImpl implements ZkLocks {
    * For requests that must not wait (tryAcquire()): while the connection is down nobody can tell
    * whether the lock is free, so say so rather than wait or guess.
    */
-  void checkConnected(String path) {
+  public void checkConnected(String path) {
     checkOpen();
     SessionState s = session.state();
     if (s != SessionState.CONNECTED) {

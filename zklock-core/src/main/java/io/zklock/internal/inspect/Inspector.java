@@ -1,0 +1,410 @@
+package io.zklock.internal.inspect;
+
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
+import io.zklock.ZkLockException;
+import io.zklock.internal.ZkLocksImpl;
+import io.zklock.internal.engine.Acquisitions;
+import io.zklock.internal.protocol.SingleNodeProtocol;
+import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.QueueNode;
+import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.Session;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The reads and writes behind {@code ZkLocks#inspect}, {@code #inspectAll}, {@code #forceRelease}
+ * and {@code #requestRelease}: blocking, on the caller's thread, through the instance's session.
+ * Who holds and who waits is decided by {@link Inspection}.
+ */
+public final class Inspector {
+  /** The children of a semaphore's directory. */
+  public static final String LEASES = "leases";
+
+  public static final String QUEUE = "queue";
+
+  private final ZkLocksImpl ctx;
+
+  public Inspector(ZkLocksImpl ctx) {
+    this.ctx = ctx;
+  }
+
+  /** One step of I/O on a connected handle; connection losses are retried by {@link #io}. */
+  @FunctionalInterface
+  private interface Io<T> {
+    T run(ZooKeeper zk) throws KeeperException, InterruptedException;
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  public Optional<LockInfo> inspect(String name) {
+    String dir = ctx.dirOf(name);
+    return io(dir, zk -> read(zk, name, dir, null));
+  }
+
+  public List<LockInfo> inspectAll(String under) {
+    String root = under.isEmpty() ? ctx.config().namespace() : ctx.dirOf(under);
+    return io(
+        root.isEmpty() ? "/" : root,
+        zk -> {
+          List<LockInfo> out = new ArrayList<>();
+          walk(zk, root.isEmpty() ? "/" : root, out);
+          out.sort((a, b) -> a.name().compareTo(b.name()));
+          return out;
+        });
+  }
+
+  private void walk(ZooKeeper zk, String dir, List<LockInfo> out)
+      throws KeeperException, InterruptedException {
+    List<String> children;
+    try {
+      children = zk.getChildren(dir, false);
+    } catch (KeeperException.NoNodeException gone) {
+      return;
+    }
+    String ns = ctx.config().namespace();
+    boolean isLockDir = dir.length() > ns.length() && !dir.equals("/");
+    boolean semaphore = false;
+    if (isLockDir) {
+      String name = dir.substring(ns.length() + 1);
+      Optional<LockInfo> info = read(zk, name, dir, children);
+      info.ifPresent(out::add);
+      semaphore = info.map(i -> i.kind() == LockInfo.Kind.SEMAPHORE).orElse(false);
+    }
+    Collections.sort(children);
+    for (String child : children) {
+      if (isLockNode(child)
+          || (semaphore && (child.equals(LEASES) || child.equals(QUEUE)))
+          || (dir.equals("/") && child.equals("zookeeper"))) {
+        continue;
+      }
+      walk(zk, dir.equals("/") ? "/" + child : dir + "/" + child, out);
+    }
+  }
+
+  /**
+   * Reads one lock directory ({@code children} if already listed, else listed here) and decides.
+   */
+  private Optional<LockInfo> read(ZooKeeper zk, String name, String dir, List<String> children)
+      throws KeeperException, InterruptedException {
+    if (children == null) {
+      try {
+        children = zk.getChildren(dir, false);
+      } catch (KeeperException.NoNodeException gone) {
+        return Optional.empty();
+      }
+    }
+    Map<String, String> dirData = Map.of();
+    List<String> leases = List.of();
+    List<String> admission = List.of();
+    boolean semaphore = false;
+    if (children.contains(LEASES) || children.contains(QUEUE)) {
+      dirData = dataOf(zk, dir);
+      leases = childrenOf(zk, dir + "/" + LEASES);
+      admission = childrenOf(zk, dir + "/" + QUEUE);
+      semaphore =
+          NodeKind.SEMAPHORE.label().equals(dirData.get("kind"))
+              || leases.stream().anyMatch(c -> c.startsWith(NodeKind.SEMAPHORE.prefix() + "-"));
+    }
+    List<String> own = new ArrayList<>();
+    for (String c : children) {
+      if (isLockNode(c)) {
+        own.add(c);
+      }
+    }
+    if (own.isEmpty() && !semaphore) {
+      return Optional.empty();
+    }
+    // every read sent before any answer is awaited: one round trip for the whole directory
+    List<CompletableFuture<Inspection.Read>> ownReads = send(zk, dir, semaphore ? List.of() : own);
+    List<CompletableFuture<Inspection.Read>> leaseReads =
+        send(zk, dir + "/" + LEASES, semaphore ? leases : List.of());
+    List<CompletableFuture<Inspection.Read>> admissionReads =
+        send(zk, dir + "/" + QUEUE, semaphore ? admission : List.of());
+    return Inspection.decide(
+        new Inspection.Dir(
+            name,
+            dir,
+            dirData,
+            collect(ownReads),
+            semaphore,
+            collect(leaseReads),
+            collect(admissionReads)));
+  }
+
+  static boolean isLockNode(String child) {
+    return child.equals(SingleNodeProtocol.NODE) || QueueNode.parse(child) != null;
+  }
+
+  private static List<String> childrenOf(ZooKeeper zk, String dir)
+      throws KeeperException, InterruptedException {
+    try {
+      return zk.getChildren(dir, false);
+    } catch (KeeperException.NoNodeException gone) {
+      return List.of();
+    }
+  }
+
+  private static Map<String, String> dataOf(ZooKeeper zk, String path)
+      throws KeeperException, InterruptedException {
+    try {
+      return parse(zk.getData(path, false, null));
+    } catch (KeeperException.NoNodeException gone) {
+      return Map.of();
+    }
+  }
+
+  private static Map<String, String> parse(byte[] data) {
+    return data == null || data.length == 0
+        ? Map.of()
+        : Json.parseObject(new String(data, StandardCharsets.UTF_8));
+  }
+
+  private static List<CompletableFuture<Inspection.Read>> send(
+      ZooKeeper zk, String dir, List<String> names) {
+    List<CompletableFuture<Inspection.Read>> out = new ArrayList<>(names.size());
+    for (String n : names) {
+      CompletableFuture<Inspection.Read> f = new CompletableFuture<>();
+      String path = dir + "/" + n;
+      zk.getData(
+          path,
+          false,
+          (rc, p, c, data, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK) {
+              f.complete(
+                  new Inspection.Read(
+                      n,
+                      path,
+                      stat.getCzxid(),
+                      stat.getCtime(),
+                      stat.getEphemeralOwner(),
+                      stat.getVersion(),
+                      parse(data)));
+            } else if (code == Code.NONODE) {
+              f.complete(null); // released between the listing and the read
+            } else {
+              f.completeExceptionally(KeeperException.create(code, p));
+            }
+          },
+          null);
+      out.add(f);
+    }
+    return out;
+  }
+
+  private static List<Inspection.Read> collect(List<CompletableFuture<Inspection.Read>> fs)
+      throws KeeperException, InterruptedException {
+    List<Inspection.Read> out = new ArrayList<>(fs.size());
+    for (CompletableFuture<Inspection.Read> f : fs) {
+      try {
+        Inspection.Read r = f.get();
+        if (r != null) {
+          out.add(r);
+        }
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof KeeperException k) {
+          throw k;
+        }
+        throw new IllegalStateException(e.getCause());
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- forced and requested release
+
+  public List<LockNode> forceRelease(String name) {
+    List<LockNode> released = new ArrayList<>();
+    Optional<LockInfo> info = inspect(name);
+    if (info.isPresent()) {
+      for (LockNode holder : info.get().holders()) {
+        if (forceRelease(holder)) {
+          released.add(holder);
+        }
+      }
+    }
+    return released;
+  }
+
+  public boolean forceRelease(LockNode holder) {
+    checkInNamespace(holder);
+    return io(
+        holder.path(),
+        zk -> {
+          int version = -1;
+          if (holder.kind() == LockNode.Kind.SIMPLE) {
+            // the simple lock's node name is reused by each holder: delete only this holder's
+            Stat stat = zk.exists(holder.path(), false);
+            if (stat == null || stat.getCzxid() != holder.fencingToken()) {
+              return false;
+            }
+            version = stat.getVersion();
+          }
+          try {
+            zk.delete(holder.path(), version);
+            return true;
+          } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+            return false; // released (or asked to release, then released) meanwhile
+          }
+        });
+  }
+
+  public List<LockNode> requestRelease(String name) {
+    List<LockNode> asked = new ArrayList<>();
+    Optional<LockInfo> info = inspect(name);
+    if (info.isPresent()) {
+      for (LockNode holder : info.get().holders()) {
+        if (requestRelease(holder)) {
+          asked.add(holder);
+        }
+      }
+    }
+    return asked;
+  }
+
+  /**
+   * Asks {@code holder} to release: a change of its node's data, which its own-node watch hears.
+   * The data keeps every field (the simple lock reads its attempt id back) and gains {@link
+   * Inspection#RELEASE_FIELD}. True if the node is still there and now asked (by us or before).
+   */
+  private boolean requestRelease(LockNode holder) {
+    checkInNamespace(holder);
+    return io(
+        holder.path(),
+        zk -> {
+          Stat stat = new Stat();
+          byte[] data;
+          try {
+            data = zk.getData(holder.path(), false, stat);
+          } catch (KeeperException.NoNodeException gone) {
+            return false;
+          }
+          if (stat.getCzxid() != holder.fencingToken()) {
+            return false; // a later holder of the simple lock's reused name
+          }
+          if (stat.getVersion() > 0) {
+            return true; // asked already
+          }
+          try {
+            zk.setData(holder.path(), withReleaseField(data), stat.getVersion());
+            return true;
+          } catch (KeeperException.NoNodeException gone) {
+            return false;
+          } catch (KeeperException.BadVersionException raced) {
+            return true; // someone else asked first
+          }
+        });
+  }
+
+  private byte[] withReleaseField(byte[] data) {
+    String json = data == null ? "" : new String(data, StandardCharsets.UTF_8).stripTrailing();
+    String field = Json.quote(Inspection.RELEASE_FIELD) + ":" + Json.quote(ctx.clientName());
+    if (json.endsWith("}") && !Json.parseObject(json).isEmpty()) {
+      json = json.substring(0, json.length() - 1) + "," + field + "}";
+    } else if (json.isEmpty() || json.equals("{}")) {
+      json = "{" + field + "}";
+    } // else foreign data: kept as it is; the version change alone asks
+    return json.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private void checkInNamespace(LockNode node) {
+    String ns = ctx.config().namespace();
+    if (!node.path().startsWith(ns + "/")) {
+      throw new IllegalArgumentException(
+          "lock node "
+              + node.path()
+              + " is not under this instance's namespace "
+              + ctx.namespace());
+    }
+  }
+
+  // ---------------------------------------------------------------- connection
+
+  /**
+   * Runs {@code io} on a connected session; waits up to the connect timeout for a connection, and
+   * tries again after a connection loss within that time.
+   */
+  private <T> T io(String path, Io<T> io) {
+    ctx.checkOpen();
+    Waiting waiting = Waiting.after(ctx.config().connectTimeout().toNanos(), ctx.clock());
+    while (true) {
+      CompletableFuture<Session.Conn> c = new CompletableFuture<>();
+      ctx.session()
+          .whenConnected(
+              c::complete,
+              () ->
+                  c.completeExceptionally(new ZkLockException("this ZkLocks instance is closed")));
+      Session.Conn conn;
+      try {
+        conn = c.get(Math.max(0L, waiting.remainingNanos(ctx.clock())), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        throw new ZkLockException(
+            "not connected to ZooKeeper at '"
+                + ctx.config().connectString()
+                + "' within the connect timeout of "
+                + ctx.config().connectTimeout().toMillis()
+                + " ms",
+            path,
+            0L,
+            null);
+      } catch (ExecutionException e) {
+        throw Acquisitions.unwrap(e.getCause(), path);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ZkLockException("interrupted", path, 0L, e);
+      }
+      try {
+        return io.run(conn.zk());
+      } catch (KeeperException.ConnectionLossException
+          | KeeperException.OperationTimeoutException e) {
+        if (waiting.expired(ctx.clock())) {
+          throw new ZkLockException("connection lost: " + e.code(), path, conn.sessionId(), e);
+        }
+        pause(path);
+      } catch (KeeperException.SessionExpiredException e) {
+        if (waiting.expired(ctx.clock())) {
+          throw new ZkLockException("session expired", path, conn.sessionId(), e);
+        }
+        pause(path);
+      } catch (KeeperException e) {
+        throw new ZkLockException(
+            "cannot read or change "
+                + (e.getPath() != null ? e.getPath() : path)
+                + ": "
+                + e.code()
+                + (e.code() == Code.NOAUTH ? " (not authorized)" : ""),
+            path,
+            conn.sessionId(),
+            e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ZkLockException("interrupted", path, conn.sessionId(), e);
+      }
+    }
+  }
+
+  /** A short pause before trying again, while the session learns of the loss. */
+  private static void pause(String path) {
+    try {
+      Thread.sleep(10);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ZkLockException("interrupted", path, 0L, e);
+    }
+  }
+}
