@@ -4,7 +4,9 @@ import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.SuspensionPolicy;
 import io.zklock.ZkLockException;
+import io.zklock.internal.protocol.Node;
 import io.zklock.internal.protocol.NodeProtocol;
+import io.zklock.internal.protocol.Step;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.zk.Deleter;
@@ -75,13 +77,6 @@ public final class LockRequest implements Handle {
 
     boolean ended() {
       return this == RELEASED || this == LOST || this == WITHDRAWN;
-    }
-  }
-
-  /** A node of this request: its path, its creation zxid (the fencing token) and its session. */
-  public record Node(String path, long czxid, long session) {
-    public String name() {
-      return path.substring(path.lastIndexOf('/') + 1);
     }
   }
 
@@ -180,7 +175,7 @@ public final class LockRequest implements Handle {
       createEpoch = ++epoch;
       attemptId = QueueNode.newAttemptId();
       session = conn.sessionId();
-      step = new Step(conn, epoch);
+      step = new RequestStep(conn, epoch);
     }
     protocol.create(step);
   }
@@ -214,7 +209,7 @@ public final class LockRequest implements Handle {
         return;
       }
     }
-    protocol.recover(new Step(conn, e));
+    protocol.recover(new RequestStep(conn, e));
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -485,7 +480,7 @@ public final class LockRequest implements Handle {
       if (state != State.WAITING || conn == null) {
         return;
       }
-      step = new Step(conn, ++epoch);
+      step = new RequestStep(conn, ++epoch);
     }
     protocol.judge(step); // finds our node gone and queues again
   }
@@ -632,16 +627,15 @@ public final class LockRequest implements Handle {
   // ---------------------------------------------------------------- steps
 
   /**
-   * One step of the request, handed to its protocol: the connection to work on, and the reports the
-   * protocol makes. A report on a step the request has moved past ({@link #live}) is dropped, so a
-   * protocol never checks what happened meanwhile.
+   * One step of the request, handed to its protocol ({@link Step}). A report on a step the request
+   * has moved past ({@link #live}) is dropped, so a protocol never checks what happened meanwhile.
    */
-  public final class Step {
+  private final class RequestStep implements Step {
     private final Session.Conn conn;
     private final int stamp;
     private Watcher watcher; // the watch this step was made for, if any
 
-    private Step(Session.Conn conn, int stamp) {
+    private RequestStep(Session.Conn conn, int stamp) {
       this.conn = conn;
       this.stamp = stamp;
     }
@@ -651,58 +645,61 @@ public final class LockRequest implements Handle {
       return stamp == epoch;
     }
 
+    @Override
     public ZkOps zk() {
       return conn.ops();
     }
 
+    @Override
     public Session.Conn conn() {
       return conn;
     }
 
-    /** The session this step works in. */
+    @Override
     public long session() {
       return conn.sessionId();
     }
 
-    /** Names the node of this request's latest create. */
+    @Override
     public String attemptId() {
       synchronized (LockRequest.this) {
         return attemptId;
       }
     }
 
-    /** Our node, or null if the request has none now. */
+    @Override
     public Node node() {
       synchronized (LockRequest.this) {
         return node;
       }
     }
 
-    /** Whether the request may wait for a holder (false for {@code tryAcquire()}). */
+    @Override
     public boolean mayWait() {
       return !ticket.tryOnly();
     }
 
-    /** The watcher a protocol sets on our own node when it adopts it. */
+    @Override
     public Watcher ownWatcher() {
       return ownWatcher;
     }
 
-    /** The watcher to set for the wait this step was made by {@link #watch} for. */
+    @Override
     public Watcher watcher() {
       return watcher;
     }
 
-    /** The data of a new node of this request. */
+    @Override
     public byte[] nodeData(NodeKind kind, Map<String, String> extra) {
       return ctx.nodeData().of(kind, conn.sessionId(), extra);
     }
 
+    @Override
     public RequestContext ctx() {
       return ctx;
     }
 
-    /** Our create made {@code path}: the node is known, the request waits to be judged. */
+    @Override
     public void created(String path, long czxid) {
       synchronized (LockRequest.this) {
         if (state == State.WITHDRAWN) {
@@ -720,10 +717,7 @@ public final class LockRequest implements Handle {
       }
     }
 
-    /**
-     * After a lost reply, our node was found: {@code ownWatched} if the protocol set {@link
-     * #ownWatcher()} on it while looking.
-     */
+    @Override
     public void adopted(String path, long czxid, boolean ownWatched) {
       synchronized (LockRequest.this) {
         if (!live() || state != State.RECOVERING) {
@@ -736,7 +730,7 @@ public final class LockRequest implements Handle {
       }
     }
 
-    /** The create failed with {@code code}. */
+    @Override
     public void createFailed(Code code) {
       synchronized (LockRequest.this) {
         if (!live() || state != State.CREATING) {
@@ -779,7 +773,7 @@ public final class LockRequest implements Handle {
       }
     }
 
-    /** The request's turn has come: the node is ours. */
+    @Override
     public void granted() {
       LockHandle handle;
       Node granted;
@@ -794,7 +788,7 @@ public final class LockRequest implements Handle {
       afterGrant(granted);
     }
 
-    /** The lock is held by others: a {@code tryAcquire()} ends here, without waiting. */
+    @Override
     public void busy() {
       synchronized (LockRequest.this) {
         if (live() && !state.ended()) {
@@ -803,11 +797,7 @@ public final class LockRequest implements Handle {
       }
     }
 
-    /**
-     * The request waits for a change at {@code path}: returns the step for that wait, whose {@link
-     * #watcher()} the protocol sets; when it fires, {@code onEvent} runs with that step. Returns
-     * null if the request moved on, or ends it if it may not wait ({@code tryAcquire()}).
-     */
+    @Override
     public Step watch(String path, WatcherType type, BiConsumer<Step, WatchedEvent> onEvent) {
       synchronized (LockRequest.this) {
         if (!live()
@@ -820,7 +810,7 @@ public final class LockRequest implements Handle {
         }
         state = State.WAITING;
         dropSideWatch(); // a second watch of an earlier wait
-        Step next = new Step(conn, ++epoch);
+        RequestStep next = new RequestStep(conn, ++epoch);
         Watcher watcher =
             event -> {
               if (event.getType() != EventType.None) {
@@ -834,12 +824,7 @@ public final class LockRequest implements Handle {
       }
     }
 
-    /**
-     * Also watches {@code path} for the wait this step was made for by {@link #watch}, without
-     * moving the request on: returns the watcher to set, or null if the request moved on. When it
-     * fires, {@code onEvent} runs (the protocol checks {@link #isLive()}). Removed with the wait's
-     * watch; a later call replaces it (the protocol calls again only once the earlier one fired).
-     */
+    @Override
     public Watcher alsoWatch(String path, WatcherType type, Consumer<WatchedEvent> onEvent) {
       synchronized (LockRequest.this) {
         if (!live() || state != State.WAITING || watcher == null) {
@@ -859,20 +844,17 @@ public final class LockRequest implements Handle {
       }
     }
 
-    /** A new step on the same connection, to judge again; null if the request moved on. */
+    @Override
     public Step next() {
       synchronized (LockRequest.this) {
         if (!live() || (state != State.CREATING && state != State.WAITING)) {
           return null;
         }
-        return new Step(conn, ++epoch);
+        return new RequestStep(conn, ++epoch);
       }
     }
 
-    /**
-     * A read of this step met a connection loss: runs {@code action} with a new step once connected
-     * again, if the request is still here and the session the same (a new session re-queues it).
-     */
+    @Override
     public void whenConnected(Consumer<Step> action) {
       ctx.session()
           .whenConnected(
@@ -882,14 +864,14 @@ public final class LockRequest implements Handle {
                   if (!live() || c.sessionId() != session) {
                     return;
                   }
-                  next = new Step(c, ++epoch);
+                  next = new RequestStep(c, ++epoch);
                 }
                 action.accept(next);
               },
               LockRequest.this::closed);
     }
 
-    /** Create anew: the create never happened, our node was deleted, or the holder's went. */
+    @Override
     public void again() {
       synchronized (LockRequest.this) {
         if (live() && !state.ended() && !state.granted()) {
@@ -898,15 +880,15 @@ public final class LockRequest implements Handle {
       }
     }
 
-    /** Whether the request is still at this step. */
+    @Override
     public boolean isLive() {
       synchronized (LockRequest.this) {
         return live();
       }
     }
 
-    /** The request cannot go on. */
-    void fail(ZkLockException e) {
+    @Override
+    public void fail(ZkLockException e) {
       synchronized (LockRequest.this) {
         if (!live()) {
           return;
@@ -924,7 +906,7 @@ public final class LockRequest implements Handle {
   }
 
   /** The watch of {@code step} fired (and so is gone from the server): nothing to remove. */
-  private synchronized void watchFired(Step step) {
+  private synchronized void watchFired(RequestStep step) {
     if (watch != null && watch.watcher() == step.watcher) {
       watch = null;
     }

@@ -1,7 +1,7 @@
 package io.zklock.internal.engine;
 
 import io.zklock.SuspensionPolicy;
-import io.zklock.internal.ZkLocksImpl;
+import io.zklock.internal.protocol.ProtocolContext;
 import io.zklock.internal.protocol.SharedListings;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.NodeKind;
@@ -18,8 +18,9 @@ import org.apache.zookeeper.data.ACL;
  * What a lock request needs, handed in as one value: the session, the guaranteed deleter, the
  * directory guard, the registry that tells requests the session's news, the shared directory
  * listings, how node data is written, the ACL of new nodes, the suspension policy, the clock and
- * the library's threads. {@link ZkLocksImpl} makes one per instance; the engine's tests make one
- * around a fake session.
+ * the library's threads. The {@code ZkLocks} implementation makes one per instance; the engine's
+ * tests make one around a fake session. A request's {@link
+ * io.zklock.internal.protocol.NodeProtocol} sees it as its {@link ProtocolContext}.
  *
  * @param executor where callers' futures complete and listeners run: never ZooKeeper's event thread
  * @param scheduler for timeouts and delayed steps
@@ -35,7 +36,8 @@ public record RequestContext(
     SuspensionPolicy suspensionPolicy,
     Clock clock,
     Executor executor,
-    ScheduledExecutorService scheduler) {
+    ScheduledExecutorService scheduler)
+    implements ProtocolContext {
 
   /** Writes a lock node's data: small UTF-8 JSON about the owner, fixed while held. */
   @FunctionalInterface

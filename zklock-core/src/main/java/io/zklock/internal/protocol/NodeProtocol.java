@@ -1,7 +1,5 @@
 package io.zklock.internal.protocol;
 
-import io.zklock.internal.engine.LockRequest;
-import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.rules.NodeKind;
 import java.util.concurrent.CompletableFuture;
 
@@ -9,9 +7,8 @@ import java.util.concurrent.CompletableFuture;
  * How one kind of lock node is made, found again and judged: the part of a request that differs
  * between the queue of sequential nodes ({@link QueueProtocol}) and the single node of the simple
  * lock ({@link SingleNodeProtocol}). A protocol keeps no state of its own: it makes ZooKeeper calls
- * on a {@link LockRequest.Step} and reports what it found through that step, and the {@link
- * LockRequest} decides what happens to the request. A report on a step the request has moved past
- * is dropped.
+ * on a {@link Step} and reports what it found through that step, and the request engine decides
+ * what happens to the request. A report on a step the request has moved past is dropped.
  */
 public interface NodeProtocol {
   /** The directory the node is made in: its ACL is checked, and it is created when missing. */
@@ -34,21 +31,21 @@ public interface NodeProtocol {
   }
 
   /**
-   * Sends the create of the request's node, and reports: {@link LockRequest.Step#created}, then
-   * {@link LockRequest.Step#granted} or a wait ({@link LockRequest.Step#watch}), or {@link
-   * LockRequest.Step#busy}; or {@link LockRequest.Step#createFailed} with the create's error.
+   * Sends the create of the request's node, and reports: {@link Step#created}, then {@link
+   * Step#granted} or a wait ({@link Step#watch}), or {@link Step#busy}; or {@link
+   * Step#createFailed} with the create's error.
    */
-  void create(LockRequest.Step step);
+  void create(Step step);
 
   /**
    * The create's reply was lost to a connection loss; the connection is back on the same session.
-   * Finds out whether the create happened: adopts the node ({@link LockRequest.Step#adopted}) and
-   * goes on as after a create, or reports {@link LockRequest.Step#again} to create anew.
+   * Finds out whether the create happened: adopts the node ({@link Step#adopted}) and goes on as
+   * after a create, or reports {@link Step#again} to create anew.
    */
-  void recover(LockRequest.Step step);
+  void recover(Step step);
 
   /** Decides again where the request stands: something it waited on changed. */
-  void judge(LockRequest.Step step);
+  void judge(Step step);
 
   /**
    * A request withdrawn while its create was in flight or its reply lost: deletes the node the
@@ -56,5 +53,5 @@ public interface NodeProtocol {
    *
    * @return completes once no node of the request is left
    */
-  CompletableFuture<Void> deleteUnknown(RequestContext ctx, String attemptId, long session);
+  CompletableFuture<Void> deleteUnknown(ProtocolContext ctx, String attemptId, long session);
 }

@@ -1,7 +1,5 @@
 package io.zklock.internal.protocol;
 
-import io.zklock.internal.engine.LockRequest;
-import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
@@ -25,11 +23,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The queue of sequential nodes (seeds 000 §2.2, 002): each request creates an {@code
+ * The queue of sequential nodes, the fair lock's protocol: each request creates an {@code
  * EPHEMERAL_SEQUENTIAL} node in the lock directory and lists the directory in the same round trip
  * (the listing is pipelined behind the create, so it includes the new node). A pure {@link
  * Ordering.Rule} decides on the listing: hold, watch one node ahead, or watch the queue. All the
- * I/O around that rule is here; the request's life is its {@link LockRequest}'s.
+ * I/O around that rule is here; the request's life is the engine's.
  *
  * <p>A watched node's deletion is a grant without another read when nothing else stood ahead
  * ({@link Ordering.Watch#allAheadGone()}), with one care: a node of our own session may have gone
@@ -72,7 +70,7 @@ public final class QueueProtocol implements NodeProtocol {
   }
 
   @Override
-  public void create(LockRequest.Step step) {
+  public void create(Step step) {
     String path = dir + "/" + QueueNode.prefix(kind, step.attemptId());
     step.zk()
         .create(
@@ -93,7 +91,7 @@ public final class QueueProtocol implements NodeProtocol {
   }
 
   @Override
-  public void judge(LockRequest.Step step) {
+  public void judge(Step step) {
     list(step);
   }
 
@@ -101,11 +99,11 @@ public final class QueueProtocol implements NodeProtocol {
    * Lists the directory for {@code step}: joins the next listing sent on its connection ({@link
    * SharedListings}), which includes everything the request sent before this call.
    */
-  private void list(LockRequest.Step step) {
+  private void list(Step step) {
     step.ctx().listings().list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing));
   }
 
-  private void listed(LockRequest.Step step, int rc, Listing listing) {
+  private void listed(Step step, int rc, Listing listing) {
     Code code = Code.get(rc);
     if (code == Code.OK) {
       evaluate(step, listing, false);
@@ -116,7 +114,7 @@ public final class QueueProtocol implements NodeProtocol {
   }
 
   @Override
-  public void recover(LockRequest.Step step) {
+  public void recover(Step step) {
     // The connection may have come back on another server, one that has not applied our create
     // yet: a sync first brings it up to date with the leader (the listing, pipelined behind it,
     // is served after it), so "no node of ours" means the create never happened.
@@ -150,7 +148,7 @@ public final class QueueProtocol implements NodeProtocol {
   }
 
   /** Our node is {@code path}: learn its token (setting the own-node watch), then decide. */
-  private void adopt(LockRequest.Step step, String path, Listing listing) {
+  private void adopt(Step step, String path, Listing listing) {
     step.zk()
         .exists(
             path,
@@ -169,7 +167,8 @@ public final class QueueProtocol implements NodeProtocol {
   }
 
   @Override
-  public CompletableFuture<Void> deleteUnknown(RequestContext ctx, String attemptId, long session) {
+  public CompletableFuture<Void> deleteUnknown(
+      ProtocolContext ctx, String attemptId, long session) {
     return ctx.deleter().deleteAttempt(dir, attemptId, session);
   }
 
@@ -181,7 +180,7 @@ public final class QueueProtocol implements NodeProtocol {
    * listing was read with a child watch (the {@link Ordering.WatchQueue} wait), so if we must still
    * wait, the watch already set is enough.
    */
-  private void evaluate(LockRequest.Step step, Listing listing, boolean queueWatched) {
+  private void evaluate(Step step, Listing listing, boolean queueWatched) {
     if (listing.nearOverflow()) {
       inCreationOrder(step, listing, queueWatched);
     } else {
@@ -193,7 +192,7 @@ public final class QueueProtocol implements NodeProtocol {
    * The sequence counter has overflowed (see {@link QueueNode}): decide on the queue in creation
    * order, read once per listing (every request sharing it waits for the same reads).
    */
-  private void inCreationOrder(LockRequest.Step step, Listing listing, boolean queueWatched) {
+  private void inCreationOrder(Step step, Listing listing, boolean queueWatched) {
     ZkOps zk = step.zk();
     listing
         .inCreationOrder(() -> resolveCreation(zk, listing))
@@ -252,8 +251,8 @@ public final class QueueProtocol implements NodeProtocol {
     return done;
   }
 
-  private void decide(LockRequest.Step step, List<QueueNode> queue, boolean queueWatched) {
-    LockRequest.Node node = step.node();
+  private void decide(Step step, List<QueueNode> queue, boolean queueWatched) {
+    Node node = step.node();
     if (node == null || !step.isLive()) {
       return;
     }
@@ -285,9 +284,9 @@ public final class QueueProtocol implements NodeProtocol {
    * session's, the node before it is watched too (see {@link #watchLookAhead}): so that, at any
    * depth, the node ahead's deletion is a grant without a read after the notification.
    */
-  private void watchAhead(LockRequest.Step step, Ordering.Watch w) {
+  private void watchAhead(Step step, Ordering.Watch w) {
     Wait wait = new Wait(dir + "/" + w.node().name(), w.node(), w.allAheadGone());
-    LockRequest.Step waiting =
+    Step waiting =
         step.watch(wait.ahead, WatcherType.Data, (s, event) -> aheadChanged(s, event, wait));
     if (waiting == null) {
       return;
@@ -348,7 +347,7 @@ public final class QueueProtocol implements NodeProtocol {
    * node we wait for is now the head. Only for a node ahead of another session: the own-session
    * case needs no listing ({@link #aheadGone}).
    */
-  private void watchLookAhead(LockRequest.Step waiting, Wait wait, QueueNode before) {
+  private void watchLookAhead(Step waiting, Wait wait, QueueNode before) {
     String path = dir + "/" + before.name();
     Watcher watcher =
         waiting.alsoWatch(
@@ -378,7 +377,7 @@ public final class QueueProtocol implements NodeProtocol {
   }
 
   /** The node before the one we wait for is gone: list, and learn whether ours is the head. */
-  private void listAhead(LockRequest.Step waiting, Wait wait) {
+  private void listAhead(Step waiting, Wait wait) {
     if (!waiting.isLive() || wait.listing || wait.allAheadGone) {
       return;
     }
@@ -395,7 +394,7 @@ public final class QueueProtocol implements NodeProtocol {
               Code code = Code.get(rc);
               if (wait.goneWhileListing) {
                 // the node we waited for went before this listing was read: decide on it
-                LockRequest.Step next = waiting.next();
+                Step next = waiting.next();
                 if (next == null) {
                   return;
                 }
@@ -418,8 +417,8 @@ public final class QueueProtocol implements NodeProtocol {
    * nothing ahead of it, its deletion will be our grant; if it names it with another node before
    * it, look ahead to that one.
    */
-  private void lookedAhead(LockRequest.Step waiting, Wait wait, Listing queue) {
-    LockRequest.Node node = waiting.node();
+  private void lookedAhead(Step waiting, Wait wait, Listing queue) {
+    Node node = waiting.node();
     if (node == null || !waiting.isLive()) {
       return;
     }
@@ -440,8 +439,8 @@ public final class QueueProtocol implements NodeProtocol {
   }
 
   /** Waits for any change of the queue: a child watch on the directory, then decide again. */
-  private void watchQueue(LockRequest.Step step) {
-    LockRequest.Step waiting =
+  private void watchQueue(Step step) {
+    Step waiting =
         step.watch(
             dir,
             WatcherType.Children,
@@ -468,7 +467,7 @@ public final class QueueProtocol implements NodeProtocol {
             });
   }
 
-  private void aheadChanged(LockRequest.Step step, WatchedEvent event, Wait wait) {
+  private void aheadChanged(Step step, WatchedEvent event, Wait wait) {
     if (event.getType() == EventType.None) {
       return; // connection news; the session's news handle it, and the watch stays set
     }
@@ -489,7 +488,7 @@ public final class QueueProtocol implements NodeProtocol {
    * or it was held by an exclusive rule), it is our grant. Anything we send after this event is
    * applied after that delete.
    */
-  private void aheadReleasedHere(LockRequest.Step step, Wait wait) {
+  private void aheadReleasedHere(Step step, Wait wait) {
     Deleter deleter = step.ctx().deleter();
     CompletableFuture<Boolean> delete = deleter.deleteInFlight(wait.ahead);
     if (delete == null) {
@@ -507,7 +506,7 @@ public final class QueueProtocol implements NodeProtocol {
    * The node we waited for is gone. {@code wait.owner}: its session ({@link #UNKNOWN_OWNER} if not
    * known, {@link #NO_OWNER} when a read of our live session found it gone).
    */
-  private void aheadGone(LockRequest.Step step, Wait wait) {
+  private void aheadGone(Step step, Wait wait) {
     long owner = wait.owner;
     Deleter deleter = step.ctx().deleter();
     if (!wait.allAheadGone) {
@@ -540,7 +539,7 @@ public final class QueueProtocol implements NodeProtocol {
     release.thenAccept(applied -> grantedOrJudged(step, applied));
   }
 
-  private void grantedOrJudged(LockRequest.Step step, boolean granted) {
+  private void grantedOrJudged(Step step, boolean granted) {
     if (granted) {
       step.granted();
     } else {
@@ -548,8 +547,8 @@ public final class QueueProtocol implements NodeProtocol {
     }
   }
 
-  private void judgeNext(LockRequest.Step step) {
-    LockRequest.Step next = step.next();
+  private void judgeNext(Step step) {
+    Step next = step.next();
     if (next != null) {
       judge(next);
     }

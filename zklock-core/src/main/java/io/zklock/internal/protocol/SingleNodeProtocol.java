@@ -1,7 +1,5 @@
 package io.zklock.internal.protocol;
 
-import io.zklock.internal.engine.LockRequest;
-import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.zk.Sync;
@@ -24,7 +22,7 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class SingleNodeProtocol implements NodeProtocol {
   /** The name of the lock node inside the directory. */
-  public static final String NODE = NodeKind.SIMPLE.prefix() + "-lock";
+  public static final String NODE = NodeKind.SIMPLE_NODE;
 
   private final String dir;
   private final String path;
@@ -45,7 +43,7 @@ public final class SingleNodeProtocol implements NodeProtocol {
   }
 
   @Override
-  public void create(LockRequest.Step step) {
+  public void create(Step step) {
     step.zk()
         .create(
             path,
@@ -66,12 +64,12 @@ public final class SingleNodeProtocol implements NodeProtocol {
   }
 
   /** Someone else holds the node: watch it, or give up. */
-  private void busy(LockRequest.Step step) {
+  private void busy(Step step) {
     if (!step.mayWait()) {
       step.busy();
       return;
     }
-    LockRequest.Step waiting =
+    Step waiting =
         step.watch(
             path,
             WatcherType.Data,
@@ -94,18 +92,18 @@ public final class SingleNodeProtocol implements NodeProtocol {
               if (code == Code.NONODE) {
                 waiting.again();
               } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
-                waiting.whenConnected(LockRequest.Step::again);
+                waiting.whenConnected(Step::again);
               }
             });
   }
 
   @Override
-  public void judge(LockRequest.Step step) {
+  public void judge(Step step) {
     step.again(); // nothing to list: try the create again, which watches again if needed
   }
 
   @Override
-  public void recover(LockRequest.Step step) {
+  public void recover(Step step) {
     Sync.sync(step.conn(), path); // the server we reconnected to may not have applied our create
     step.zk()
         .getData(
@@ -135,7 +133,8 @@ public final class SingleNodeProtocol implements NodeProtocol {
   }
 
   @Override
-  public CompletableFuture<Void> deleteUnknown(RequestContext ctx, String attemptId, long session) {
+  public CompletableFuture<Void> deleteUnknown(
+      ProtocolContext ctx, String attemptId, long session) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     deleteIfOurs(ctx, attemptId, session, done);
     return done;
@@ -143,7 +142,7 @@ public final class SingleNodeProtocol implements NodeProtocol {
 
   /** Reads the node back (after a sync) and deletes it if request {@code attemptId} made it. */
   private void deleteIfOurs(
-      RequestContext ctx, String attemptId, long session, CompletableFuture<Void> done) {
+      ProtocolContext ctx, String attemptId, long session, CompletableFuture<Void> done) {
     ctx.session()
         .whenConnected(
             conn -> {

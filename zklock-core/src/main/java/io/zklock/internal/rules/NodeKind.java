@@ -1,7 +1,5 @@
 package io.zklock.internal.rules;
 
-import io.zklock.internal.recipe.CohortLock;
-
 /**
  * The kinds of lock node, each with the name prefix that makes a lock directory readable by eye.
  */
@@ -17,8 +15,8 @@ public enum NodeKind {
   /** A leader-election participant: exclusive. */
   ELECTION("e", "election", true),
   /**
-   * A cohort mutex's node, shared by the requests of one client (see {@link CohortLock}):
-   * exclusive; its holders' tokens are not comparable with plain mutex tokens.
+   * A cohort mutex's node, shared by the requests of one client (a cohort lock): exclusive; its
+   * holders' tokens are not comparable with plain mutex tokens.
    */
   COHORT("c", "cohort", true),
   /**
@@ -33,6 +31,9 @@ public enum NodeKind {
   COHORT_READ("cr", "cohort-read", false),
   /** The one node of a simple lock, named {@code x-lock}: exclusive, not a queue. */
   SIMPLE("x", "simple", true);
+
+  /** The name of the simple lock's one node in its directory: {@code x-lock}. */
+  public static final String SIMPLE_NODE = SIMPLE.prefix + "-lock";
 
   private final String prefix;
   private final String label;
