@@ -1,7 +1,6 @@
 package io.zklock.internal.engine;
 
 import io.zklock.LockHandle;
-import io.zklock.internal.recipe.LeasedHandle;
 import io.zklock.internal.rules.Args;
 
 /**
@@ -20,7 +19,7 @@ public interface Handle extends LockHandle {
     release();
   }
 
-  /** Grants without a lease cannot be extended; {@link LeasedHandle} overrides this. */
+  /** Grants without a lease cannot be extended; a leased grant overrides this. */
   @Override
   default boolean extend(java.time.Duration lease) {
     Args.positiveMillis(lease, "lease");

@@ -2,7 +2,6 @@ package io.zklock.internal.inspect;
 
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
-import io.zklock.internal.protocol.SingleNodeProtocol;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -111,7 +110,7 @@ public final class Inspection {
       Read simple = null;
       List<Read> queued = new ArrayList<>();
       for (Read r : d.nodes()) {
-        if (r.name().equals(SingleNodeProtocol.NODE)) {
+        if (r.name().equals(NodeKind.SIMPLE_NODE)) {
           simple = r;
         } else if (QueueNode.parse(r.name()) != null) {
           queued.add(r);

@@ -3,14 +3,14 @@ package io.zklock.internal.inspect;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.ZkLockException;
-import io.zklock.internal.ZkLocksImpl;
-import io.zklock.internal.engine.Acquisitions;
-import io.zklock.internal.protocol.SingleNodeProtocol;
+import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.Lifecycle;
 import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,10 +37,25 @@ public final class Inspector {
 
   public static final String QUEUE = "queue";
 
-  private final ZkLocksImpl ctx;
+  private final Session session;
+  private final SessionConfig config;
+  private final Clock clock;
+  private final Lifecycle lifecycle;
 
-  public Inspector(ZkLocksImpl ctx) {
-    this.ctx = ctx;
+  /**
+   * @param session the instance's session, whose connection the reads use
+   * @param config for the namespace, the client name and the connect timeout
+   * @param lifecycle refuses reads once the instance is closed
+   */
+  public Inspector(Session session, SessionConfig config, Clock clock, Lifecycle lifecycle) {
+    this.session = session;
+    this.config = config;
+    this.clock = clock;
+    this.lifecycle = lifecycle;
+  }
+
+  private String dirOf(String name) {
+    return config.namespace() + "/" + name;
   }
 
   /** One step of I/O on a connected handle; connection losses are retried by {@link #io}. */
@@ -52,12 +67,12 @@ public final class Inspector {
   // ---------------------------------------------------------------- reading
 
   public Optional<LockInfo> inspect(String name) {
-    String dir = ctx.dirOf(name);
+    String dir = dirOf(name);
     return io(dir, zk -> read(zk, name, dir, null));
   }
 
   public List<LockInfo> inspectAll(String under) {
-    String root = under.isEmpty() ? ctx.config().namespace() : ctx.dirOf(under);
+    String root = under.isEmpty() ? config.namespace() : dirOf(under);
     return io(
         root.isEmpty() ? "/" : root,
         zk -> {
@@ -76,7 +91,7 @@ public final class Inspector {
     } catch (KeeperException.NoNodeException gone) {
       return;
     }
-    String ns = ctx.config().namespace();
+    String ns = config.namespace();
     boolean isLockDir = dir.length() > ns.length() && !dir.equals("/");
     boolean semaphore = false;
     if (isLockDir) {
@@ -147,7 +162,7 @@ public final class Inspector {
   }
 
   static boolean isLockNode(String child) {
-    return child.equals(SingleNodeProtocol.NODE) || QueueNode.parse(child) != null;
+    return child.equals(NodeKind.SIMPLE_NODE) || QueueNode.parse(child) != null;
   }
 
   private static List<String> childrenOf(ZooKeeper zk, String dir)
@@ -313,7 +328,7 @@ public final class Inspector {
 
   private byte[] withReleaseField(byte[] data) {
     String json = data == null ? "" : new String(data, StandardCharsets.UTF_8).stripTrailing();
-    String field = Json.quote(Inspection.RELEASE_FIELD) + ":" + Json.quote(ctx.clientName());
+    String field = Json.quote(Inspection.RELEASE_FIELD) + ":" + Json.quote(config.clientName());
     if (json.endsWith("}") && !Json.parseObject(json).isEmpty()) {
       json = json.substring(0, json.length() - 1) + "," + field + "}";
     } else if (json.isEmpty() || json.equals("{}")) {
@@ -323,13 +338,13 @@ public final class Inspector {
   }
 
   private void checkInNamespace(LockNode node) {
-    String ns = ctx.config().namespace();
+    String ns = config.namespace();
     if (!node.path().startsWith(ns + "/")) {
       throw new IllegalArgumentException(
           "lock node "
               + node.path()
               + " is not under this instance's namespace "
-              + ctx.namespace());
+              + (config.namespace().isEmpty() ? "/" : config.namespace()));
     }
   }
 
@@ -340,30 +355,30 @@ public final class Inspector {
    * tries again after a connection loss within that time.
    */
   private <T> T io(String path, Io<T> io) {
-    ctx.checkOpen();
-    Waiting waiting = Waiting.after(ctx.config().connectTimeout().toNanos(), ctx.clock());
+    lifecycle.checkOpen();
+    Waiting waiting = Waiting.after(config.connectTimeout().toNanos(), clock);
     while (true) {
       CompletableFuture<Session.Conn> c = new CompletableFuture<>();
-      ctx.session()
-          .whenConnected(
-              c::complete,
-              () ->
-                  c.completeExceptionally(new ZkLockException("this ZkLocks instance is closed")));
+      session.whenConnected(
+          c::complete,
+          () -> c.completeExceptionally(new ZkLockException("this ZkLocks instance is closed")));
       Session.Conn conn;
       try {
-        conn = c.get(Math.max(0L, waiting.remainingNanos(ctx.clock())), TimeUnit.NANOSECONDS);
+        conn = c.get(Math.max(0L, waiting.remainingNanos(clock)), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         throw new ZkLockException(
             "not connected to ZooKeeper at '"
-                + ctx.config().connectString()
+                + config.connectString()
                 + "' within the connect timeout of "
-                + ctx.config().connectTimeout().toMillis()
+                + config.connectTimeout().toMillis()
                 + " ms",
             path,
             0L,
             null);
       } catch (ExecutionException e) {
-        throw Acquisitions.unwrap(e.getCause(), path);
+        throw e.getCause() instanceof RuntimeException r
+            ? r
+            : new ZkLockException("not connected", path, 0L, e.getCause());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new ZkLockException("interrupted", path, 0L, e);
@@ -372,12 +387,12 @@ public final class Inspector {
         return io.run(conn.zk());
       } catch (KeeperException.ConnectionLossException
           | KeeperException.OperationTimeoutException e) {
-        if (waiting.expired(ctx.clock())) {
+        if (waiting.expired(clock)) {
           throw new ZkLockException("connection lost: " + e.code(), path, conn.sessionId(), e);
         }
         pause(path);
       } catch (KeeperException.SessionExpiredException e) {
-        if (waiting.expired(ctx.clock())) {
+        if (waiting.expired(clock)) {
           throw new ZkLockException("session expired", path, conn.sessionId(), e);
         }
         pause(path);

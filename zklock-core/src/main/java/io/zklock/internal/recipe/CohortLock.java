@@ -4,7 +4,6 @@ import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.LockOptions;
 import io.zklock.ZkLockException;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.engine.Acquisitions;
 import io.zklock.internal.engine.Handle;
 import io.zklock.internal.engine.Ticket;
@@ -29,8 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A cohort lock (see {@link LockOptions#cohort()}): the requests of one {@link ZkLocksImpl} on one
- * lock share one node, requested through an ordinary queue request ({@link NodeLock} of kind {@link
+ * A cohort lock (see {@link LockOptions#cohort()}): the requests of one {@code ZkLocks} on one lock
+ * share one node, requested through an ordinary queue request ({@link NodeLock} of kind {@link
  * NodeKind#COHORT}, or {@link NodeKind#COHORT_WRITE} / {@link NodeKind#COHORT_READ} for the sides
  * of a cohort read-write lock).
  *
@@ -43,10 +42,10 @@ import org.slf4j.LoggerFactory;
  * requests wait here instead; the last holder's release then gives the node back and they queue
  * with a new node behind that writer.
  *
- * <p>One instance per lock name and {@code ZkLocksImpl}. Every state change happens under this
- * object's monitor; ZooKeeper requests are asynchronous; user-visible futures complete on the
- * library's executor (through each request's {@link Ticket}). The {@code generation} counter is
- * bumped whenever the node is given up, so late news about an earlier node is dropped.
+ * <p>One instance per lock name and {@code ZkLocks}. Every state change happens under this object's
+ * monitor; ZooKeeper requests are asynchronous; user-visible futures complete on the library's
+ * executor (through each request's {@link Ticket}). The {@code generation} counter is bumped
+ * whenever the node is given up, so late news about an earlier node is dropped.
  */
 public final class CohortLock implements LockPart {
   private static final Logger log = LoggerFactory.getLogger(CohortLock.class);
@@ -57,7 +56,7 @@ public final class CohortLock implements LockPart {
   /** Its value: see {@link CohortToken}. */
   static final String TOKENS_NOTE = "(czxid<<16)|k";
 
-  private final ZkLocksImpl ctx;
+  private final RecipeContext ctx;
   private final String name;
   private final LockOptions options;
   private final long maxHoldNanos;
@@ -87,7 +86,7 @@ public final class CohortLock implements LockPart {
   private boolean warnedMixed;
 
   /** A cohort mutex. */
-  public CohortLock(ZkLocksImpl ctx, String name, LockOptions options) {
+  public CohortLock(RecipeContext ctx, String name, LockOptions options) {
     this(ctx, name, options, NodeKind.COHORT, ReentrantView::new);
   }
 
@@ -97,7 +96,7 @@ public final class CohortLock implements LockPart {
    * @param view makes the {@link #asLock()} view
    */
   public CohortLock(
-      ZkLocksImpl ctx,
+      RecipeContext ctx,
       String name,
       LockOptions options,
       NodeKind kind,
@@ -128,7 +127,7 @@ public final class CohortLock implements LockPart {
   }
 
   @Override
-  public ZkLocksImpl ctx() {
+  public RecipeContext ctx() {
     return ctx;
   }
 
@@ -158,7 +157,7 @@ public final class CohortLock implements LockPart {
   public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
     boolean tryOnly = waiting.isNow();
-    Ticket ticket = new Ticket(ctx.requestContext(), waiting);
+    Ticket ticket = new Ticket(ctx.requests(), waiting);
     Local w = new Local(ticket);
     ticket.onGiveUp(() -> giveUp(w, null)); // before any grant, so a grant disarms the timer
     synchronized (this) {
@@ -250,7 +249,7 @@ public final class CohortLock implements LockPart {
                   + " is too large for cohort fencing tokens (ensemble epoch >= 2^15): use a plain"
                   + " mutex",
               h.path(),
-              ctx.sessionId(),
+              ctx.session().sessionId(),
               null));
       return -1;
     }

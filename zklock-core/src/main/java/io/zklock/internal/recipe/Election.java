@@ -6,13 +6,13 @@ import io.zklock.LeadershipListener;
 import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.engine.LockRequest;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.LibraryThreads;
 import io.zklock.internal.zk.SerialExecutor;
 import io.zklock.internal.zk.Session;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +49,7 @@ public final class Election implements LeaderElection {
   /** Repeated failures (a refused directory, say) back off to this, not to a busy loop. */
   private static final long MAX_REJOIN_DELAY_MS = 10_000;
 
-  private final ZkLocksImpl ctx;
+  private final RecipeContext ctx;
   private final String name;
   private final String participantId;
   private final NodeLock queue;
@@ -72,7 +72,7 @@ public final class Election implements LeaderElection {
   private long epoch;
   private long rejoinDelayMs = REJOIN_DELAY_MS;
 
-  public Election(ZkLocksImpl ctx, String name, String participantId) {
+  public Election(RecipeContext ctx, String name, String participantId) {
     this.ctx = ctx;
     this.name = name;
     this.participantId = participantId;
@@ -86,7 +86,7 @@ public final class Election implements LeaderElection {
             Ordering.forKind(NodeKind.ELECTION),
             Map.of("participant", participantId),
             ReentrantView::new);
-    this.watch = new LeaderWatch(ctx, name, ctx.dirOf(name), events);
+    this.watch = new LeaderWatch(ctx.session(), name, ctx.dirOf(name), events);
   }
 
   @Override
@@ -120,9 +120,9 @@ public final class Election implements LeaderElection {
       if (!running || g != generation || pending != null || leadership != null) {
         return;
       }
-      if (!ctx.isReady()) {
+      if (!ctx.lifecycle().isReady()) {
         // built with connectInBackground and not connected yet: wait as long as it takes
-        ctx.whenReady(() -> join(g));
+        ctx.lifecycle().whenReady(() -> join(g));
         return;
       }
       try {
@@ -147,7 +147,7 @@ public final class Election implements LeaderElection {
       if (stop || err instanceof CancellationException) {
         return;
       }
-      if (ctx.isClosed()) {
+      if (ctx.lifecycle().isClosed()) {
         synchronized (this) {
           notifyAll(); // the ZkLocks was closed: nothing to join, and nobody to wait for
         }
@@ -229,7 +229,7 @@ public final class Election implements LeaderElection {
     synchronized (this) {
       while (!isLeader()) {
         long left = waiting.remainingNanos(ctx.clock());
-        if (left <= 0 || closed || ctx.isClosed()) {
+        if (left <= 0 || closed || ctx.lifecycle().isClosed()) {
           return false;
         }
         TimeUnit.NANOSECONDS.timedWait(this, left);
@@ -337,7 +337,7 @@ public final class Election implements LeaderElection {
 
   @Override
   public List<LockNode> participants() {
-    Optional<LockInfo> info = ctx.inspect(name);
+    Optional<LockInfo> info = ctx.inspector().inspect(name);
     if (info.isEmpty()) {
       return List.of();
     }
@@ -423,7 +423,7 @@ public final class Election implements LeaderElection {
             told.complete(null);
           }
         });
-    if (ZkLocksImpl.onLibraryThread()) {
+    if (LibraryThreads.onLibraryThread()) {
       told.whenComplete((v, t) -> h.releaseAsync().whenComplete((v2, t2) -> after.run()));
       return;
     }

@@ -3,7 +3,6 @@ package io.zklock.internal.recipe;
 import io.zklock.Leader;
 import io.zklock.LeaderObserver;
 import io.zklock.LockNode;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.inspect.Inspection;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
@@ -36,7 +35,7 @@ import org.slf4j.LoggerFactory;
 final class LeaderWatch {
   private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
 
-  private final ZkLocksImpl ctx;
+  private final Session session;
   private final String name;
   private final String dir;
   private final Executor events;
@@ -76,8 +75,8 @@ final class LeaderWatch {
   /**
    * @param events the serial executor observers are called on
    */
-  LeaderWatch(ZkLocksImpl ctx, String name, String dir, Executor events) {
-    this.ctx = ctx;
+  LeaderWatch(Session session, String name, String dir, Executor events) {
+    this.session = session;
     this.name = name;
     this.dir = dir;
     this.events = events;
@@ -112,7 +111,7 @@ final class LeaderWatch {
       generation++;
       last = null;
     }
-    ctx.session().addObserver(sessionObserver);
+    session.addObserver(sessionObserver);
     refresh();
   }
 
@@ -125,7 +124,7 @@ final class LeaderWatch {
       running = false;
       generation++;
     }
-    ctx.session().removeObserver(sessionObserver);
+    session.removeObserver(sessionObserver);
   }
 
   /** Reads the head again, now or once the read in progress is done. */
@@ -142,7 +141,7 @@ final class LeaderWatch {
       reading = true;
       g = generation;
     }
-    ctx.session().whenConnected(c -> list(g, c, false), () -> done(g, false));
+    session.whenConnected(c -> list(g, c, false), () -> done(g, false));
   }
 
   private void done(int g, boolean retry) {

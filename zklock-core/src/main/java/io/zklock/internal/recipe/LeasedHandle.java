@@ -2,7 +2,6 @@ package io.zklock.internal.recipe;
 
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.engine.Handle;
 import io.zklock.internal.rules.Args;
 import java.time.Duration;
@@ -31,7 +30,7 @@ public final class LeasedHandle implements Handle {
   }
 
   private final LockHandle grant;
-  private final ZkLocksImpl ctx;
+  private final RecipeContext ctx;
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
 
   // guarded by this
@@ -39,7 +38,7 @@ public final class LeasedHandle implements Handle {
   private ScheduledFuture<?> timer;
   private long generation; // drops a timer that fires after being replaced
 
-  LeasedHandle(LockHandle grant, Duration lease, ZkLocksImpl ctx) {
+  LeasedHandle(LockHandle grant, Duration lease, RecipeContext ctx) {
     this.grant = grant;
     this.ctx = ctx;
     synchronized (this) {
@@ -86,7 +85,7 @@ public final class LeasedHandle implements Handle {
     grant.releaseAsync(); // deletion guaranteed, also across a connection loss
     lost.complete(
         new LockLostException(
-            grant.path(), ctx.sessionId(), LockLostException.Reason.LEASE_EXPIRED));
+            grant.path(), ctx.session().sessionId(), LockLostException.Reason.LEASE_EXPIRED));
   }
 
   @Override

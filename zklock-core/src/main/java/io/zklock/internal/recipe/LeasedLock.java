@@ -2,7 +2,6 @@ package io.zklock.internal.recipe;
 
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.rules.Args;
 import io.zklock.internal.rules.Waiting;
 import java.time.Duration;
@@ -28,7 +27,7 @@ final class LeasedLock implements StartableLock {
   }
 
   @Override
-  public ZkLocksImpl ctx() {
+  public RecipeContext ctx() {
     return lock.ctx();
   }
 

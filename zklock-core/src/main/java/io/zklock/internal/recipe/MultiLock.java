@@ -3,7 +3,6 @@ package io.zklock.internal.recipe;
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.engine.Handle;
 import io.zklock.internal.rules.Waiting;
 import java.util.ArrayList;
@@ -24,12 +23,12 @@ import java.util.concurrent.locks.Lock;
  * whatever was acquired is released if a later part fails, times out, is interrupted or cancelled.
  */
 public final class MultiLock implements StartableLock {
-  private final ZkLocksImpl ctx;
+  private final RecipeContext ctx;
   private final List<LockPart> parts;
   private final String name;
   private final Lock view;
 
-  private MultiLock(ZkLocksImpl ctx, List<LockPart> parts) {
+  private MultiLock(RecipeContext ctx, List<LockPart> parts) {
     this.ctx = ctx;
     this.parts = parts;
     List<String> names = new ArrayList<>();
@@ -39,7 +38,7 @@ public final class MultiLock implements StartableLock {
   }
 
   /** Checks and orders the parts; nested multi-locks are flattened. */
-  public static MultiLock of(ZkLocksImpl ctx, DistributedLock... locks) {
+  public static MultiLock of(RecipeContext ctx, DistributedLock... locks) {
     Objects.requireNonNull(locks, "locks");
     if (locks.length == 0) {
       throw new IllegalArgumentException("a multi-lock needs at least one lock: none given");
@@ -87,7 +86,7 @@ public final class MultiLock implements StartableLock {
   }
 
   @Override
-  public ZkLocksImpl ctx() {
+  public RecipeContext ctx() {
     return ctx;
   }
 

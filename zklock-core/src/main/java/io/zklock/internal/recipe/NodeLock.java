@@ -1,7 +1,6 @@
 package io.zklock.internal.recipe;
 
 import io.zklock.LockHandle;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.engine.LockRequest;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Ticket;
@@ -30,7 +29,7 @@ import java.util.function.Function;
  * </ul>
  */
 public final class NodeLock implements LockPart {
-  private final ZkLocksImpl ctx;
+  private final RecipeContext ctx;
   private final String name;
   private final NodeProtocol protocol;
   private final Function<LockRequest, ? extends LockHandle> grantView;
@@ -42,7 +41,7 @@ public final class NodeLock implements LockPart {
    * @param grantView what a caller is handed at a grant (a recipe's wrapper of the request)
    */
   private NodeLock(
-      ZkLocksImpl ctx,
+      RecipeContext ctx,
       String name,
       NodeProtocol protocol,
       Function<NodeLock, Lock> view,
@@ -55,14 +54,14 @@ public final class NodeLock implements LockPart {
   }
 
   /** A queue lock of {@code kind} in the lock's own directory, by the kind's rule. */
-  public static NodeLock queue(ZkLocksImpl ctx, String name, NodeKind kind) {
+  public static NodeLock queue(RecipeContext ctx, String name, NodeKind kind) {
     return queue(
         ctx, name, ctx.dirOf(name), kind, Ordering.forKind(kind), Map.of(), ReentrantView::new);
   }
 
   /** A queue lock with everything chosen by the recipe; grants are handed out as they are. */
   public static NodeLock queue(
-      ZkLocksImpl ctx,
+      RecipeContext ctx,
       String name,
       String dir,
       NodeKind kind,
@@ -80,7 +79,7 @@ public final class NodeLock implements LockPart {
    * @param grantView what a caller is handed at a grant
    */
   public static NodeLock queue(
-      ZkLocksImpl ctx,
+      RecipeContext ctx,
       String name,
       String dir,
       NodeKind kind,
@@ -92,13 +91,13 @@ public final class NodeLock implements LockPart {
   }
 
   /** The simple lock {@code name}: its node is {@code <dir>/}{@link SingleNodeProtocol#NODE}. */
-  public static NodeLock simple(ZkLocksImpl ctx, String name) {
+  public static NodeLock simple(RecipeContext ctx, String name) {
     return new NodeLock(
         ctx, name, new SingleNodeProtocol(ctx.dirOf(name)), ReentrantView::new, r -> r);
   }
 
   @Override
-  public ZkLocksImpl ctx() {
+  public RecipeContext ctx() {
     return ctx;
   }
 
@@ -124,7 +123,7 @@ public final class NodeLock implements LockPart {
   @Override
   public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
-    RequestContext rc = ctx.requestContext();
+    RequestContext rc = ctx.requests();
     return new LockRequest(name, protocol, rc, new Ticket(rc, waiting), grantView).start();
   }
 

@@ -1,7 +1,7 @@
 package io.zklock.internal.recipe;
 
 import io.zklock.ZkLockException;
-import io.zklock.internal.ZkLocksImpl;
+import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.inspect.Inspection;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.zk.Session;
@@ -28,7 +28,7 @@ import org.apache.zookeeper.Watcher.Event.EventType;
  * or by a race with that queue's creation) is claimed with a conditional write of the count.
  */
 final class PermitCount {
-  private final ZkLocksImpl ctx;
+  private final RequestContext ctx;
   private final String dir;
   private final int permits;
   private final byte[] data;
@@ -40,7 +40,7 @@ final class PermitCount {
         }
       };
 
-  PermitCount(ZkLocksImpl ctx, String dir, int permits) {
+  PermitCount(RequestContext ctx, String dir, int permits) {
     this.ctx = ctx;
     this.dir = dir;
     this.permits = permits;

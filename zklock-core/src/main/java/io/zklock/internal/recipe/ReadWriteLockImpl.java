@@ -4,7 +4,6 @@ import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockOptions;
 import io.zklock.ReadWriteLock;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import java.util.Map;
@@ -21,19 +20,19 @@ import java.util.Objects;
  * a downgrade is then not supported.
  */
 public final class ReadWriteLockImpl implements ReadWriteLock {
-  private final ZkLocksImpl ctx;
+  private final RecipeContext ctx;
   private final String name;
   private final LockPart read;
   private final LockPart write;
   private final RwView view;
   private final LockOptions options;
 
-  public ReadWriteLockImpl(ZkLocksImpl ctx, String name) {
+  public ReadWriteLockImpl(RecipeContext ctx, String name) {
     this(ctx, name, LockOptions.defaults());
   }
 
   /** A read-write lock, a cohort one if {@code options} say so. */
-  public ReadWriteLockImpl(ZkLocksImpl ctx, String name, LockOptions options) {
+  public ReadWriteLockImpl(RecipeContext ctx, String name, LockOptions options) {
     this.ctx = ctx;
     this.name = name;
     this.options = options;

@@ -2,7 +2,6 @@ package io.zklock.internal.recipe;
 
 import io.zklock.DistributedSemaphore;
 import io.zklock.LockHandle;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.engine.Acquisitions;
 import io.zklock.internal.inspect.Inspection;
 import io.zklock.internal.inspect.Inspector;
@@ -33,7 +32,7 @@ import java.util.concurrent.CompletionException;
  * {@link SemaphoreRequest}.
  */
 public final class SemaphoreImpl implements DistributedSemaphore {
-  private final ZkLocksImpl ctx;
+  private final RecipeContext ctx;
   private final String name;
   private final int permits;
   private final NodeLock admission;
@@ -41,7 +40,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   private final Ordering.Rule leaseRule;
   private final PermitCount permitCount;
 
-  public SemaphoreImpl(ZkLocksImpl ctx, String name, int permits) {
+  public SemaphoreImpl(RecipeContext ctx, String name, int permits) {
     if (permits < 1) {
       throw new IllegalArgumentException(
           "permits of semaphore '" + name + "' must be at least 1: " + permits);
@@ -60,7 +59,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             Map.of(),
             ReentrantView::new);
     this.leaseRule = Ordering.lease(permits);
-    this.permitCount = new PermitCount(ctx, dir, permits);
+    this.permitCount = new PermitCount(ctx.requests(), dir, permits);
     this.leases =
         NodeLock.queue(
             ctx,
@@ -119,7 +118,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   @Override
   public Optional<LockHandle> tryAcquire(int count) {
     count(count);
-    ctx.checkConnected(leases.dir());
+    ctx.lifecycle().checkConnected(leases.dir());
     CompletableFuture<Void> checked = permitCount.check();
     List<CompletableFuture<LockHandle>> tries = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
@@ -199,14 +198,20 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   /** {@code waiting} is never {@link Waiting#NOW}: {@link #tryAcquire(int)} takes leases itself. */
   private CompletableFuture<LockHandle> start(int count, Waiting waiting) {
     ctx.checkOpen();
-    return ctx.whenReady(w -> startNow(count, w), waiting, leases.dir());
+    return ctx.lifecycle().whenReady(w -> startNow(count, w), waiting, leases.dir());
   }
 
   private CompletableFuture<LockHandle> startNow(int count, Waiting waiting) {
     ctx.checkOpen();
     SemaphoreRequest r =
         new SemaphoreRequest(
-            ctx, name, admission, this::leasesAdmittedBy, count, permitCount.check(), waiting);
+            ctx.requests(),
+            name,
+            admission,
+            this::leasesAdmittedBy,
+            count,
+            permitCount.check(),
+            waiting);
     r.start();
     return r.result;
   }

@@ -1,8 +1,8 @@
 package io.zklock.internal.recipe;
 
 import io.zklock.LockHandle;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.engine.LockRequest;
+import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.Waiting;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ import java.util.function.Function;
  * admission; a mismatch fails the request before any lease is taken.
  */
 final class SemaphoreRequest {
-  private final ZkLocksImpl ctx;
+  private final RequestContext ctx;
   private final String name;
   private final NodeLock admission;
   private final Function<String, NodeLock> leasesFor;
@@ -48,7 +48,7 @@ final class SemaphoreRequest {
    * @param waiting how long to wait for the admission and the leases; never {@link Waiting#NOW}
    */
   SemaphoreRequest(
-      ZkLocksImpl ctx,
+      RequestContext ctx,
       String name,
       NodeLock admission,
       Function<String, NodeLock> leasesFor,

@@ -2,7 +2,6 @@ package io.zklock.internal.recipe;
 
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
-import io.zklock.internal.ZkLocksImpl;
 import io.zklock.internal.engine.Acquisitions;
 import io.zklock.internal.rules.Waiting;
 import java.time.Duration;
@@ -17,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 interface StartableLock extends DistributedLock {
 
   /** The instance whose session the lock uses. */
-  ZkLocksImpl ctx();
+  RecipeContext ctx();
 
   /** What errors of this lock name: the lock directory, or a multi-lock's name. */
   String errorPath();
@@ -35,13 +34,13 @@ interface StartableLock extends DistributedLock {
       throw new InterruptedException("interrupted before acquiring " + errorPath());
     }
     return Acquisitions.await(
-        ctx().whenReady(this::start, Waiting.FOREVER, errorPath()), errorPath());
+        ctx().lifecycle().whenReady(this::start, Waiting.FOREVER, errorPath()), errorPath());
   }
 
   /** Never waits for a holder, and refuses to guess while the connection is down. */
   @Override
   default Optional<LockHandle> tryAcquire() {
-    ctx().checkConnected(errorPath());
+    ctx().lifecycle().checkConnected(errorPath());
     return Acquisitions.awaitUninterruptibly(start(Waiting.NOW), errorPath());
   }
 
@@ -56,12 +55,13 @@ interface StartableLock extends DistributedLock {
       throw new InterruptedException("interrupted before acquiring " + errorPath());
     }
     return Optional.ofNullable(
-        Acquisitions.await(ctx().whenReady(this::start, waiting, errorPath()), errorPath()));
+        Acquisitions.await(
+            ctx().lifecycle().whenReady(this::start, waiting, errorPath()), errorPath()));
   }
 
   @Override
   default CompletableFuture<LockHandle> acquireAsync() {
-    return ctx().whenReady(this::start, Waiting.FOREVER, errorPath());
+    return ctx().lifecycle().whenReady(this::start, Waiting.FOREVER, errorPath());
   }
 
   @Override

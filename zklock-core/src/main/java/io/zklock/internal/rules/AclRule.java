@@ -1,6 +1,5 @@
 package io.zklock.internal.rules;
 
-import io.zklock.internal.zk.Dirs;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -15,10 +14,10 @@ import org.apache.zookeeper.data.Id;
 
 /**
  * Whether a client with an identity may queue in an existing directory: the pure rule behind the
- * ACL check of {@link Dirs}. ZooKeeper lets whoever has DELETE on a directory delete any child,
- * CREATE queue ahead of us, WRITE change its data and ADMIN change its ACL (and so grant itself the
- * rest). A directory where another identity has any of these is shared: a lock node in it is not
- * protected by its own ACL.
+ * ACL check of the lock directories ({@code Dirs}). ZooKeeper lets whoever has DELETE on a
+ * directory delete any child, CREATE queue ahead of us, WRITE change its data and ADMIN change its
+ * ACL (and so grant itself the rest). A directory where another identity has any of these is
+ * shared: a lock node in it is not protected by its own ACL.
  *
  * <p>An entry is this client's own if its id is one of the session's identities ({@code whoAmI()},
  * or the digests of the configured credentials), or if the configured ACL grants the same id at

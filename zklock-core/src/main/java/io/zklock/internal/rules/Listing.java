@@ -1,6 +1,5 @@
 package io.zklock.internal.rules;
 
-import io.zklock.internal.protocol.SharedListings;
 import java.util.AbstractList;
 import java.util.Collection;
 import java.util.Collections;
@@ -13,9 +12,9 @@ import java.util.function.Supplier;
 
 /**
  * One listing of a lock directory as a queue: parsed and sorted once, however many requests read it
- * ({@link SharedListings} hands one listing to every request of a round), each finding its own node
- * by {@link #indexOf(String)} in O(log n) instead of a scan. Immutable; the creation-order copy of
- * a listing whose sequence counter overflowed ({@link QueueNode#nearOverflow}) is made once too
+ * (the shared listings hand one listing to every request of a round), each finding its own node by
+ * {@link #indexOf(String)} in O(log n) instead of a scan. Immutable; the creation-order copy of a
+ * listing whose sequence counter overflowed ({@link QueueNode#nearOverflow}) is made once too
  * ({@link #inCreationOrder}).
  */
 public final class Listing extends AbstractList<QueueNode> implements RandomAccess {

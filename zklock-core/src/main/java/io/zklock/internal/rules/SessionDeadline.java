@@ -1,10 +1,9 @@
 package io.zklock.internal.rules;
 
-import io.zklock.internal.zk.Session;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The arithmetic of zklock's own session deadline, apart from the I/O in {@link Session}: when a
+ * The arithmetic of zklock's own session deadline, apart from the I/O of the session: when a
  * session that was last heard from (the send time of the latest answered request) must be declared
  * lost, and how often it is probed.
  */

@@ -1,7 +1,5 @@
 package io.zklock.internal.zk;
 
-import io.zklock.internal.engine.LockRequest;
-import io.zklock.internal.protocol.NodeProtocol;
 import java.util.List;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
@@ -11,9 +9,9 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 
 /**
- * The asynchronous ZooKeeper calls a lock request makes, and nothing else: the seam between the
- * request engine ({@link LockRequest}, its {@link NodeProtocol}s, {@link Deleter}) and the server,
- * so that the engine can be driven without one in tests. {@link #of} adapts a live handle.
+ * The asynchronous ZooKeeper calls zklock makes, and nothing else: the seam between the server and
+ * everything above the session (the request engine, its node protocols, the {@link Deleter}, the
+ * recipes), so that they can be driven without a server in tests. {@link #of} adapts a live handle.
  *
  * <p>A null watcher sets no watch. Every callback runs on the client's event thread, in the order
  * the requests were sent (one session's requests are applied in order).
