@@ -422,7 +422,7 @@ public final class QueueProtocol implements NodeProtocol {
     if (node == null || !waiting.isLive()) {
       return;
     }
-    int index = queue.indexOf(node.name());
+    int index = queue.indexOfName(node.name());
     if (index < 0 || queue.nearOverflow()) {
       // our node is gone, or the queue must be read in creation order: judge it fully
       judgeNext(waiting);

@@ -13,8 +13,8 @@ import java.util.function.Supplier;
 /**
  * One listing of a lock directory as a queue: parsed and sorted once, however many requests read it
  * (the shared listings hand one listing to every request of a round), each finding its own node by
- * {@link #indexOf(String)} in O(log n) instead of a scan. Immutable; the creation-order copy of a
- * listing whose sequence counter overflowed ({@link QueueNode#nearOverflow}) is made once too
+ * {@link #indexOfName(String)} in O(log n) instead of a scan. Immutable; the creation-order copy of
+ * a listing whose sequence counter overflowed ({@link QueueNode#nearOverflow}) is made once too
  * ({@link #inCreationOrder}).
  */
 public final class Listing extends AbstractList<QueueNode> implements RandomAccess {
@@ -69,7 +69,7 @@ public final class Listing extends AbstractList<QueueNode> implements RandomAcce
   /**
    * The index of the node named {@code name}, or -1: a binary search (a hash in creation order).
    */
-  int indexOf(String name) {
+  public int indexOfName(String name) {
     if (byCreation) {
       return byCreationIndexOf(name);
     }

@@ -135,7 +135,7 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
    */
   public static int indexOf(List<QueueNode> queue, String name) {
     if (queue instanceof Listing listing) {
-      return listing.indexOf(name);
+      return listing.indexOfName(name);
     }
     for (int i = 0; i < queue.size(); i++) {
       if (queue.get(i).name.equals(name)) {
