@@ -7,6 +7,7 @@ import io.zklock.ZkLockException;
 import io.zklock.internal.protocol.Node;
 import io.zklock.internal.protocol.NodeProtocol;
 import io.zklock.internal.protocol.Step;
+import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.zk.Deleter;
@@ -408,7 +409,7 @@ public final class LockRequest implements Handle {
                 ownNodeGone(mine);
               } else if (code == Code.OK && stat.getVersion() > 0) {
                 releaseRequested(mine); // asked before the watch was set (lock nodes start at 0)
-              } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+              } else if (ErrorKind.retryWhenConnected(code)) {
                 ownWatchLost(mine);
               }
             });
@@ -736,30 +737,30 @@ public final class LockRequest implements Handle {
         if (!live() || state != State.CREATING) {
           return;
         }
-        switch (code) {
-          case NONODE -> {
-            epoch++; // a listing sent behind the create fails too: drop it
-            state = State.PENDING;
-            ctx.dirs()
-                .ensure(
-                    conn,
-                    protocol.dir(),
-                    err -> {
-                      if (err == null) {
-                        ctx.session()
-                            .whenConnected(LockRequest.this::send, LockRequest.this::closed);
-                      } else {
-                        giveUp(err);
-                      }
-                    });
-          }
-          case CONNECTIONLOSS, OPERATIONTIMEOUT -> {
+        if (code == Code.NONODE) {
+          epoch++; // a listing sent behind the create fails too: drop it
+          state = State.PENDING;
+          ctx.dirs()
+              .ensure(
+                  conn,
+                  protocol.dir(),
+                  err -> {
+                    if (err == null) {
+                      ctx.session().whenConnected(LockRequest.this::send, LockRequest.this::closed);
+                    } else {
+                      giveUp(err);
+                    }
+                  });
+          return;
+        }
+        switch (ErrorKind.of(code)) {
+          case RETRY_WHEN_CONNECTED -> {
             int next = ++epoch;
             state = State.RECOVERING;
             ctx.session().whenConnected(c -> recover(c, next), LockRequest.this::closed);
           }
-          case SESSIONEXPIRED, SESSIONMOVED -> {} // the session's news queues us again
-          default ->
+          case SESSION_ENDED -> {} // the session's news queues us again
+          case FINAL ->
               withdraw(
                   new ZkLockException(
                       "cannot create lock node: "

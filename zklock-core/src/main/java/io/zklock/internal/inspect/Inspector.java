@@ -4,6 +4,7 @@ import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.Clock;
+import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
@@ -385,18 +386,21 @@ public final class Inspector {
       }
       try {
         return io.run(conn.zk());
-      } catch (KeeperException.ConnectionLossException
-          | KeeperException.OperationTimeoutException e) {
-        if (waiting.expired(clock)) {
-          throw new ZkLockException("connection lost: " + e.code(), path, conn.sessionId(), e);
-        }
-        pause(path);
-      } catch (KeeperException.SessionExpiredException e) {
-        if (waiting.expired(clock)) {
-          throw new ZkLockException("session expired", path, conn.sessionId(), e);
-        }
-        pause(path);
       } catch (KeeperException e) {
+        ErrorKind kind = ErrorKind.of(e.code());
+        if (kind != ErrorKind.FINAL) {
+          if (waiting.expired(clock)) {
+            throw new ZkLockException(
+                kind == ErrorKind.SESSION_ENDED
+                    ? "session expired"
+                    : "connection lost: " + e.code(),
+                path,
+                conn.sessionId(),
+                e);
+          }
+          pause(path);
+          continue;
+        }
         throw new ZkLockException(
             "cannot read or change "
                 + (e.getPath() != null ? e.getPath() : path)

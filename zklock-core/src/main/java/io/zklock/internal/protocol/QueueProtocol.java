@@ -1,5 +1,6 @@
 package io.zklock.internal.protocol;
 
+import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
@@ -107,7 +108,7 @@ public final class QueueProtocol implements NodeProtocol {
     Code code = Code.get(rc);
     if (code == Code.OK) {
       evaluate(step, listing, false);
-    } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+    } else if (ErrorKind.retryWhenConnected(code)) {
       step.whenConnected(this::judge);
     }
     // NONODE and expiry: the create's reply and the session's news deal with them
@@ -125,7 +126,7 @@ public final class QueueProtocol implements NodeProtocol {
             null,
             (rc, p, c, children, stat) -> {
               Code code = Code.get(rc);
-              if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+              if (ErrorKind.retryWhenConnected(code)) {
                 step.whenConnected(this::recover);
                 return;
               }
@@ -308,7 +309,7 @@ public final class QueueProtocol implements NodeProtocol {
                 // gone already (no watch was set), seen by a read of our live session
                 wait.owner = NO_OWNER;
                 aheadGone(waiting, wait);
-              } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+              } else if (ErrorKind.retryWhenConnected(code)) {
                 waiting.whenConnected(this::judge);
               }
             });
@@ -400,7 +401,7 @@ public final class QueueProtocol implements NodeProtocol {
                 }
                 if (code == Code.OK) {
                   evaluate(next, listing, false);
-                } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                } else if (ErrorKind.retryWhenConnected(code)) {
                   next.whenConnected(this::judge);
                 }
                 return;
@@ -461,7 +462,7 @@ public final class QueueProtocol implements NodeProtocol {
               Code code = Code.get(rc);
               if (code == Code.OK) {
                 evaluate(waiting, Listing.of(children), true);
-              } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+              } else if (ErrorKind.retryWhenConnected(code)) {
                 waiting.whenConnected(this::judge);
               }
             });

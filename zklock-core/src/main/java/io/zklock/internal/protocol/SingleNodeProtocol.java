@@ -1,5 +1,6 @@
 package io.zklock.internal.protocol;
 
+import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.zk.Sync;
@@ -91,7 +92,7 @@ public final class SingleNodeProtocol implements NodeProtocol {
               Code code = Code.get(rc);
               if (code == Code.NONODE) {
                 waiting.again();
-              } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+              } else if (ErrorKind.retryWhenConnected(code)) {
                 waiting.whenConnected(Step::again);
               }
             });
@@ -111,7 +112,7 @@ public final class SingleNodeProtocol implements NodeProtocol {
             null,
             (rc, p, c, data, stat) -> {
               Code code = Code.get(rc);
-              if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+              if (ErrorKind.retryWhenConnected(code)) {
                 step.whenConnected(this::recover);
               } else if (code == Code.NONODE) {
                 step.again(); // the create never happened, or the node went since
@@ -161,7 +162,7 @@ public final class SingleNodeProtocol implements NodeProtocol {
                           ctx.deleter()
                               .deleteCreated(path, session, null, stat.getCzxid())
                               .whenComplete((v, t) -> done.complete(null));
-                        } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                        } else if (ErrorKind.retryWhenConnected(code)) {
                           deleteIfOurs(ctx, attemptId, session, done);
                         } else {
                           done.complete(null);

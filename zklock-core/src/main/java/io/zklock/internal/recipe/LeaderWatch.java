@@ -4,6 +4,7 @@ import io.zklock.Leader;
 import io.zklock.LeaderObserver;
 import io.zklock.LockNode;
 import io.zklock.internal.inspect.Inspection;
+import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
@@ -283,10 +284,7 @@ final class LeaderWatch {
   }
 
   private void failed(int g, Code code) {
-    if (code == Code.CONNECTIONLOSS
-        || code == Code.SESSIONEXPIRED
-        || code == Code.SESSIONMOVED
-        || code == Code.OPERATIONTIMEOUT) {
+    if (ErrorKind.retryable(code)) {
       done(g, true); // read again once connected
       return;
     }

@@ -3,6 +3,7 @@ package io.zklock.internal.recipe;
 import io.zklock.ZkLockException;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.inspect.Inspection;
+import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.zk.Session;
 import java.nio.charset.StandardCharsets;
@@ -95,13 +96,12 @@ final class PermitCount {
                 case NONODE:
                   create(conn, done);
                   break;
-                case CONNECTIONLOSS:
-                case OPERATIONTIMEOUT:
-                case SESSIONEXPIRED:
-                  again(done);
-                  break;
                 default:
-                  done.completeExceptionally(failure("read", code, conn.sessionId()));
+                  if (ErrorKind.retryable(code)) {
+                    again(done);
+                  } else {
+                    done.completeExceptionally(failure("read", code, conn.sessionId()));
+                  }
               }
             },
             null);
@@ -119,9 +119,6 @@ final class PermitCount {
               switch (code) {
                 case OK:
                 case NODEEXISTS:
-                case CONNECTIONLOSS:
-                case OPERATIONTIMEOUT:
-                case SESSIONEXPIRED:
                   again(done); // read it back (and watch it)
                   break;
                 case NONODE:
@@ -138,7 +135,11 @@ final class PermitCount {
                           });
                   break;
                 default:
-                  done.completeExceptionally(failure("create", code, conn.sessionId()));
+                  if (ErrorKind.retryable(code)) {
+                    again(done); // read it back (and watch it)
+                  } else {
+                    done.completeExceptionally(failure("create", code, conn.sessionId()));
+                  }
               }
             },
             null);
@@ -159,14 +160,15 @@ final class PermitCount {
                   break;
                 case BADVERSION: // someone else stored a count first: compare with it
                 case NONODE:
-                case CONNECTIONLOSS:
-                case OPERATIONTIMEOUT:
-                case SESSIONEXPIRED:
                   again(done);
                   break;
                 default:
-                  done.completeExceptionally(
-                      failure("store the permit count in", code, conn.sessionId()));
+                  if (ErrorKind.retryable(code)) {
+                    again(done);
+                  } else {
+                    done.completeExceptionally(
+                        failure("store the permit count in", code, conn.sessionId()));
+                  }
               }
             },
             null);

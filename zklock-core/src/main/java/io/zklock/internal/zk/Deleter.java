@@ -1,5 +1,6 @@
 package io.zklock.internal.zk;
 
+import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.QueueNode;
 import java.util.ArrayList;
 import java.util.List;
@@ -151,7 +152,7 @@ public final class Deleter {
                       Code code = Code.get(rc);
                       if (code == Code.OK && stat != null && stat.getCzxid() == czxid) {
                         attempt(path, owner, ownWatcher, done, czxid, false, held);
-                      } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                      } else if (ErrorKind.retryWhenConnected(code)) {
                         attempt(path, owner, ownWatcher, done, czxid, true, held);
                       } else {
                         done.complete(null); // gone, or someone else's now
@@ -175,17 +176,19 @@ public final class Deleter {
                     Code code = Code.get(rc);
                     inFlight.remove(path, entry);
                     applied.complete(code == Code.OK);
-                    switch (code) {
-                      case OK:
-                      case NONODE:
-                      case SESSIONEXPIRED:
-                        done.complete(null);
+                    if (code == Code.OK || code == Code.NONODE) {
+                      done.complete(null);
+                      return;
+                    }
+                    switch (ErrorKind.of(code)) {
+                      case SESSION_ENDED:
+                        done.complete(null); // its ephemeral nodes went with it
                         break;
-                      case CONNECTIONLOSS:
-                      case OPERATIONTIMEOUT:
+                      case RETRY_WHEN_CONNECTED:
                         // try again when the connection is back (watch already removed locally)
                         attempt(path, owner, null, done, czxid, czxid != 0L, held);
                         break;
+                      case FINAL:
                       default:
                         log.error(
                             "cannot delete lock node {} of session 0x{}: {}; it will go when the"
@@ -232,7 +235,7 @@ public final class Deleter {
                   null,
                   (rc, p, ctx, children, stat) -> {
                     Code code = Code.get(rc);
-                    if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                    if (ErrorKind.retryWhenConnected(code)) {
                       deleteAttempt(dir, attemptId, owner, done);
                       return;
                     }

@@ -1,6 +1,7 @@
 package io.zklock.internal.zk;
 
 import io.zklock.internal.rules.AclRule;
+import io.zklock.internal.rules.ErrorKind;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -176,13 +177,11 @@ public final class Dirs {
                   case NONODE:
                     create(at, p);
                     break;
-                  case CONNECTIONLOSS:
-                  case OPERATIONTIMEOUT:
-                  case SESSIONEXPIRED:
-                  case SESSIONMOVED:
-                    retry.run();
-                    break;
                   default:
+                    if (ErrorKind.retryable(code)) {
+                      retry.run();
+                      break;
+                    }
                     fail.accept(
                         new io.zklock.ZkLockException(
                             "cannot read the ACL of " + p + ": " + code,
@@ -274,13 +273,11 @@ public final class Dirs {
                     }
                     step(code == Code.NONODE ? 0 : at);
                     break;
-                  case CONNECTIONLOSS:
-                  case OPERATIONTIMEOUT:
-                  case SESSIONEXPIRED:
-                  case SESSIONMOVED:
-                    retry.run();
-                    break;
                   default:
+                    if (ErrorKind.retryable(code)) {
+                      retry.run();
+                      break;
+                    }
                     fail.accept(
                         new io.zklock.ZkLockException(
                             "cannot create "
@@ -332,11 +329,11 @@ public final class Dirs {
                         }
                       });
                   break;
-                case CONNECTIONLOSS:
-                case OPERATIONTIMEOUT:
-                  done.accept(null); // the caller's retry will meet the loss and recover
-                  break;
                 default:
+                  if (ErrorKind.retryable(code)) {
+                    done.accept(null); // the caller's retry meets the loss, or the new session
+                    break;
+                  }
                   done.accept(
                       new io.zklock.ZkLockException(
                           "cannot create lock directory: " + code.name(),

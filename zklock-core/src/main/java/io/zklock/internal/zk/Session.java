@@ -6,6 +6,7 @@ import io.zklock.SessionState;
 import io.zklock.TlsConfig;
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.Clock;
+import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.SessionDeadline;
 import java.io.IOException;
 import java.time.Duration;
@@ -676,9 +677,9 @@ public final class Session implements SessionPort {
                   null,
                   (rc, p, x, stat) -> {
                     Code code = Code.get(rc);
-                    if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+                    if (ErrorKind.retryWhenConnected(code)) {
                       classifyLoss(nodeSession, path, verdict, onClosed);
-                    } else if (code == Code.SESSIONEXPIRED) {
+                    } else if (ErrorKind.of(code) == ErrorKind.SESSION_ENDED) {
                       verdict.accept(LockLostException.Reason.SESSION_EXPIRED);
                     } else {
                       verdict.accept(LockLostException.Reason.NODE_DELETED);

@@ -47,15 +47,16 @@ import org.apache.zookeeper.data.Stat;
  *       as ten digits.
  * </ul>
  *
- * <p>Faults: {@link #loseNextReply()} (the next request is applied but answered {@code
- * CONNECTIONLOSS}; a watch it set is gone, as after a real connection loss the client sets again
- * only the watches it had replies for), {@link #dropNextRequest()} (answered {@code CONNECTIONLOSS}
- * and never applied), {@link #disconnect} (every request of the session in flight fails with {@code
- * CONNECTIONLOSS}, unapplied; so does every request sent until {@link #reconnect}), {@link #expire}
- * (the session's ephemeral nodes go, firing watches — those of the expiring session too, as a
- * server may notify before it closes the connection — and every later request of it answers {@code
- * SESSIONEXPIRED}). Another client acts on the tree at once through {@link #create(long, String,
- * CreateMode)} and {@link #delete(String)}.
+ * <p>Faults: {@link #failNextRequest} (the next request is not applied, and answered with a given
+ * code), {@link #loseNextReply()} (the next request is applied but answered {@code CONNECTIONLOSS};
+ * a watch it set is gone, as after a real connection loss the client sets again only the watches it
+ * had replies for), {@link #dropNextRequest()} (answered {@code CONNECTIONLOSS} and never applied),
+ * {@link #disconnect} (every request of the session in flight fails with {@code CONNECTIONLOSS},
+ * unapplied; so does every request sent until {@link #reconnect}), {@link #expire} (the session's
+ * ephemeral nodes go, firing watches — those of the expiring session too, as a server may notify
+ * before it closes the connection — and every later request of it answers {@code SESSIONEXPIRED}).
+ * Another client acts on the tree at once through {@link #create(long, String, CreateMode)} and
+ * {@link #delete(String)}.
  *
  * <p>{@code FakeZooKeeper} itself is the {@link ZkOps} of its {@linkplain #useSession current
  * session}.
@@ -116,6 +117,7 @@ final class FakeZooKeeper implements ZkOps {
   private long current;
   private int loseNext;
   private int dropNext;
+  private final Deque<Code> failNext = new ArrayDeque<>();
 
   FakeZooKeeper() {
     tree.put("/", new Node(0, 0, false, new byte[0]));
@@ -141,6 +143,14 @@ final class FakeZooKeeper implements ZkOps {
   /** The next request to be delivered is never applied and answered CONNECTIONLOSS. */
   void dropNextRequest() {
     dropNext++;
+  }
+
+  /**
+   * The next request to be delivered is never applied and answered {@code code}: for example
+   * SESSIONMOVED, what a server that no longer owns the session answers a request it ignores.
+   */
+  void failNextRequest(Code code) {
+    failNext.add(code);
   }
 
   /**
@@ -210,7 +220,9 @@ final class FakeZooKeeper implements ZkOps {
       return false;
     }
     Code fault = null;
-    if (dropNext > 0) {
+    if (!failNext.isEmpty()) {
+      fault = failNext.poll();
+    } else if (dropNext > 0) {
       dropNext--;
       fault = Code.CONNECTIONLOSS;
     } else if (expired.contains(r.session())) {
