@@ -21,6 +21,7 @@ import io.zklock.internal.recipe.NodeLock;
 import io.zklock.internal.recipe.ReadWriteLockImpl;
 import io.zklock.internal.recipe.RecipeContext;
 import io.zklock.internal.recipe.SemaphoreImpl;
+import io.zklock.internal.rules.AclRule;
 import io.zklock.internal.rules.Args;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.NodeKind;
@@ -49,6 +50,7 @@ import org.apache.zookeeper.data.ACL;
  */
 final class ZkLocksImpl implements ZkLocks {
   private final SessionConfig config;
+  private final List<ACL> acl; // config.acl() in ZooKeeper's types
   private final ScheduledThreadPoolExecutor pool;
   private final Session session;
   private final Dirs dirs;
@@ -65,7 +67,7 @@ final class ZkLocksImpl implements ZkLocks {
     this.pool = LibraryThreads.newExecutor();
     Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
-    List<ACL> acl = config.acl().entries();
+    this.acl = AclRule.toZooKeeper(config.acl());
     this.gate = new StartGate(config, clock, pool);
     this.lifecycle = new Lifecycle(session, gate);
     this.dirs = new Dirs(config.namespace(), acl, config.guardsDirectories(), session);
@@ -163,7 +165,7 @@ final class ZkLocksImpl implements ZkLocks {
         String p = path.toString();
         if (conn.zk().exists(p, false) == null) {
           try {
-            conn.zk().create(p, new byte[0], config.acl().entries(), CreateMode.PERSISTENT);
+            conn.zk().create(p, new byte[0], acl, CreateMode.PERSISTENT);
           } catch (KeeperException.NodeExistsException raced) {
             // another client made it first
           }

@@ -1,10 +1,12 @@
 package io.zklock.internal.rules;
 
+import io.zklock.NodeAcl;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.StringJoiner;
@@ -142,6 +144,35 @@ public final class AclRule {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("no SHA1 in this JVM", e);
     }
+  }
+
+  /**
+   * The ZooKeeper ACL of {@code acl}: the same entries, in ZooKeeper's types, in the same order.
+   * Not an immutable list: ZooKeeper asks the list whether it {@code contains(null)}, which
+   * immutable lists refuse.
+   */
+  public static List<ACL> toZooKeeper(NodeAcl acl) {
+    List<ACL> out = new ArrayList<>(acl.entries().size());
+    for (NodeAcl.Entry e : acl.entries()) {
+      out.add(new ACL(bits(e.permissions()), new Id(e.scheme(), e.id())));
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /** ZooKeeper's permission bits of {@code permissions}. */
+  static int bits(Set<NodeAcl.Permission> permissions) {
+    int bits = 0;
+    for (NodeAcl.Permission p : permissions) {
+      bits |=
+          switch (p) {
+            case READ -> Perms.READ;
+            case WRITE -> Perms.WRITE;
+            case CREATE -> Perms.CREATE;
+            case DELETE -> Perms.DELETE;
+            case ADMIN -> Perms.ADMIN;
+          };
+    }
+    return bits;
   }
 
   /** An ACL as {@code zkCli} prints it: {@code [world:anyone:cdrwa, digest:alice:...:cdrwa]}. */
