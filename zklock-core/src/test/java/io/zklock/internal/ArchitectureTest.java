@@ -1,9 +1,12 @@
 package io.zklock.internal;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
+import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -34,11 +37,12 @@ import org.junit.jupiter.api.Test;
  *
  * A layer may use any layer below it, and the public API {@code io.zklock}; {@code rules} uses
  * nothing internal and makes no ZooKeeper call. The API reaches the implementation through one
- * class, {@code ZkLocksFactory}. No two internal packages depend on each other in a circle.
+ * class, {@code ZkLocksFactory}. No two internal packages depend on each other in a circle. The
+ * engine, the protocols and the recipes call ZooKeeper through the seam {@code zk.ZkOps}.
  *
- * <p>Each rule is also run once on the main classes plus a class of this test tree that breaks it
- * on purpose ({@code Crossing*} in {@code internal.rules} and {@code internal.zk}), to show that
- * the rule can fail.
+ * <p>Rules are also run on the main classes plus a class of this test tree that breaks one on
+ * purpose ({@code Crossing*} in {@code internal.rules}, {@code internal.zk} and {@code
+ * internal.recipe}), to show that they can fail.
  */
 class ArchitectureTest {
   private static final String INTERNAL = "io.zklock.internal";
@@ -124,6 +128,22 @@ class ArchitectureTest {
                               "org\\.apache\\.zookeeper\\.(KeeperException|ZooDefs)(\\$.*)?"))))
           .because("a rule is a pure function, apart from ZooKeeper I/O");
 
+  /**
+   * The engine, the protocols and the recipes reach ZooKeeper through the asynchronous seam ({@code
+   * zk.ZkOps}), never through ZooKeeper's handle. One exception, until it moves onto the seam:
+   * {@code LeaderElection.leader()}, a blocking read on the caller's thread ({@code Election}).
+   */
+  static final ArchRule THROUGH_THE_SEAM =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              INTERNAL + ".engine..", INTERNAL + ".protocol..", INTERNAL + ".recipe..")
+          .and()
+          .doNotHaveFullyQualifiedName(INTERNAL + ".recipe.Election")
+          .should()
+          .callMethodWhere(target(owner(assignableTo("org.apache.zookeeper.ZooKeeper"))))
+          .because("the seam is what lets the engine and the recipes run on a fake");
+
   @Test
   void layers_runOneWay() {
     LAYERS.check(main);
@@ -144,6 +164,11 @@ class ArchitectureTest {
     PURE_RULES.check(main);
   }
 
+  @Test
+  void engineProtocolsAndRecipes_callZooKeeperThroughTheSeam() {
+    THROUGH_THE_SEAM.check(main);
+  }
+
   // ---------------------------------------------------------------- the rules can fail
 
   @Test
@@ -162,6 +187,15 @@ class ArchitectureTest {
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("Cycle detected")
         .hasMessageContaining("CrossingBack");
+  }
+
+  @Test
+  void throughTheSeam_failsOnARecipeThatCallsTheHandle() {
+    JavaClasses crossed = withFixtures("recipe", "CrossingSeam");
+    assertThatThrownBy(() -> THROUGH_THE_SEAM.check(crossed))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("CrossingSeam")
+        .hasMessageContaining("ZooKeeper.exists");
   }
 
   /** The main classes plus the compiled test classes named {@code <name>*} of {@code pkg}. */

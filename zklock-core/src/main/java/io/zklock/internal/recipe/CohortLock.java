@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
-import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.slf4j.Logger;
@@ -458,7 +457,7 @@ public final class CohortLock implements LockPart {
       return; // a suspended node is given back at the next release if it is lost
     }
     String own = path.substring(path.lastIndexOf('/') + 1);
-    conn.zk()
+    conn.ops()
         .getChildren(
             dir(),
             event -> {
@@ -466,13 +465,11 @@ public final class CohortLock implements LockPart {
                 watchSuccessors(h, gen);
               }
             },
-            (AsyncCallback.Children2Callback)
-                (rc, p, c, children, stat) -> {
-                  if (Code.get(rc) == Code.OK) {
-                    sawQueue(gen, own, children);
-                  }
-                },
-            null);
+            (rc, p, c, children, stat) -> {
+              if (Code.get(rc) == Code.OK) {
+                sawQueue(gen, own, children);
+              }
+            });
   }
 
   /**
@@ -488,7 +485,7 @@ public final class CohortLock implements LockPart {
       earlyListed = false;
       return;
     }
-    conn.zk()
+    conn.ops()
         .getChildren(
             dir(),
             event -> {
@@ -499,14 +496,12 @@ public final class CohortLock implements LockPart {
                 }
               }
             },
-            (AsyncCallback.Children2Callback)
-                (rc, p, c, children, stat) -> {
-                  LockHandle h = earlyListed(gen, Code.get(rc) == Code.OK ? children : null);
-                  if (h != null) {
-                    watchSuccessors(h, gen);
-                  }
-                },
-            null);
+            (rc, p, c, children, stat) -> {
+              LockHandle h = earlyListed(gen, Code.get(rc) == Code.OK ? children : null);
+              if (h != null) {
+                watchSuccessors(h, gen);
+              }
+            });
   }
 
   /** The early listing changed. Returns the node to list again for, or null. */

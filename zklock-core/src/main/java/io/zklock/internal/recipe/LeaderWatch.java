@@ -162,11 +162,11 @@ final class LeaderWatch {
 
   /** Lists the directory; with {@code watch}, sets a watch on its children too. */
   private void list(int g, Session.Conn c, boolean watch) {
-    c.zk()
+    c.ops()
         .getChildren(
             dir,
             watch ? watcher : null,
-            (rc, path, x, children) -> {
+            (rc, path, x, children, stat) -> {
               Code code = Code.get(rc);
               if (code == Code.NONODE) {
                 watchDir(g, c);
@@ -188,13 +188,12 @@ final class LeaderWatch {
                   readHead(g, c, q.get(0).name());
                 }
               }
-            },
-            null);
+            });
   }
 
   /** The directory does not exist: watch for its creation. */
   private void watchDir(int g, Session.Conn c) {
-    c.zk()
+    c.ops()
         .exists(
             dir,
             watcher,
@@ -208,8 +207,7 @@ final class LeaderWatch {
               } else {
                 failed(g, code);
               }
-            },
-            null);
+            });
   }
 
   /** Near the sequence counter's overflow the head is the node created first. */
@@ -218,7 +216,7 @@ final class LeaderWatch {
     AtomicInteger left = new AtomicInteger(q.size());
     Code[] bad = new Code[1];
     for (QueueNode n : q) {
-      c.zk()
+      c.ops()
           .exists(
               dir + "/" + n.name(),
               null,
@@ -241,15 +239,14 @@ final class LeaderWatch {
                     readHead(g, c, found.get(0).name());
                   }
                 }
-              },
-              null);
+              });
     }
   }
 
   /** Reads the head's node and watches it: it goes when leadership changes hands. */
   private void readHead(int g, Session.Conn c, String head) {
     String path = dir + "/" + head;
-    c.zk()
+    c.ops()
         .getData(
             path,
             watcher,
@@ -279,8 +276,7 @@ final class LeaderWatch {
                 report(g, Optional.of(new Leader(id, stat.getCzxid(), node)));
                 done(g, false);
               }
-            },
-            null);
+            });
   }
 
   private void failed(int g, Code code) {

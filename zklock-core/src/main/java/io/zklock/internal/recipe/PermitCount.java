@@ -75,7 +75,7 @@ final class PermitCount {
   }
 
   private void read(Session.Conn conn, CompletableFuture<Void> done) {
-    conn.zk()
+    conn.ops()
         .getData(
             dir,
             invalidate,
@@ -103,18 +103,17 @@ final class PermitCount {
                     done.completeExceptionally(failure("read", code, conn.sessionId()));
                   }
               }
-            },
-            null);
+            });
   }
 
   private void create(Session.Conn conn, CompletableFuture<Void> done) {
-    conn.zk()
+    conn.ops()
         .create(
             dir,
             data,
             ctx.acl(),
             CreateMode.CONTAINER,
-            (rc, p, c, name) -> {
+            (rc, p, c, name, created) -> {
               Code code = Code.get(rc);
               switch (code) {
                 case OK:
@@ -141,12 +140,11 @@ final class PermitCount {
                     done.completeExceptionally(failure("create", code, conn.sessionId()));
                   }
               }
-            },
-            null);
+            });
   }
 
   private void claim(Session.Conn conn, int version, CompletableFuture<Void> done) {
-    conn.zk()
+    conn.ops()
         .setData(
             dir,
             data,
@@ -170,8 +168,7 @@ final class PermitCount {
                         failure("store the permit count in", code, conn.sessionId()));
                   }
               }
-            },
-            null);
+            });
   }
 
   /** The count stored in a semaphore directory's data, or 0 if none. */

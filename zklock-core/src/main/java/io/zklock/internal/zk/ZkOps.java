@@ -28,6 +28,9 @@ public interface ZkOps {
 
   void delete(String path, AsyncCallback.VoidCallback cb);
 
+  /** Sets the data of {@code path} if its version is {@code version} ({@code -1}: any). */
+  void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb);
+
   /** Removes this client's {@code watcher} of {@code type} on {@code path}, locally too. */
   void removeWatches(String path, Watcher watcher, WatcherType type, AsyncCallback.VoidCallback cb);
 
@@ -79,6 +82,11 @@ public interface ZkOps {
       @Override
       public void delete(String path, AsyncCallback.VoidCallback cb) {
         zk.delete(path, -1, cb, null);
+      }
+
+      @Override
+      public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {
+        zk.setData(path, data, version, cb, null);
       }
 
       @Override

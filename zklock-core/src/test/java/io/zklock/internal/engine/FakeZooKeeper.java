@@ -520,6 +520,11 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   @Override
+  public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {
+    opsOf(current).setData(path, data, version, cb);
+  }
+
+  @Override
   public void removeWatches(
       String path, Watcher watcher, WatcherType type, AsyncCallback.VoidCallback cb) {
     opsOf(current).removeWatches(path, watcher, type, cb);
@@ -661,6 +666,28 @@ final class FakeZooKeeper implements ZkOps {
           fault -> {
             Code code = fault != null ? fault : doDelete(path);
             return () -> cb.processResult(code.intValue(), path, null);
+          });
+    }
+
+    @Override
+    public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {
+      send(
+          "setData",
+          path,
+          fault -> {
+            if (fault != null) {
+              return () -> cb.processResult(fault.intValue(), path, null, null);
+            }
+            Node n = tree.get(path);
+            if (n == null) {
+              return () -> cb.processResult(Code.NONODE.intValue(), path, null, null);
+            }
+            if (version != -1 && version != n.version) {
+              return () -> cb.processResult(Code.BADVERSION.intValue(), path, null, null);
+            }
+            FakeZooKeeper.this.setData(path, data);
+            Stat stat = statOf(path, n);
+            return () -> cb.processResult(Code.OK.intValue(), path, null, stat);
           });
     }
 

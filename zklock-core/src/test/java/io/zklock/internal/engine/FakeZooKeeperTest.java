@@ -52,6 +52,33 @@ class FakeZooKeeperTest {
   }
 
   @Test
+  void setData_appliesAtTheGivenVersion_refusesAnother_andFiresTheDataWatch() {
+    create("/ns/dir/a", CreateMode.PERSISTENT);
+    zk.deliverAll();
+    ops.getData("/ns/dir/a", e -> log.add("event " + e.getType()), (rc, p, c, d, st) -> {});
+    zk.deliverAll();
+
+    ops.setData("/ns/dir/a", new byte[] {2}, 1, (rc, p, c, st) -> log.add("set " + Code.get(rc)));
+    ops.setData(
+        "/ns/dir/a",
+        new byte[] {3},
+        0,
+        (rc, p, c, st) -> log.add("set " + Code.get(rc) + " version " + st.getVersion()));
+    ops.setData(
+        "/ns/dir/gone", new byte[] {4}, -1, (rc, p, c, st) -> log.add("set " + Code.get(rc)));
+    zk.deliverAll();
+
+    assertThat(log)
+        .containsExactly(
+            "create OK /ns/dir/a czxid",
+            "set BADVERSION",
+            "event NodeDataChanged",
+            "set OK version 1",
+            "set NONODE");
+    assertThat(zk.data("/ns/dir/a")).containsExactly(3);
+  }
+
+  @Test
   void stat_carriesCzxidVersionAndEphemeralOwner() {
     create("/ns/dir/a", CreateMode.EPHEMERAL);
     create("/ns/dir/b", CreateMode.PERSISTENT);

@@ -261,6 +261,11 @@ class SharedListingsTest {
     }
 
     @Override
+    public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public void removeWatches(
         String path, Watcher watcher, WatcherType type, AsyncCallback.VoidCallback cb) {
       throw new UnsupportedOperationException();
