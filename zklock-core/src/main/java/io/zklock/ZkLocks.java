@@ -106,7 +106,7 @@ public interface ZkLocks extends AutoCloseable {
   }
 
   /**
-   * The simplest lock (seeds 000 §2.1 and 001): one EPHEMERAL node, {@code
+   * The simplest lock: one EPHEMERAL node, {@code
    * <namespace>/<name>/x-lock}, owned by whoever created it; its data names the owner (client,
    * session, a random attempt id), so that a create or delete whose reply was lost to a connection
    * loss is checked by reading the node back. {@code tryAcquire()} costs a single create and leaves

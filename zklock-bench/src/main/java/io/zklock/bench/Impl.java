@@ -20,7 +20,7 @@ enum Impl {
     }
   },
   /**
-   * The seeds' first algorithm (seed 002): EPHEMERAL_SEQUENTIAL node, getChildren with a watch on
+   * The naive algorithm, the textbook first attempt: EPHEMERAL_SEQUENTIAL node, getChildren with a watch on
    * the parent, re-check on every change — the herd effect.
    */
   NAIVE("naive") {

@@ -14,12 +14,11 @@ import org.apache.zookeeper.Watcher.WatcherType;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The simple lock's one {@code EPHEMERAL} node (seeds 000 §2.1 and 001): whoever creates it holds
- * the lock; the others watch it and all try again when it goes (not fair, and a herd).
+ * The simple lock's one {@code EPHEMERAL} node: whoever creates it holds the lock; the others watch it and all try again when it goes (not fair, and a herd).
  *
  * <p>Identity: the node's data carries the request's attempt id (and the session), so after a
  * connection loss on create the request reads the node back: its own id means the create happened
- * (adopt it), another id means someone else holds the lock (seed 001's checkNode).
+ * (adopt it), another id means someone else holds the lock: the node is read, never assumed.
  */
 public final class SingleNodeProtocol implements NodeProtocol {
   /** The name of the lock node inside the directory. */

@@ -24,7 +24,7 @@ import java.util.function.Function;
  *       sides of the read-write lock ({@link NodeKind#READ}, {@link NodeKind#WRITE}), the
  *       semaphore's admission and leases ({@link NodeKind#SEMAPHORE}), the election ({@link
  *       NodeKind#ELECTION}) and a cohort's global request;
- *   <li>{@link #simple}: the simple lock of seeds 000 §2.1 and 001, one EPHEMERAL node whose
+ *   <li>{@link #simple}: the simple lock, one EPHEMERAL node whose
  *       creator holds the lock ({@link SingleNodeProtocol}); not fair, and a herd.
  * </ul>
  */

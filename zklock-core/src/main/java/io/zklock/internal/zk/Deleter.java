@@ -80,7 +80,7 @@ public final class Deleter {
   /**
    * Deletes {@code path} like {@link #delete}, for a node whose name is reused by later holders
    * (the simple lock's): a retry after a connection loss first reads the node back and deletes it
-   * only if its creation zxid is still {@code czxid} (seed 001's checkRelease). The first delete
+   * only if its creation zxid is still {@code czxid}, checked rather than assumed. The first delete
    * may have succeeded unseen and someone else may have created the node since; a blind retry would
    * delete their lock.
    */

@@ -24,7 +24,7 @@ import org.apache.zookeeper.ZooDefs.Ids;
 /**
  * A {@link RequestContext} around fakes — {@link FakeZooKeeper}, {@link FakeSession}, a {@link
  * ManualScheduler} on a fake clock, a direct executor — and helpers that start requests the way
- * {@code QueueLock} and {@code SimpleLock} do. No server, no threads, no sleeping.
+ * {@code NodeLock} does. No server, no threads, no sleeping.
  */
 final class EngineFixture {
   static final String NS = "/zklock";
@@ -99,7 +99,7 @@ final class EngineFixture {
     return queue(NodeKind.MUTEX, Ordering.forKind(NodeKind.MUTEX), tryOnly, nanos, hasDeadline);
   }
 
-  /** A request of the queue of sequential nodes, as {@code QueueLock} starts it. */
+  /** A request of the queue of sequential nodes, as {@code NodeLock.queue} starts it. */
   Started queue(
       NodeKind kind, Ordering.Rule rule, boolean tryOnly, long nanos, boolean hasDeadline) {
     return start(new QueueProtocol(DIR, kind, rule, Map.of()), tryOnly, nanos, hasDeadline);
