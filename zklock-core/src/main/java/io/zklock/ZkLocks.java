@@ -106,12 +106,11 @@ public interface ZkLocks extends AutoCloseable {
   }
 
   /**
-   * The simplest lock: one EPHEMERAL node, {@code
-   * <namespace>/<name>/x-lock}, owned by whoever created it; its data names the owner (client,
-   * session, a random attempt id), so that a create or delete whose reply was lost to a connection
-   * loss is checked by reading the node back. {@code tryAcquire()} costs a single create and leaves
-   * nothing behind when busy: good for "run at most once" jobs. The fencing token is the node's
-   * creation zxid.
+   * The simplest lock: one EPHEMERAL node, {@code <namespace>/<name>/x-lock}, owned by whoever
+   * created it; its data names the owner (client, session, a random attempt id), so that a create
+   * or delete whose reply was lost to a connection loss is checked by reading the node back. {@code
+   * tryAcquire()} costs a single create and leaves nothing behind when busy: good for "run at most
+   * once" jobs. The fencing token is the node's creation zxid.
    *
    * <p>Blocking waiters watch the node and all try to create it again when it goes: the lock is not
    * fair (a newcomer may win over a long waiter) and every waiter wakes on each release (a herd).

@@ -19,7 +19,7 @@ public final class Requests {
   }
 
   /** Number of requests pending or held, for tests and metrics. */
-  public int size() {
+  int size() {
     return active.size();
   }
 

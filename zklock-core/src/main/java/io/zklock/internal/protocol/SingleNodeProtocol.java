@@ -14,7 +14,8 @@ import org.apache.zookeeper.Watcher.WatcherType;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The simple lock's one {@code EPHEMERAL} node: whoever creates it holds the lock; the others watch it and all try again when it goes (not fair, and a herd).
+ * The simple lock's one {@code EPHEMERAL} node: whoever creates it holds the lock; the others watch
+ * it and all try again when it goes (not fair, and a herd).
  *
  * <p>Identity: the node's data carries the request's attempt id (and the session), so after a
  * connection loss on create the request reads the node back: its own id means the create happened
@@ -22,7 +23,7 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class SingleNodeProtocol implements NodeProtocol {
   /** The name of the lock node inside the directory. */
-  public static final String NODE = NodeKind.SIMPLE_NODE;
+  static final String NODE = NodeKind.SIMPLE_NODE;
 
   private final String dir;
   private final String path;

@@ -94,7 +94,7 @@ public final class CohortLock implements LockPart {
    *
    * @param view makes the {@link #asLock()} view
    */
-  public CohortLock(
+  CohortLock(
       RecipeContext ctx,
       String name,
       LockOptions options,

@@ -31,8 +31,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leader election on a queue lock of {@link NodeKind#ELECTION} nodes whose data carries
- * the participant id: the head of the queue leads. A participant's request is an ordinary {@link
+ * Leader election on a queue lock of {@link NodeKind#ELECTION} nodes whose data carries the
+ * participant id: the head of the queue leads. A participant's request is an ordinary {@link
  * LockRequest}, so it survives connection loss and re-queues by itself after a session expiry while
  * waiting; when leadership is lost (session expired, node deleted) the listeners hear {@code
  * revoked} and the participant joins the queue again.

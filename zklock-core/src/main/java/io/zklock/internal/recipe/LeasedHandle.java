@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * LockLostException.Reason#LEASE_EXPIRED}. The lease is kept by a timer on the library's scheduler,
  * so it runs out even while the holder's threads are stuck; {@link #extend} sets it again.
  */
-public final class LeasedHandle implements Handle {
+final class LeasedHandle implements Handle {
 
   /** The life of the lease. */
   private enum State {

@@ -24,8 +24,8 @@ import java.util.function.Function;
  *       sides of the read-write lock ({@link NodeKind#READ}, {@link NodeKind#WRITE}), the
  *       semaphore's admission and leases ({@link NodeKind#SEMAPHORE}), the election ({@link
  *       NodeKind#ELECTION}) and a cohort's global request;
- *   <li>{@link #simple}: the simple lock, one EPHEMERAL node whose
- *       creator holds the lock ({@link SingleNodeProtocol}); not fair, and a herd.
+ *   <li>{@link #simple}: the simple lock, one EPHEMERAL node whose creator holds the lock ({@link
+ *       SingleNodeProtocol}); not fair, and a herd.
  * </ul>
  */
 public final class NodeLock implements LockPart {
@@ -60,7 +60,7 @@ public final class NodeLock implements LockPart {
   }
 
   /** A queue lock with everything chosen by the recipe; grants are handed out as they are. */
-  public static NodeLock queue(
+  static NodeLock queue(
       RecipeContext ctx,
       String name,
       String dir,
@@ -78,7 +78,7 @@ public final class NodeLock implements LockPart {
    * @param extraData extra fields of every node's data
    * @param grantView what a caller is handed at a grant
    */
-  public static NodeLock queue(
+  static NodeLock queue(
       RecipeContext ctx,
       String name,
       String dir,
@@ -90,7 +90,7 @@ public final class NodeLock implements LockPart {
     return new NodeLock(ctx, name, new QueueProtocol(dir, kind, rule, extraData), view, grantView);
   }
 
-  /** The simple lock {@code name}: its node is {@code <dir>/}{@link SingleNodeProtocol#NODE}. */
+  /** The simple lock {@code name}: its node is {@code <dir>/}{@link NodeKind#SIMPLE_NODE}. */
   public static NodeLock simple(RecipeContext ctx, String name) {
     return new NodeLock(
         ctx, name, new SingleNodeProtocol(ctx.dirOf(name)), ReentrantView::new, r -> r);

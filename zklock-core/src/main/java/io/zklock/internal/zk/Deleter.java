@@ -93,7 +93,7 @@ public final class Deleter {
    * Like {@link #deleteCreated(String, long, Watcher, long)}; {@code held}: the node was granted to
    * its request (see {@link #releaseInFlight}).
    */
-  public CompletableFuture<Void> deleteCreated(
+  CompletableFuture<Void> deleteCreated(
       String path, long owner, Watcher ownWatcher, long czxid, boolean held) {
     return deleteCreated(path, owner, ownWatcher, czxid, held, false);
   }

@@ -559,7 +559,7 @@ public final class Session implements SessionPort {
   }
 
   /** The handle of the session now being used (connected or suspended), or null after expiry. */
-  public Conn session() {
+  Conn session() {
     synchronized (lock) {
       return conn;
     }

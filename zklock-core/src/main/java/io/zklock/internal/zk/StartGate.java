@@ -64,19 +64,19 @@ public final class StartGate {
   }
 
   /** Whether requests may start at once. */
-  public boolean isOpen() {
+  boolean isOpen() {
     CompletableFuture<Void> gate = firstReady;
     return gate == null || (gate.isDone() && !gate.isCompletedExceptionally());
   }
 
   /** Whether the gate has been decided: open, or failed because the instance closed first. */
-  public boolean isReadyOrFailed() {
+  boolean isReadyOrFailed() {
     CompletableFuture<Void> gate = firstReady;
     return gate == null || gate.isDone();
   }
 
   /** Runs {@code r} once the gate is decided (at once if it is). */
-  public void whenReadyOrFailed(Runnable r) {
+  void whenReadyOrFailed(Runnable r) {
     CompletableFuture<Void> gate = firstReady;
     if (gate == null || gate.isDone()) {
       r.run();
@@ -92,7 +92,7 @@ public final class StartGate {
    * spent at the gate counts against the request's deadline. Cancelling the returned future before
    * the gate opens withdraws the request before it is made; after, it cancels the request.
    */
-  public CompletableFuture<LockHandle> whenOpen(
+  CompletableFuture<LockHandle> whenOpen(
       Function<Waiting, CompletableFuture<LockHandle>> start, Waiting waiting, String path) {
     CompletableFuture<Void> gate = firstReady;
     long connectNanos = config.connectTimeout().toNanos();

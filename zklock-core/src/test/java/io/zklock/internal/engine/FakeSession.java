@@ -10,9 +10,9 @@ import java.util.function.Consumer;
 /**
  * A session the test drives, over a {@link FakeZooKeeper}: connected, suspended (connection down,
  * session alive), lost (expired, no new session yet) or closed. Like {@link Session}, it tells the
- * {@link Requests} of its instance the news (as the wiring's observer does): {@link
- * #disconnect()} → suspended, {@link #expire()} → expired, {@link #close()} → closed. Everything
- * runs on the test's thread; an action waiting for a connection runs when the test reconnects.
+ * {@link Requests} of its instance the news (as the wiring's observer does): {@link #disconnect()}
+ * → suspended, {@link #expire()} → expired, {@link #close()} → closed. Everything runs on the
+ * test's thread; an action waiting for a connection runs when the test reconnects.
  */
 final class FakeSession implements SessionPort {
   enum State {
