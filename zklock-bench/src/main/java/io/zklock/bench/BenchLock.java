@@ -2,7 +2,7 @@ package io.zklock.bench;
 
 /**
  * The one facade every implementation is driven through (Caffeine's benchmark pattern): the same
- * scenario code runs against zklock, Curator, the seeds' naive lock and raw ZooKeeper.
+ * scenario code runs against zklock, Curator, the naive lock and raw ZooKeeper.
  */
 interface BenchLock {
 

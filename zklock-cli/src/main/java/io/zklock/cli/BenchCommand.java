@@ -20,7 +20,7 @@ import picocli.CommandLine.Unmatched;
     header = "Benchmarks zklock against Curator, the naive lock and raw ZooKeeper.",
     description = {
       "Runs the benchmarks of docs/benchmarks.md on one embedded ZooKeeper server: zklock,"
-          + " Apache Curator, the seeds' naive lock, raw ZooKeeper and the fair-queue floor,"
+          + " Apache Curator, the naive lock (a parent watch), raw ZooKeeper and the fair-queue floor,"
           + " interleaved, with ratios against a baseline measured in the same run, with no added"
           + " latency and with a 1 ms round trip (--rtt). The default run takes about 12 minutes;"
           + " --quick about one.",
