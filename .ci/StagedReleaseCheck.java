@@ -314,7 +314,7 @@ public class StagedReleaseCheck {
       module = checkMainJar(a, jar);
     }
     if (Files.isRegularFile(sources)) {
-      checkEntries(a, sources, ".java", "a .java source");
+      checkEntries(a, sources, a.equals("zklock-kotlin") ? ".kt" : ".java", "a source file");
     }
     if (Files.isRegularFile(javadoc)) {
       checkEntries(a, javadoc, "index.html", "index.html");
