@@ -5,8 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The one facade every implementation is driven through (Caffeine's benchmark pattern): the same
- * scenario code runs against zklock, Curator, the seeds' naive lock, raw ZooKeeper, Redisson and
- * etcd.
+ * scenario code runs against zklock, Curator, the naive lock, raw ZooKeeper, Redisson and etcd.
  */
 interface BenchLock {
 

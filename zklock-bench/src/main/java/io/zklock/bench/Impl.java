@@ -20,8 +20,8 @@ enum Impl {
     }
   },
   /**
-   * The seeds' first algorithm (seed 002): EPHEMERAL_SEQUENTIAL node, getChildren with a watch on
-   * the parent, re-check on every change — the herd effect.
+   * The naive algorithm, the textbook first attempt: EPHEMERAL_SEQUENTIAL node, getChildren with a
+   * watch on the parent, re-check on every change — the herd effect.
    */
   NAIVE("naive", Server.ZOOKEEPER) {
     @Override

@@ -19,7 +19,7 @@ import picocli.CommandLine.Unmatched;
     name = "bench",
     header = "Benchmarks zklock against Curator, Redisson, etcd, the naive lock and raw ZooKeeper.",
     description = {
-      "Runs the benchmarks of docs/benchmarks.md: zklock, Apache Curator, the seeds' naive lock,"
+      "Runs the benchmarks of docs/benchmarks.md: zklock, Apache Curator, the naive lock (a parent watch),"
           + " raw ZooKeeper and the fair-queue floor on an embedded ZooKeeper server (or a 3-server"
           + " ensemble, --ensemble 3), Redisson's locks on redis-server and etcd's lock on etcd"
           + " (started from PATH when installed), interleaved, with ratios against a baseline"

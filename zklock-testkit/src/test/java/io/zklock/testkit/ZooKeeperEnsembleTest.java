@@ -134,7 +134,7 @@ class ZooKeeperEnsembleTest {
   @Test
   void childClassPath_relativeEntries_madeAbsolute() {
     String sep = java.io.File.pathSeparator;
-    String cp = ChildProcessPeer.classPath("target/app.jar" + sep + "/abs/lib.jar", "mods");
+    String cp = ChildJvm.classPath("target/app.jar" + sep + "/abs/lib.jar", "mods");
     for (String entry : cp.split(sep)) {
       assertThat(java.nio.file.Path.of(entry).isAbsolute())
           .as("a child runs in its server's directory: %s must be absolute", entry)
