@@ -146,11 +146,25 @@ final class ChildJvm {
       }
       return String.join(File.pathSeparator, jars);
     }
-    String classPath = System.getProperty("java.class.path", "");
-    String modulePath = System.getProperty("jdk.module.path", "");
-    if (modulePath.isEmpty()) {
-      return classPath;
+    return classPath(
+        System.getProperty("java.class.path", ""), System.getProperty("jdk.module.path", ""));
+  }
+
+  /**
+   * {@code classPath} and {@code modulePath} joined, every entry made absolute: the child runs in
+   * its server's directory, and a {@code java -jar target/app.jar} has a relative class path.
+   */
+  static String classPath(String classPath, String modulePath) {
+    String joined =
+        modulePath.isEmpty()
+            ? classPath
+            : classPath.isEmpty() ? modulePath : classPath + File.pathSeparator + modulePath;
+    List<String> absolute = new ArrayList<>();
+    for (String entry : joined.split(File.pathSeparator)) {
+      if (!entry.isEmpty()) {
+        absolute.add(Path.of(entry).toAbsolutePath().toString());
+      }
     }
-    return classPath.isEmpty() ? modulePath : classPath + File.pathSeparator + modulePath;
+    return String.join(File.pathSeparator, absolute);
   }
 }

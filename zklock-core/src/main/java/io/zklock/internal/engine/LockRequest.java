@@ -117,6 +117,10 @@ public final class LockRequest implements Handle {
   private Watch watch;
   private Watch sideWatch; // a second watch of the same wait (the exclusive rule's look-ahead)
   private boolean ownWatchSet; // the data watch on our own node was requested
+
+  /** The last create was sent right behind its directory's create ({@link Dirs#createAhead}). */
+  private boolean dirSentAhead;
+
   private ScheduledFuture<?> ownWatchTimer;
   private CompletableFuture<Void> released;
   private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
@@ -713,6 +717,7 @@ public final class LockRequest implements Handle {
         if (!live() || state != State.CREATING) {
           return;
         }
+        dirSentAhead = false;
         node = new Node(path, czxid, conn.sessionId());
         state = State.WAITING; // same step: a listing sent behind the create judges it
       }
@@ -740,6 +745,16 @@ public final class LockRequest implements Handle {
         if (code == Code.NONODE) {
           epoch++; // a listing sent behind the create fails too: drop it
           state = State.PENDING;
+          if (!dirSentAhead && ctx.dirs().trusted(protocol.dir())) {
+            // the directory is missing (first use, or reaped): create it and, right behind it on
+            // the same connection, our node: one round trip. Should that fail too (its parent is
+            // missing), the next NONODE walks the path.
+            dirSentAhead = true;
+            ctx.dirs().createAhead(conn, protocol.dir());
+            ctx.session().whenConnected(LockRequest.this::send, LockRequest.this::closed);
+            return;
+          }
+          dirSentAhead = false;
           ctx.dirs()
               .ensure(
                   conn,

@@ -332,6 +332,25 @@ public final class Dirs {
     }
   }
 
+  /**
+   * Sends the creation of {@code dir} (a CONTAINER; the namespace PERSISTENT) and returns at once,
+   * for a lock node's create sent right behind it: one session's requests are applied in order, so
+   * that create finds the directory, and a missing directory costs no round trip of its own (issue
+   * 32: a per-entity lock is often the first use of its directory, or its directory was reaped as
+   * an empty container). The reply is not waited for: created or already there is what it is for;
+   * anything else (the parent missing, say) fails the create behind it too, whose request then
+   * walks the path with {@link #ensure}.
+   */
+  public void createAhead(Session.Conn conn, String dir) {
+    conn.ops()
+        .create(
+            dir,
+            new byte[0],
+            acl,
+            dir.equals(namespace) ? CreateMode.PERSISTENT : CreateMode.CONTAINER,
+            (rc, path, ctx, name, stat) -> {});
+  }
+
   /** Ensures {@code dir} exists, then calls {@code done} with null, or with the error. */
   public void ensure(Session.Conn conn, String dir, Consumer<io.zklock.ZkLockException> done) {
     conn.ops()

@@ -603,6 +603,43 @@ class LockRequestTest {
   }
 
   @Test
+  void lockDirectoryMissing_directoryAndNodeCreatedInOneRoundTrip() {
+    zk.delete(DIR); // first use of a per-entity lock, or its empty container was reaped
+    Started r = f.acquire();
+    zk.deliverNext(); // the create: NONODE
+    zk.deliverNext(); // the listing sent behind it: NONODE
+
+    List<String> sent = zk.sent().stream().map(s -> s.op() + " " + s.path()).toList();
+    assertThat(sent.subList(2, sent.size()))
+        .as(
+            "before any reply, the directory's create and, right behind it, the lock node's"
+                + " create and listing: %s",
+            sent)
+        .hasSize(3)
+        .startsWith("create " + DIR)
+        .contains("getChildren " + DIR);
+    assertThat(sent.get(3)).startsWith("create " + DIR + "/");
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(f.nodes()).hasSize(1);
+  }
+
+  @Test
+  void lockDirectoryAndItsParentMissing_walksThePath_andTheRequestGoesOn() {
+    String parent = DIR.substring(0, DIR.lastIndexOf('/'));
+    zk.delete(DIR);
+    if (!parent.isEmpty() && zk.children(parent).isEmpty()) {
+      zk.delete(parent);
+    }
+    Started r = f.acquire();
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(zk.exists(DIR)).isTrue();
+    assertThat(f.nodes()).hasSize(1);
+  }
+
+  @Test
   void timeout_whileDisconnectedBeforeTheCreate_endsWithoutANode() {
     f.session.disconnect();
     Started r = f.acquire(Duration.ofSeconds(1));
