@@ -55,20 +55,22 @@ class ElectCommandTest extends CliServerTestSupport {
   void sigterm_whileWaitingToLead_exits143_andLeavesTheElection() throws Exception {
     String ns = namespace();
     try (ZklockProcess a =
-            elect(ns, concat(new String[] {"--id", "node-a", "sched", "--"}, leader("a")));
-        ZklockProcess b =
-            elect(ns, concat(new String[] {"--id", "node-b", "sched", "--"}, leader("b")))) {
+        elect(ns, concat(new String[] {"--id", "node-a", "sched", "--"}, leader("a")))) {
+      // b starts once a leads: started together, either could win, and b must be the one waiting
       await().atMost(Duration.ofSeconds(30)).until(() -> leads("a"));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> observer.getChildren(ns + "/sched", false).size() == 2);
+      try (ZklockProcess b =
+          elect(ns, concat(new String[] {"--id", "node-b", "sched", "--"}, leader("b")))) {
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> observer.getChildren(ns + "/sched", false).size() == 2);
 
-      b.signal("TERM");
+        b.signal("TERM");
 
-      Cli.Result r = b.await(30);
-      assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.TERMINATED);
-      assertThat(r.err()).contains("cancelled while waiting to lead 'sched'");
-      assertThat(observer.getChildren(ns + "/sched", false)).as("only the leader").hasSize(1);
+        Cli.Result r = b.await(30);
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.TERMINATED);
+        assertThat(r.err()).contains("cancelled while waiting to lead 'sched'");
+        assertThat(observer.getChildren(ns + "/sched", false)).as("only the leader").hasSize(1);
+      }
       a.signal("INT");
       assertThat(a.await(30).exitCode()).as("the leader, stopped by SIGINT").isEqualTo(130);
     }
