@@ -24,10 +24,11 @@ import java.util.concurrent.CompletableFuture;
  * The first client to use a semaphore stores its permit count in the semaphore's directory; every
  * request checks it (a read sent alongside the request, then cached while a watch on the directory
  * stands), and a client that asks with another count is refused with a {@link ZkLockException}
- * naming both counts, before it takes any lease. When nobody holds or waits for a while, the server
- * removes the directory, and the next client may start the semaphore again with another count. (A
- * client of zklock from before the count was stored does not check it, and admits by its own
- * count.)
+ * naming both counts, whose cause is an {@link IllegalArgumentException} (a caller's mistake, not a
+ * failure of the ensemble), before it takes any lease. When nobody holds or waits for a while, the
+ * server removes the directory, and the next client may start the semaphore again with another
+ * count. (A client of zklock from before the count was stored does not check it, and admits by its
+ * own count.)
  *
  * <h2>Several permits at once</h2>
  *

@@ -41,7 +41,10 @@ public interface ZkLocks extends AutoCloseable {
    *
    * @param name the lock's name, a relative path such as {@code "orders/42"}
    * @throws IllegalArgumentException if the name is empty, has empty, {@code .} or {@code ..}
-   *     segments, control characters, starts with the reserved {@code zookeeper}, or is too long
+   *     segments, characters ZooKeeper refuses in a path (control characters, U+D800 to U+F8FF and
+   *     so any character beyond U+FFFF such as an emoji, U+FFF0 to U+FFFF), or is too long; or if,
+   *     under the root namespace {@code "/"}, it would lie in ZooKeeper's reserved {@code
+   *     /zookeeper}
    */
   DistributedLock mutex(String name);
 
@@ -486,10 +489,15 @@ public interface ZkLocks extends AutoCloseable {
     }
 
     /**
-     * Connects, waiting up to the connect timeout (unless {@link #connectInBackground()}). If no
-     * server answered by then, it probes each server once more by hand to name the cause (resolving
-     * its name, opening a socket, making the TLS handshake), which takes up to the connect timeout
-     * again, and at most 2 s, per server.
+     * Connects, waiting up to the connect timeout (unless {@link #connectInBackground()}), and
+     * never longer. If no server has answered after 100 ms, it probes each server once by hand,
+     * beside ZooKeeper's client, to name the cause (resolving its name, opening a socket, making
+     * the TLS handshake). When every server failed in a way that waiting cannot mend (no host of
+     * the connect string resolves, every server refused the connection, a TLS key or trust store
+     * that cannot be loaded, a TLS mismatch) it fails at once, without waiting out the connect
+     * timeout; a server that accepts the connection but does not answer is waited for until the
+     * end. A service that starts while its ensemble is still coming up (and refuses connections)
+     * should use {@link #connectInBackground()}.
      *
      * @throws ZkLockException naming the connect string and the cause if no session could be
      *     established (unknown host, connection refused, TLS key or trust store unreadable, TLS

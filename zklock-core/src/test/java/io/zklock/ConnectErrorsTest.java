@@ -10,12 +10,14 @@ import ch.qos.logback.core.read.ListAppender;
 import io.zklock.testkit.EmbeddedZooKeeper;
 import io.zklock.testkit.TestCertificates;
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +27,11 @@ import org.slf4j.LoggerFactory;
  * session timeout the ensemble granted is reported.
  */
 class ConnectErrorsTest {
-  private static final Duration CONNECT_TIMEOUT = Duration.ofMillis(1500);
+  /**
+   * The default: the failures below are certain to persist, so build() gives up without waiting it
+   * out; the first TLS handshake of a JVM on a loaded machine can take seconds.
+   */
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
   private static TestCertificates certs;
   private static EmbeddedZooKeeper zk;
@@ -80,6 +86,105 @@ class ConnectErrorsTest {
         .hasCauseInstanceOf(ConnectException.class);
   }
 
+  // ------------------------------------------------ failing fast (issue 24), and never late
+
+  /** A generous bound for "at once": far under the 10 s connect timeout, far over a hiccup. */
+  private static final Duration AT_ONCE = Duration.ofSeconds(3);
+
+  private static int closedPort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort(); // closed again: nothing listens there
+    }
+  }
+
+  /** How long {@code build()} took to fail, with the failure checked by {@code check}. */
+  private static Duration timeToFail(
+      ZkLocks.Builder builder, java.util.function.Consumer<Throwable> check) {
+    long start = System.nanoTime();
+    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(builder::build);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(thrown).as("build() must fail").isInstanceOf(ZkLockException.class);
+    check.accept(thrown);
+    return took;
+  }
+
+  @RepeatedTest(3)
+  void noHostResolves_failsAtOnce_namingEveryHost() {
+    String cs = "no-such-host.invalid:2181,nor-this-one.invalid:2181";
+    Duration took =
+        timeToFail(
+            ZkLocks.builder(cs).connectTimeout(Duration.ofSeconds(10)),
+            e ->
+                assertThat(e)
+                    .hasMessageContaining(cs)
+                    .hasMessageContaining("unknown host 'no-such-host.invalid'")
+                    .hasMessageContaining("unknown host 'nor-this-one.invalid'")
+                    .hasRootCauseInstanceOf(UnknownHostException.class));
+    assertThat(took).as("an unresolvable host fails at once, not after 10 s").isLessThan(AT_ONCE);
+  }
+
+  @RepeatedTest(3)
+  void everyServerRefuses_failsAtOnce_namingEveryServer() throws Exception {
+    String a = "127.0.0.1:" + closedPort();
+    String b = "127.0.0.1:" + closedPort();
+    Duration took =
+        timeToFail(
+            ZkLocks.builder(a + "," + b).connectTimeout(Duration.ofSeconds(10)),
+            e ->
+                assertThat(e)
+                    .hasMessageContaining("connection refused by " + a)
+                    .hasMessageContaining("connection refused by " + b)
+                    .hasCauseInstanceOf(ConnectException.class));
+    assertThat(took)
+        .as("refused by every server fails at once, not after 10 s")
+        .isLessThan(AT_ONCE);
+  }
+
+  @RepeatedTest(3)
+  void oneHostUnresolvable_theOtherRefuses_failsAtOnce() throws Exception {
+    String refused = "127.0.0.1:" + closedPort();
+    Duration took =
+        timeToFail(
+            ZkLocks.builder("no-such-host.invalid:2181," + refused)
+                .connectTimeout(Duration.ofSeconds(10)),
+            e ->
+                assertThat(e)
+                    .hasMessageContaining("unknown host 'no-such-host.invalid'")
+                    .hasMessageContaining("connection refused by " + refused));
+    assertThat(took).isLessThan(AT_ONCE);
+  }
+
+  @RepeatedTest(3)
+  void oneServerRefuses_anotherServes_connects() throws Exception {
+    String cs = "127.0.0.1:" + closedPort() + "," + zk.connectString();
+    try (ZkLocks locks = ZkLocks.builder(cs).connectTimeout(Duration.ofSeconds(10)).build()) {
+      assertThat(locks.negotiatedSessionTimeout()).isPositive();
+    }
+  }
+
+  @Test
+  void silentServer_failsAtTheConnectTimeout_notLater() throws Exception {
+    Duration timeout = Duration.ofSeconds(2);
+    // a listening socket that never accepts: connections complete in its backlog, nothing answers
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      String cs = "127.0.0.1:" + silent.getLocalPort();
+      for (int trial = 0; trial < 2; trial++) {
+        Duration took =
+            timeToFail(
+                ZkLocks.builder(cs).connectTimeout(timeout),
+                e ->
+                    assertThat(e)
+                        .hasMessageContaining(cs)
+                        .hasMessageContaining("no server answered"));
+        assertThat(took)
+            .as("trial %d: waits out the connect timeout, as a slow server may still answer", trial)
+            .isGreaterThanOrEqualTo(timeout)
+            .as("trial %d: and fails by its end (a margin for closing the client)", trial)
+            .isLessThan(timeout.plusMillis(1000));
+      }
+    }
+  }
+
   @Test
   void tlsKeyStore_wrongPassword_namesTheKeyStore_withTheCauseAttached() {
     TlsConfig tls =
@@ -115,7 +220,6 @@ class ConnectErrorsTest {
   void plainClient_onATlsPort_isToldTheServerSpeaksTls() {
     assertThatThrownBy(() -> builder(zk.secureConnectString()).build())
         .isInstanceOf(ZkLockException.class)
-        .hasMessageContaining("no server answered")
         .hasMessageContaining(zk.secureConnectString() + " speaks TLS")
         .hasCauseInstanceOf(SSLException.class);
   }

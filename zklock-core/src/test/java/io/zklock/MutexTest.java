@@ -65,14 +65,29 @@ class MutexTest extends ZkTestSupport {
     assertThatThrownBy(() -> locks.mutex("a\u0001b"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("\\u0001");
-    assertThatThrownBy(() -> locks.mutex("zookeeper/x"))
+    assertThatThrownBy(() -> locks.mutex("job-\uD83D\uDE00"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("zookeeper");
+        .hasMessageContaining("invalid character U+1F600 '\uD83D\uDE00'");
     assertThatThrownBy(() -> locks.mutex("x".repeat(600)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("600");
     assertThatThrownBy(() -> locks.mutex(null)).isInstanceOf(NullPointerException.class);
     // bad timeouts: LockContractTest#tryAcquire_negativeTimeout_* and *_timeoutTooLarge_*
+  }
+
+  @Test
+  void lockNamedZookeeper_livesUnderTheNamespace_andWorks() throws Exception {
+    // Given the lock name "zookeeper", which is only reserved at the root of the tree
+    try (LockHandle h = client().mutex("zookeeper").acquire()) {
+      // Then it is an ordinary lock under the namespace
+      assertThat(h.path()).startsWith(namespace + "/zookeeper/m-");
+      assertThat(raw().exists(h.path(), false)).isNotNull();
+    }
+    // but under the root namespace it would be ZooKeeper's own /zookeeper: refused
+    ZkLocks atRoot = track(ZkLocks.builder(server.connectString()).namespace("/").build());
+    assertThatThrownBy(() -> atRoot.mutex("zookeeper/x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("reserved /zookeeper");
   }
 
   @Test

@@ -34,7 +34,9 @@ class SemaphorePermitsTest extends ZkTestSupport {
         .isInstanceOf(ZkLockException.class)
         .hasMessageContaining("3 permits")
         .hasMessageContaining("asked for 2")
-        .hasMessageContaining(dir("quota"));
+        .hasMessageContaining(dir("quota"))
+        .as("a caller's mistake: its cause says so")
+        .hasCauseInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(wrong::tryAcquire).isInstanceOf(ZkLockException.class);
     assertThatThrownBy(() -> wrong.tryAcquire(Duration.ofSeconds(5)))
         .isInstanceOf(ZkLockException.class);

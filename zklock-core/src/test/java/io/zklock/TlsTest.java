@@ -83,7 +83,7 @@ class TlsTest {
                     .build())
         .isInstanceOf(ZkLockException.class)
         .hasMessageContaining(zk.secureConnectString())
-        .hasMessageContaining("no server answered");
+        .hasMessageContaining("speaks TLS");
   }
 
   @Test

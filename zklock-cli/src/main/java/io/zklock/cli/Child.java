@@ -89,12 +89,22 @@ final class Child {
     return true;
   }
 
+  /**
+   * Sends {@code signal} ({@code TERM}, {@code USR1}...) to the command, or to its whole group with
+   * {@code processGroup}, if it still runs.
+   */
+  void send(String signal) throws InterruptedException {
+    if (isAlive()) {
+      signal(signal);
+    }
+  }
+
   private void signal(String signal) throws InterruptedException {
     if (!processGroup) {
-      if (signal.equals("KILL")) {
-        process.destroyForcibly();
-      } else {
-        process.destroy();
+      switch (signal) {
+        case "KILL" -> process.destroyForcibly();
+        case "TERM" -> process.destroy();
+        default -> kill("-s", signal, "--", Long.toString(process.pid()));
       }
       return;
     }

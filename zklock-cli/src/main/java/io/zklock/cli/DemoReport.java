@@ -21,6 +21,12 @@ final class DemoReport {
   /** Who held a lock from when to when, by the workers' own reports. */
   record Interval(String worker, String lock, long token, long start, long end, String endedBy) {}
 
+  /**
+   * A killed holder's dead time: from the kill until its session expired and {@code next} was
+   * granted the lock ({@code to} is the end of the run, and {@code next} empty, if nobody was).
+   */
+  record DeadTime(String worker, String lock, long token, long from, long to, String next) {}
+
   final List<Event> events;
   final List<Write> writes;
   final List<Fault> faults;
@@ -31,6 +37,7 @@ final class DemoReport {
   final String setup;
 
   final List<Interval> intervals = new ArrayList<>();
+  final List<DeadTime> deadTimes = new ArrayList<>();
   final List<Long> handoffsMicros = new ArrayList<>();
   final List<Long> failoverHandoffsMicros = new ArrayList<>();
   private final long failoverFrom;
@@ -119,6 +126,27 @@ final class DemoReport {
               g.micros(),
               k != null ? k : endMicros,
               k != null ? "killed" : "end"));
+    }
+    // a killed holder's session holds its lock until it expires: dead time, until the next grant
+    for (Interval i : intervals) {
+      if (!i.endedBy().equals("killed")) {
+        continue;
+      }
+      Event next =
+          events.stream()
+              .filter(
+                  e ->
+                      e.type().equals("GRANT") && e.lock().equals(i.lock()) && e.micros() > i.end())
+              .findFirst()
+              .orElse(null);
+      deadTimes.add(
+          new DeadTime(
+              i.worker(),
+              i.lock(),
+              i.token(),
+              i.end(),
+              next != null ? next.micros() : endMicros,
+              next != null ? next.worker() : ""));
     }
     // handoff latency: a release by the current holder to the next grant, if the next holder was
     // already waiting when the release started
@@ -216,7 +244,16 @@ final class DemoReport {
     return violations.isEmpty();
   }
 
-  private String at(long micros) {
+  long failoverFrom() {
+    return failoverFrom;
+  }
+
+  long failoverTo() {
+    return failoverTo;
+  }
+
+  /** {@code " 12.34s"}: the time of {@code micros} into the run. */
+  String at(long micros) {
     return String.format(Locale.ROOT, "%6.2fs", (micros - startMicros) / 1e6);
   }
 
@@ -436,59 +473,96 @@ final class DemoReport {
                 at(w.micros())));
       }
     }
-    int f = 0;
-    for (Fault fault : faults) {
-      double x = left + width * ((fault.micros() - startMicros) / span);
+    for (DeadTime d : deadTimes) {
+      int r = locks.indexOf(d.lock());
+      double x1 = left + width * ((d.from() - startMicros) / span);
+      double x2 = left + width * ((d.to() - startMicros) / span);
       svg.append(
           String.format(
               Locale.ROOT,
-              "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#c00' stroke-dasharray='4 3'/>"
-                  + "<text x='%.1f' y='%d' fill='#c00' font-size='11'>%s</text>%n",
-              x,
-              top - 8,
-              x,
+              "<rect x='%.2f' y='%d' width='%.2f' height='%d' fill='#fde2e2' stroke='#c00'"
+                  + " stroke-dasharray='3 2'><title>dead holder: %s, killed at %s, its session"
+                  + " held %s until %s</title></rect>%n",
+              x1,
+              top + r * rowH + 6,
+              Math.max(2, x2 - x1),
+              rowH - 17,
+              escape(d.worker()),
+              at(d.from()).strip(),
+              escape(d.lock()),
+              at(d.to()).strip()));
+    }
+    // numbered fault markers, in lanes so that faults a few milliseconds apart stay readable
+    List<DemoTimeline.Marker> markers =
+        DemoTimeline.layOut(faults, t -> left + width * ((t - startMicros) / span));
+    for (DemoTimeline.Marker m : markers) {
+      double cy = top - 14 - m.lane() * 14;
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%d' stroke='#c00' stroke-dasharray='4 3'/>"
+                  + "<text x='%.1f' y='%.1f' fill='#c00' font-size='11' text-anchor='middle'>%d"
+                  + "<title>%s</title></text>%n",
+              m.x(),
+              cy + 2,
+              m.x(),
               height - 30,
-              x + 2,
-              top - 12 - (f % 2) * 12,
-              (f + 1) + "<title>" + escape(fault.label()) + "</title>"));
-      f++;
+              m.x(),
+              cy,
+              m.number(),
+              escape(m.label())));
     }
     svg.append("</svg>\n");
-    StringBuilder faultList = new StringBuilder("<ol>");
-    for (Fault fault : faults) {
-      faultList
-          .append("<li>")
-          .append(at(fault.micros()))
-          .append(" ")
-          .append(escape(fault.label()))
-          .append("</li>");
-    }
-    faultList.append("</ol>\n");
     StringBuilder legend = new StringBuilder();
     for (String w : workers) {
       legend.append(
           String.format(
               Locale.ROOT,
-              "<span style='display:inline-block;margin-right:14px'><span style='display:inline-block;"
-                  + "width:12px;height:12px;background:%s'></span> %s</span>",
+              "<span class='key'><span class='swatch' style='background:%s'></span> %s</span>",
               color.get(w),
               escape(w)));
     }
+    legend.append(
+        "<span class='key'><span class='swatch' style='background:repeating-linear-gradient(45deg,"
+            + "#c00 0 2px,#fde2e2 2px 6px);outline:1px solid #c00'></span> dead holder (killed;"
+            + " its session still holds the lock)</span>");
+    legend.append(
+        "<span class='key'><span class='swatch' style='background:repeating-linear-gradient(-45deg,"
+            + "#d9822b 0 1.5px,#fff1e0 1.5px 5px);outline:1px solid #d9822b'></span> paused holder"
+            + " (believes it holds)</span>");
+    legend.append("<span class='key'><b style='color:#c00'>✗</b> stale write rejected</span>");
+    DemoTimeline overview = new DemoTimeline(this, locks, color);
     return "<!doctype html>\n<html><head><meta charset='utf-8'><title>zklock demo timeline</title>"
-        + "<style>body{font-family:sans-serif;margin:24px}pre{background:#f6f6f6;padding:12px}"
+        + "<style>"
+        + "body{font-family:sans-serif;margin:"
+        + DemoTimeline.PAGE_MARGIN
+        + "px;color:#222}"
+        + "h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 6px}"
+        + "p{margin:4px 0}.dim{color:#777}pre{background:#f6f6f6;padding:12px}"
+        + ".key{display:inline-block;margin-right:14px;font-size:12px}"
+        + ".swatch{display:inline-block;width:12px;height:12px;vertical-align:-1px}"
+        + ".below{display:flex;gap:16px;align-items:flex-start}"
+        + ".zoomtitle{font-size:13px;margin:2px 0 0 4px}"
+        + ".faults{margin:0;padding-left:28px;font-size:12.5px;line-height:1.55;max-width:470px}"
+        + ".faults li{cursor:pointer}.faults li.on{background:#eaf1fd}"
+        + ".marker.on circle{stroke:#2a6fdb;stroke-width:3}"
         + "</style></head><body>\n<h1>zklock demo: who held which lock when</h1>\n"
-        + "<p>One row per lock; one bar per holder, labelled with its worker (w4 is worker-4;"
-        + " the chart scrolls sideways; hover for the fencing token and times)."
-        + " Thin bar with a red outline: a holding that ended in a loss or a kill (from the grant until"
-        + " the holder learned of the loss, or was killed). Red ✗: a stale write the ledger"
-        + " rejected. Dashed red lines: injected faults.</p>\n<p>"
+        + "<p class='dim'>"
+        + escape(String.format(Locale.ROOT, "%.1fs, %s", seconds(), setup))
+        + ". One row per lock, one bar per holding. The numbered markers are the faults; hover"
+        + " or click one (or a line of the list) to zoom into it. Grey bands: normal operation,"
+        + " the time axis compressed "
+        + (int) DemoTimeline.COMPRESSION
+        + " times.</p>\n<p>"
         + legend
         + "</p>\n"
+        + overview.html()
+        + "<h2>The whole run at full resolution</h2>"
+        + "<p class='dim'>Every holding labelled with its worker (w4 is worker-4); the chart"
+        + " scrolls sideways; hover for the fencing token and times.</p>"
         + "<div style='overflow-x:auto'>"
         + svg
         + "</div>"
-        + "<h2>Faults (numbered markers above)</h2>"
-        + faultList
         + "<pre>"
         + escape(text(null))
         + "</pre>\n</body></html>\n";
@@ -533,7 +607,7 @@ final class DemoReport {
     return digits.isEmpty() ? 0 : Integer.parseInt(digits);
   }
 
-  private static String escape(String s) {
+  static String escape(String s) {
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;");
   }
 }

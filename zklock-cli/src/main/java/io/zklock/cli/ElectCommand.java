@@ -68,7 +68,9 @@ final class ElectCommand implements Callable<Integer> {
   @Option(
       names = "--id",
       paramLabel = "ID",
-      description = "This participant's id, shown to observers (default: the client name).")
+      description =
+          "This participant's id, shown to observers and by zklock ls (default: the client"
+              + " name); it is also the client name unless --client-name is given.")
   String id;
 
   @Option(
@@ -89,7 +91,7 @@ final class ElectCommand implements Callable<Integer> {
   @Option(
       names = "--client-name",
       paramLabel = "NAME",
-      description = "Name shown by zklock ls (default: host:pid).")
+      description = "Name shown by zklock ls (default: the --id, else host:pid).")
   String clientName;
 
   /** Stops --observe after this many lines (tests); 0 means until interrupted. */
@@ -188,7 +190,8 @@ final class ElectCommand implements Callable<Integer> {
 
     @SuppressWarnings("try") // closed early on cancel, to say nothing is left behind
     int call() throws InterruptedException {
-      try (ZkLocks l = connection.connect(clientName)) {
+      // the id names the participant everywhere: zklock ls shows client names
+      try (ZkLocks l = connection.connect(clientName != null ? clientName : id)) {
         locks = l;
         String participant = id != null ? id : l.clientName();
         try (LeaderElection e = l.leaderElection(name, participant)) {

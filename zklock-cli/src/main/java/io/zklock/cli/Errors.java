@@ -29,6 +29,12 @@ final class Errors implements IExecutionExceptionHandler {
   static int usage(CommandLine.ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
     PrintWriter err = cmd.getErr();
+    String unknown = unknownCommand(e);
+    if (unknown != null) {
+      err.println("zklock: " + unknown + " (see '" + helpCommand(cmd) + "')");
+      err.flush();
+      return ExitCodes.USAGE;
+    }
     String suggestion = "";
     if (e instanceof CommandLine.UnmatchedArgumentException) {
       List<String> s = ((CommandLine.UnmatchedArgumentException) e).getSuggestions();
@@ -40,6 +46,39 @@ final class Errors implements IExecutionExceptionHandler {
         "zklock: " + oneLine(e.getMessage()) + suggestion + " (see '" + helpCommand(cmd) + "')");
     err.flush();
     return ExitCodes.USAGE;
+  }
+
+  /**
+   * {@code zklock frobnicate}: names the unknown command, the nearest one if it is close, and the
+   * commands there are; null if {@code e} is about something else.
+   */
+  private static String unknownCommand(CommandLine.ParameterException e) {
+    if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched)) {
+      return null;
+    }
+    CommandLine cmd = e.getCommandLine();
+    if (cmd.getSubcommands().isEmpty() || unmatched.getUnmatched().isEmpty()) {
+      return null; // a command's own arguments, not the name of a command
+    }
+    String word = unmatched.getUnmatched().get(0);
+    if (word.startsWith("-")) {
+      return null; // an unknown option: said the usual way
+    }
+    List<String> commands = new java.util.ArrayList<>();
+    cmd.getSubcommands()
+        .forEach(
+            (name, sub) -> {
+              if (!sub.getCommandSpec().usageMessage().hidden() && !commands.contains(name)) {
+                commands.add(name);
+              }
+            });
+    List<String> near = unmatched.getSuggestions();
+    return "unknown command '"
+        + word
+        + "'"
+        + (near.isEmpty() ? "" : "; did you mean '" + near.get(0) + "'?")
+        + "; the commands are "
+        + String.join(", ", commands);
   }
 
   private static String helpCommand(CommandLine cmd) {

@@ -4,6 +4,7 @@ import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
+import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,7 +28,10 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "exec",
     header = "Runs a command while holding a lock, like flock(1).",
-    customSynopsis = "zklock exec [OPTIONS] NAME [-- COMMAND [ARGS...]]",
+    customSynopsis = {
+      "zklock exec [OPTIONS] NAME -- COMMAND [ARGS...]",
+      "zklock exec --hold [OPTIONS] NAME"
+    },
     mixinStandardHelpOptions = true,
     description = {
       "Waits for the lock NAME, runs COMMAND while holding it, releases it when COMMAND exits,"
@@ -36,9 +40,12 @@ import picocli.CommandLine.Spec;
           + " --permits N (a semaphore: N holders at once).",
       "COMMAND sees ZKLOCK_NAME and ZKLOCK_TOKEN (the fencing token: pass it to whatever the lock"
           + " protects). If the lock is lost while COMMAND runs (session expired, node deleted),"
-          + " COMMAND gets SIGTERM, then SIGKILL after --grace, and zklock exits with 4.",
-      "Without COMMAND, zklock holds the lock, prints the fencing token on stdout, and releases"
-          + " when stdin closes or on SIGINT/SIGTERM.",
+          + " COMMAND gets SIGTERM, then SIGKILL after --grace, and zklock exits with 4. If a"
+          + " release is requested (zklock release --request), --on-release-request says what"
+          + " COMMAND hears.",
+      "With --hold and no COMMAND, zklock holds the lock, prints the fencing token on stdout, and"
+          + " releases when stdin closes or on SIGINT/SIGTERM (exit 0). An empty COMMAND without"
+          + " --hold is an error: nothing is locked.",
       "",
       "Example: zklock exec --timeout 30s nightly-report -- ./make-report.sh"
     })
@@ -54,10 +61,15 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
       index = "1..*",
       arity = "0..*",
       paramLabel = "COMMAND",
-      description =
-          "The command and its arguments (put -- before it). Without it: hold until stdin"
-              + " closes or a signal.")
+      description = "The command and its arguments (put -- before it).")
   List<String> command;
+
+  @Option(
+      names = "--hold",
+      description =
+          "No COMMAND: hold the lock, print the fencing token on stdout, and release when stdin"
+              + " closes or on SIGINT/SIGTERM (exit 0).")
+  boolean hold;
 
   @Option(
       names = {"-t", "--timeout"},
@@ -126,6 +138,25 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
   Duration grace;
 
   @Option(
+      names = "--on-release-request",
+      paramLabel = "ACTION",
+      defaultValue = "stop",
+      converter = ReleaseRequestAction.Converter.class,
+      description =
+          "When a release is requested (zklock release --request): stop (the default: SIGTERM to"
+              + " COMMAND, SIGKILL after --grace; with --hold, release and exit 0), signal:NAME"
+              + " (send one signal, e.g. signal:USR1, and let COMMAND decide), log (a line on"
+              + " stderr) or ignore.")
+  ReleaseRequestAction onReleaseRequest;
+
+  @Option(
+      names = {"-q", "--quiet"},
+      description =
+          "Print nothing on stderr when the lock is not obtained (--nonblock, --timeout) or a"
+              + " release is requested; errors are still printed.")
+  boolean quiet;
+
+  @Option(
       names = "--client-name",
       paramLabel = "NAME",
       description = "Name shown by zklock ls (default: host:pid).")
@@ -168,9 +199,33 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
       throw new CliException(
           ExitCodes.USAGE, "--conflict-exit-code must be between 0 and 255: " + conflictExitCode);
     }
-    if (processGroup && command == null) {
-      throw new CliException(ExitCodes.USAGE, "--process-group needs a COMMAND");
+    boolean noCommand = command == null || command.isEmpty();
+    if (hold && !noCommand) {
+      throw new CliException(
+          ExitCodes.USAGE, "--hold takes no COMMAND: zklock exec --hold NAME, or NAME -- COMMAND");
     }
+    if (!hold && noCommand) {
+      // `zklock exec nightly -- $CMD` with CMD empty: refuse rather than lock and "succeed"
+      throw new CliException(
+          ExitCodes.USAGE,
+          "a COMMAND is required (none was given, or it is empty): zklock exec NAME -- COMMAND;"
+              + " to hold the lock without a command, use zklock exec --hold NAME");
+    }
+    if (processGroup && hold) {
+      throw new CliException(ExitCodes.USAGE, "--process-group needs a COMMAND, not --hold");
+    }
+    if (hold && onReleaseRequest.kind() == ReleaseRequestAction.Kind.SIGNAL) {
+      throw new CliException(
+          ExitCodes.USAGE,
+          "--on-release-request "
+              + onReleaseRequest
+              + " needs a COMMAND to signal; with --hold: stop, log or ignore");
+    }
+  }
+
+  /** Whether "did not get the lock" goes unsaid: --quiet, or a conflict made a success (0). */
+  private boolean quietConflict() {
+    return quiet || conflictExitCode == 0;
   }
 
   @Override
@@ -181,7 +236,9 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
     Thread hook = new Thread(run::onShutdown, "zklock-exec-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      return run.call();
+      int code = run.call();
+      run.exitCode = code;
+      return code;
     } finally {
       run.finished.countDown();
       try {
@@ -192,11 +249,15 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
     }
   }
 
+  /** What a request to release completes its future with. */
+  private static final Object RELEASE_REQUESTED = new Object();
+
   /** One execution: connect, acquire, run (or hold), watch for loss, release. */
   private final class Run {
     private final PrintWriter err;
     private final Thread main;
     final CountDownLatch finished = new CountDownLatch(1);
+    volatile int exitCode = ExitCodes.FAILURE;
     private final CompletableFuture<Object> signalled = new CompletableFuture<>();
     private volatile ZkLocks locks;
     private volatile Child child;
@@ -215,27 +276,60 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
         LockHandle h;
         try {
           h = acquire(l);
+        } catch (ZkLockException e) {
+          if (!cancelled && e.getCause() instanceof IllegalArgumentException) {
+            // the semaphore stores another permit count: the caller's mistake, not a failure
+            throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+          }
+          if (!cancelled) {
+            throw e;
+          }
+          return cancelledWhileWaiting(l);
         } catch (InterruptedException | RuntimeException e) {
           if (!cancelled) {
             throw e;
           }
-          l.close(); // ends the session: no node of ours survives it
-          err.println(
-              "zklock: cancelled while waiting for "
-                  + what()
-                  + "; the request was withdrawn, nothing is left behind");
-          err.flush();
-          return ExitCodes.INTERRUPTED;
+          return cancelledWhileWaiting(l);
         }
         if (h == null) {
           return conflictExitCode;
         }
         handle = h;
         try {
-          return command == null ? hold(h) : run(h);
+          return hold ? hold(h) : run(h);
         } finally {
           h.release();
         }
+      }
+    }
+
+    /**
+     * SIGINT or SIGTERM while waiting. The JVM exits with 128 + the signal's number (130, 143),
+     * whatever this returns; {@link ExitCodes#INTERRUPTED} is for callers in the same JVM.
+     */
+    private int cancelledWhileWaiting(ZkLocks l) {
+      l.close(); // ends the session: no node of ours survives it
+      err.println(
+          "zklock: cancelled while waiting for "
+              + what()
+              + "; the request was withdrawn, nothing is left behind");
+      err.flush();
+      return ExitCodes.INTERRUPTED;
+    }
+
+    /** Completes when a release is requested, unless requests are ignored. */
+    private CompletableFuture<Object> releaseRequested(LockHandle h) {
+      CompletableFuture<Object> requested = new CompletableFuture<>();
+      if (onReleaseRequest.kind() != ReleaseRequestAction.Kind.IGNORE) {
+        h.onReleaseRequested(() -> requested.complete(RELEASE_REQUESTED));
+      }
+      return requested;
+    }
+
+    private void say(String line) {
+      if (!quiet) {
+        err.println("zklock: " + line);
+        err.flush();
       }
     }
 
@@ -265,6 +359,9 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
         }
       }
       if (got.isEmpty()) {
+        if (quietConflict()) {
+          return null;
+        }
         err.println(
             nonblock
                 ? "zklock: " + what() + " is taken (--nonblock); nothing is left behind"
@@ -285,25 +382,73 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
               Map.of("ZKLOCK_NAME", name, "ZKLOCK_TOKEN", Long.toString(h.fencingToken())),
               processGroup);
       child = c;
-      CompletableFuture<Object> first =
-          CompletableFuture.anyOf(c.process().onExit(), h.lost().thenApply(lost -> (Object) lost));
-      Object outcome = await(first);
-      if (outcome instanceof LockLostException && c.process().isAlive()) {
-        LockLostException lost = (LockLostException) outcome;
-        err.println(
-            "zklock: lost "
-                + what()
-                + " while the command ran: "
-                + lost.getMessage()
-                + "; terminating it (pid "
-                + c.pid()
-                + (processGroup ? ", its process group" : "")
-                + ")");
-        err.flush();
-        c.terminate(grace, err);
-        return ExitCodes.LOCK_LOST;
+      CompletableFuture<Object> lost = h.lost().thenApply(l -> (Object) l);
+      CompletableFuture<Object> requested = releaseRequested(h);
+      while (true) {
+        Object outcome =
+            await(
+                requested == null
+                    ? CompletableFuture.anyOf(c.process().onExit(), lost)
+                    : CompletableFuture.anyOf(c.process().onExit(), lost, requested));
+        if (outcome instanceof LockLostException && c.process().isAlive()) {
+          LockLostException lostBy = (LockLostException) outcome;
+          err.println(
+              "zklock: lost "
+                  + what()
+                  + " while the command ran: "
+                  + lostBy.getMessage()
+                  + "; terminating it (pid "
+                  + c.pid()
+                  + (processGroup ? ", its process group" : "")
+                  + ")");
+          err.flush();
+          c.terminate(grace, err);
+          return ExitCodes.LOCK_LOST;
+        }
+        if (outcome == RELEASE_REQUESTED && c.process().isAlive()) {
+          requested = null; // heard once
+          onReleaseRequested(c);
+          if (onReleaseRequest.kind() == ReleaseRequestAction.Kind.STOP) {
+            c.terminate(grace, err);
+            return c.process().waitFor();
+          }
+          continue;
+        }
+        return c.process().waitFor();
       }
-      return c.process().waitFor();
+    }
+
+    /** A release was requested while the command runs: tell it as {@code --on-release-request}. */
+    private void onReleaseRequested(Child c) throws InterruptedException {
+      String target = "the command (pid " + c.pid() + (processGroup ? ", its process group" : "");
+      switch (onReleaseRequest.kind()) {
+        case STOP ->
+            say(
+                "release of "
+                    + what()
+                    + " requested; stopping "
+                    + target
+                    + "): SIGTERM, SIGKILL after "
+                    + Durations.format(grace));
+        case SIGNAL -> {
+          say(
+              "release of "
+                  + what()
+                  + " requested; sending SIG"
+                  + onReleaseRequest.signal()
+                  + " to "
+                  + target
+                  + ")");
+          c.send(onReleaseRequest.signal());
+        }
+        case LOG ->
+            say(
+                "release of "
+                    + what()
+                    + " requested (--on-release-request log); the command runs on and the lock stays"
+                    + " held until it exits");
+        case IGNORE -> {}
+      }
     }
 
     /** No command: print the token, hold until stdin closes, a signal, or the loss. */
@@ -329,16 +474,30 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
               "zklock-exec-stdin");
       reader.setDaemon(true);
       reader.start();
-      Object outcome =
-          await(
-              CompletableFuture.anyOf(
-                  stdinClosed, signalled, h.lost().thenApply(lost -> (Object) lost)));
-      if (outcome instanceof LockLostException) {
-        err.println("zklock: lost " + what() + ": " + ((LockLostException) outcome).getMessage());
-        err.flush();
-        return ExitCodes.LOCK_LOST;
+      CompletableFuture<Object> lost = h.lost().thenApply(l -> (Object) l);
+      CompletableFuture<Object> requested = releaseRequested(h);
+      while (true) {
+        Object outcome =
+            await(
+                requested == null
+                    ? CompletableFuture.anyOf(stdinClosed, signalled, lost)
+                    : CompletableFuture.anyOf(stdinClosed, signalled, lost, requested));
+        if (outcome instanceof LockLostException) {
+          err.println("zklock: lost " + what() + ": " + ((LockLostException) outcome).getMessage());
+          err.flush();
+          return ExitCodes.LOCK_LOST;
+        }
+        if (outcome == RELEASE_REQUESTED) {
+          requested = null;
+          if (onReleaseRequest.kind() == ReleaseRequestAction.Kind.STOP) {
+            say("release of " + what() + " requested; releasing it");
+            return ExitCodes.OK;
+          }
+          say("release of " + what() + " requested (--on-release-request log); still holding it");
+          continue;
+        }
+        return ExitCodes.OK;
       }
-      return ExitCodes.OK;
     }
 
     private Object await(CompletableFuture<Object> f) throws InterruptedException {
@@ -380,6 +539,11 @@ final class ExecCommand implements java.util.concurrent.Callable<Integer> {
         l.close();
       }
       awaitFinished();
+      if (hold) {
+        // a signal is how a hold is meant to end: the lock was released, that is success (not
+        // the JVM's 128 + signal); a loss meanwhile keeps its own code
+        Runtime.getRuntime().halt(exitCode);
+      }
     }
 
     private void awaitFinished() {

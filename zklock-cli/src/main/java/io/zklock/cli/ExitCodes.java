@@ -8,7 +8,10 @@ public final class ExitCodes {
   /** A failure: an unexpected error, or the demo found the ledger inconsistent. */
   public static final int FAILURE = 1;
 
-  /** Bad usage: unknown option, bad value, bad lock name. */
+  /**
+   * Bad usage: unknown command or option, bad value, bad lock name, an empty COMMAND, a semaphore's
+   * permit count other than the one it stores.
+   */
   public static final int USAGE = 2;
 
   /** {@code exec}: gave up waiting for the lock after {@code --timeout}. */
@@ -23,8 +26,14 @@ public final class ExitCodes {
   /** {@code exec}: the command could not be started (not found, not executable). */
   public static final int CANNOT_RUN = 127;
 
-  /** Interrupted by Ctrl-C (SIGINT), the shell convention 128 + 2. */
+  /**
+   * Interrupted by Ctrl-C (SIGINT) while waiting for the lock or while the command ran: the shell
+   * convention, 128 + 2.
+   */
   public static final int INTERRUPTED = 130;
+
+  /** Terminated by SIGTERM while waiting for the lock or while the command ran: 128 + 15. */
+  public static final int TERMINATED = 143;
 
   private ExitCodes() {}
 }

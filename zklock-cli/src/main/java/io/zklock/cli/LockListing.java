@@ -53,6 +53,11 @@ final class LockListing {
     return s == null || s.isEmpty() ? "?" : s;
   }
 
+  /** Whether {@code n} is a participant whose id the CLIENT column does not show. */
+  private static boolean hiddenParticipant(LockNode n) {
+    return n.participantId().filter(id -> !id.equals(n.clientName())).isPresent();
+  }
+
   private static String session(LockNode n) {
     return "0x" + Long.toHexString(n.sessionId());
   }
@@ -70,12 +75,18 @@ final class LockListing {
         locks.stream()
             .flatMap(l -> rows(l).stream())
             .anyMatch(r -> !r.node().ownerData().isEmpty());
+    // an election participant whose id is not its client name: show the id too
+    boolean anyParticipant =
+        locks.stream().flatMap(l -> rows(l).stream()).anyMatch(r -> hiddenParticipant(r.node()));
     List<String[]> table = new ArrayList<>();
     List<String> header =
         new ArrayList<>(
             List.of(
                 "LOCK", "#", "STATE", "KIND", "CLIENT", "HOST", "PID", "SESSION", "SINCE",
                 "TOKEN"));
+    if (anyParticipant) {
+      header.add(header.indexOf("CLIENT") + 1, "PARTICIPANT");
+    }
     if (anyData) {
       header.add("DATA");
     }
@@ -97,6 +108,9 @@ final class LockListing {
                     session(n),
                     since(n.since()),
                     Long.toString(n.fencingToken())));
+        if (anyParticipant) {
+          row.add(5, n.participantId().orElse("")); // after CLIENT
+        }
         if (anyData) {
           row.add(n.ownerData());
         }
@@ -167,6 +181,8 @@ final class LockListing {
         sb.append(",\"kind\":").append(quote(e.kind().label()));
         sb.append(",\"state\":").append(quote(rows.get(i).holds() ? "holds" : "waits"));
         sb.append(",\"client\":").append(quote(orUnknown(e.clientName())));
+        sb.append(",\"participant\":")
+            .append(e.participantId().map(LockListing::quote).orElse("null"));
         sb.append(",\"host\":").append(quote(orUnknown(e.host())));
         sb.append(",\"pid\":").append(e.pid() > 0 ? Long.toString(e.pid()) : "null");
         sb.append(",\"session\":").append(quote(session(e)));

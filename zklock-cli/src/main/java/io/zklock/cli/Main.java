@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
     footer = {
       "  0 ok (exec: the command's own status)   1 failure   2 bad usage",
       "  3 did not get the lock (--timeout, --nonblock)   4 lock lost",
-      "  5 cannot connect   127 exec: cannot run the command   130 interrupted (Ctrl-C)",
+      "  5 cannot connect   127 exec: cannot run the command",
+      "  130 Ctrl-C (SIGINT), 143 SIGTERM: while waiting, or while the command ran",
       "",
       "Start with: zklock demo        More: docs/cli.md"
     })

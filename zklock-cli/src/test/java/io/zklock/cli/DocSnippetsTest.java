@@ -1,6 +1,7 @@
 package io.zklock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -112,7 +114,8 @@ class DocSnippetsTest {
         + name
         + " {\n"
         + "  public interface Ledger { void write(Object entry, long token); }\n"
-        + "  public Ledger ledger = (entry, token) -> {};\n"
+        + "  public final List<Long> written = new CopyOnWriteArrayList<>();\n"
+        + "  public Ledger ledger = (entry, token) -> written.add(token);\n"
         + "  public Object entry = \"entry\";\n"
         + "  public volatile boolean stopped;\n"
         + "  public void stopWorking() { stopped = true; }\n"
@@ -193,10 +196,22 @@ class DocSnippetsTest {
           new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
         Class<?> c = loader.loadClass("ReadmeExample");
         Object example = c.getConstructor().newInstance();
-        c.getMethod("run").invoke(example); // connects, locks, writes, closes: no exception
+        // runs to its end (a reader who copies it must not wait for ever): connects, locks,
+        // writes, closes, without an exception, in well under a minute
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(60),
+            () -> c.getMethod("run").invoke(example),
+            "the README's example must run to its end");
         assertThat(c.getField("stopped").getBoolean(example))
             .as("a lock released normally is not lost")
             .isFalse();
+        @SuppressWarnings("unchecked")
+        List<Long> written = (List<Long>) c.getField("written").get(example);
+        assertThat(written)
+            .as("every lock the example asks for is granted and written with")
+            .hasSize(2)
+            .isSorted()
+            .doesNotHaveDuplicates();
       }
     } catch (UncheckedIOException e) {
       throw e.getCause();

@@ -52,6 +52,67 @@ class ElectCommandTest extends CliServerTestSupport {
   }
 
   @Test
+  void sigterm_whileWaitingToLead_exits143_andLeavesTheElection() throws Exception {
+    String ns = namespace();
+    try (ZklockProcess a =
+        elect(ns, concat(new String[] {"--id", "node-a", "sched", "--"}, leader("a")))) {
+      // b starts once a leads: started together, either could win, and b must be the one waiting
+      await().atMost(Duration.ofSeconds(30)).until(() -> leads("a"));
+      try (ZklockProcess b =
+          elect(ns, concat(new String[] {"--id", "node-b", "sched", "--"}, leader("b")))) {
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> observer.getChildren(ns + "/sched", false).size() == 2);
+
+        b.signal("TERM");
+
+        Cli.Result r = b.await(30);
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.TERMINATED);
+        assertThat(r.err()).contains("cancelled while waiting to lead 'sched'");
+        assertThat(observer.getChildren(ns + "/sched", false)).as("only the leader").hasSize(1);
+      }
+      a.signal("INT");
+      assertThat(a.await(30).exitCode()).as("the leader, stopped by SIGINT").isEqualTo(130);
+    }
+  }
+
+  @Test
+  void id_isWhatLsShows_inTextAndJson() throws Exception {
+    String ns = namespace();
+    try (ZklockProcess z =
+            elect(ns, concat(new String[] {"--id", "node-z", "sched", "--"}, leader("z")));
+        ZklockProcess y =
+            elect(
+                ns,
+                concat(
+                    new String[] {"--id", "node-y", "--client-name", "box-1", "sched", "--"},
+                    leader("y")))) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  observer.exists(ns + "/sched", false) != null
+                      && observer.getChildren(ns + "/sched", false).size() == 2);
+
+      Cli.Result text = Cli.run(args("ls", ns));
+      Cli.Result json = Cli.run(args("ls", ns, "--json"));
+
+      assertThat(text.exitCode()).as(text.toString()).isZero();
+      // the id is the client name unless --client-name says otherwise; then it has its column
+      assertThat(text.out().lines().findFirst().orElseThrow())
+          .containsPattern("CLIENT +PARTICIPANT +HOST");
+      assertThat(text.out()).containsPattern("node-z +node-z").containsPattern("box-1 +node-y");
+      assertThat(json.out())
+          .contains("\"client\":\"node-z\",\"participant\":\"node-z\"")
+          .contains("\"client\":\"box-1\",\"participant\":\"node-y\"");
+      z.signal("TERM");
+      y.signal("TERM");
+      z.await(30);
+      y.await(30);
+    }
+  }
+
+  @Test
   void hotStandby_takesOverWhenTheLeaderStops_andTheObserverSeesIt() throws Exception {
     String ns = namespace();
     try (ZklockProcess a =

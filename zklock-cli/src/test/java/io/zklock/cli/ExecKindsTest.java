@@ -161,11 +161,16 @@ class ExecKindsTest extends CliServerTestSupport {
     await().atMost(Duration.ofSeconds(20)).until(() -> started("a"));
 
     Cli.Result r =
+        exec(ns, "--timeout", "200ms", "--conflict-exit-code", "75", "job", "--", "true")
+            .get(20, TimeUnit.SECONDS);
+    Cli.Result ok =
         exec(ns, "--timeout", "200ms", "--conflict-exit-code", "0", "job", "--", "true")
             .get(20, TimeUnit.SECONDS);
 
-    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(75);
     assertThat(r.err()).contains("timed out after 200ms waiting for lock 'job'");
+    assertThat(ok.exitCode()).as(ok.toString()).isZero();
+    assertThat(ok.err()).as("0 made it a success: nothing to say").isEmpty();
     awaitAll(List.of(a));
   }
 

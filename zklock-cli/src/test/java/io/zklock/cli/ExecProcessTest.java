@@ -13,8 +13,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code exec} as a process: hold mode, Ctrl-C while waiting, process groups; {@code server}. */
+/**
+ * {@code exec} as a process: hold mode ({@code --hold}), signals while waiting and while holding
+ * and their exit codes, process groups; {@code server}.
+ */
 class ExecProcessTest extends CliServerTestSupport {
   private ZklockProcess exec(String ns, String... rest) throws Exception {
     String[] args = args("exec", ns, rest);
@@ -45,14 +51,17 @@ class ExecProcessTest extends CliServerTestSupport {
   @Test
   void holdMode_printsTheToken_holdsUntilStdinCloses() throws Exception {
     String ns = namespace();
-    try (ZklockProcess hold = exec(ns, "job")) {
+    try (ZklockProcess hold = exec(ns, "--hold", "job")) {
       String token = firstLine(hold);
 
       assertThat(token).as("stdout: the fencing token").matches("\\d+");
       assertThat(queued(ns + "/job")).isEqualTo(1);
       assertThat(Long.parseLong(token)).isEqualTo(tokenOfHolder(ns + "/job"));
-      Thread.sleep(300);
-      assertThat(hold.process.isAlive()).as("still holding while stdin is open").isTrue();
+      await()
+          .alias("still holding while stdin is open")
+          .during(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(5))
+          .until(hold.process::isAlive);
 
       hold.stdin().close();
 
@@ -62,24 +71,29 @@ class ExecProcessTest extends CliServerTestSupport {
     }
   }
 
-  @Test
-  void holdMode_sigterm_releases() throws Exception {
-    String ns = namespace();
-    try (ZklockProcess hold = exec(ns, "job")) {
-      firstLine(hold);
-      assertThat(queued(ns + "/job")).isEqualTo(1);
+  @ParameterizedTest
+  @ValueSource(strings = {"TERM", "INT"})
+  void holdMode_signal_releases_andExits0(String signal) throws Exception {
+    // a signal is how a hold is meant to end: the lock is released, and that is a success
+    for (int trial = 0; trial < 2; trial++) {
+      String ns = namespace();
+      try (ZklockProcess hold = exec(ns, "--hold", "job")) {
+        firstLine(hold);
+        assertThat(queued(ns + "/job")).isEqualTo(1);
 
-      hold.signal("TERM");
+        hold.signal(signal);
 
-      hold.await(30);
-      await().atMost(Duration.ofSeconds(10)).until(() -> queued(ns + "/job") == 0);
+        Cli.Result r = hold.await(30);
+        assertThat(r.exitCode()).as("SIG%s, trial %d: %s", signal, trial, r).isZero();
+        assertThat(queued(ns + "/job")).as("released before it exited").isZero();
+      }
     }
   }
 
   @Test
   void holdMode_lockLost_exits4() throws Exception {
     String ns = namespace();
-    try (ZklockProcess hold = exec(ns, "job")) {
+    try (ZklockProcess hold = exec(ns, "--hold", "job")) {
       firstLine(hold);
 
       observer.delete(ns + "/job/" + observer.getChildren(ns + "/job", false).get(0), -1);
@@ -90,25 +104,40 @@ class ExecProcessTest extends CliServerTestSupport {
     }
   }
 
-  @Test
-  void ctrlC_whileWaiting_saysCancelled_andLeavesNothingBehind() throws Exception {
+  @ParameterizedTest
+  @CsvSource({"INT, 130", "TERM, 143"})
+  void signal_whileWaiting_saysCancelled_exits128PlusTheSignal_andLeavesNothingBehind(
+      String signal, int exitCode) throws Exception {
     String ns = namespace();
-    try (ZklockProcess holder = exec(ns, "job")) {
+    try (ZklockProcess holder = exec(ns, "--hold", "job")) {
       firstLine(holder);
       try (ZklockProcess waiter = exec(ns, "job", "--", "touch", dir.resolve("ran").toString())) {
-        cancelWhileWaiting(ns, holder, waiter);
+        cancelWhileWaiting(ns, holder, waiter, signal, exitCode);
       }
     }
   }
 
-  private void cancelWhileWaiting(String ns, ZklockProcess holder, ZklockProcess waiter)
+  @Test
+  void holdMode_signal_whileWaiting_isACancel_notASuccess() throws Exception {
+    String ns = namespace();
+    try (ZklockProcess holder = exec(ns, "--hold", "job")) {
+      firstLine(holder);
+      try (ZklockProcess waiter = exec(ns, "--hold", "job")) {
+        cancelWhileWaiting(ns, holder, waiter, "TERM", ExitCodes.TERMINATED);
+        assertThat(waiter.stdout()).as("no token: it never held").isEmpty();
+      }
+    }
+  }
+
+  private void cancelWhileWaiting(
+      String ns, ZklockProcess holder, ZklockProcess waiter, String signal, int exitCode)
       throws Exception {
     await().atMost(Duration.ofSeconds(30)).until(() -> queued(ns + "/job") == 2);
 
-    waiter.signal("INT"); // Ctrl-C
+    waiter.signal(signal);
 
     Cli.Result r = waiter.await(30);
-    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.INTERRUPTED);
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(exitCode);
     assertThat(r.err().strip())
         .as(r.toString())
         .isEqualTo(

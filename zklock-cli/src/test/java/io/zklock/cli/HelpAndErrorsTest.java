@@ -118,7 +118,7 @@ class HelpAndErrorsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"a//b", "/abs", "zookeeper", "x/../y"})
+  @ValueSource(strings = {"a//b", "/abs", "x/../y", "job-\uD83D\uDE00"})
   void badLockName_oneLineError_usageExitCode(String name) {
     Cli.Result r = Cli.run("exec", "--connect", zk.connectString(), name, "--", "true");
 
@@ -279,13 +279,22 @@ class HelpAndErrorsTest {
   }
 
   @Test
-  void unknownCommand_suggestsTheNearestOne_onOneLine() {
+  void unknownCommand_suggestsTheNearestOne_andListsTheCommands_onOneLine() {
     Cli.Result r = Cli.run("lss");
 
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())
         .isEqualTo(
-            "zklock: Unmatched argument at index 0: 'lss'; did you mean 'ls'? (see 'zklock --help')");
+            "zklock: unknown command 'lss'; did you mean 'ls'?; the commands are demo, server, ls,"
+                + " exec, elect, release, bench, help (see 'zklock --help')");
+  }
+
+  @Test
+  void unknownOption_atTheTop_isStillAnUnknownOption() {
+    Cli.Result r = Cli.run("--frobnicate");
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("Unknown option: '--frobnicate'").doesNotContain("command");
   }
 
   @Test

@@ -19,6 +19,8 @@ import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The commands as separate processes, stopped by SIGTERM (what Ctrl-C does, through the hook). */
 class SignalsTest {
@@ -71,8 +73,10 @@ class SignalsTest {
     }
   }
 
-  @Test
-  void exec_sigterm_stopsTheCommandAndReleasesTheLock() throws Exception {
+  @ParameterizedTest
+  @CsvSource({"TERM, 143", "INT, 130"})
+  void exec_signal_stopsTheCommand_releasesTheLock_exits128PlusTheSignal(
+      String signal, int exitCode) throws Exception {
     try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.standalone().start();
         ZooKeeperCloser observer =
             new ZooKeeperCloser(new ZooKeeper(zk.connectString(), 10_000, e -> {}))) {
@@ -93,9 +97,12 @@ class SignalsTest {
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("started")));
       assertThat(observer.zk.getChildren("/zklock/x", false)).hasSize(1);
 
-      exec.destroy(); // SIGTERM to zklock
+      Process kill =
+          new ProcessBuilder("kill", "-s", signal, Long.toString(exec.pid())).inheritIO().start();
+      assertThat(kill.waitFor()).isZero();
 
       assertThat(exec.waitFor(30, TimeUnit.SECONDS)).as("zklock exits").isTrue();
+      assertThat(exec.exitValue()).as("SIG%s: %s", signal, stderr()).isEqualTo(exitCode);
       assertThat(dir.resolve("term")).as("the command got SIGTERM").exists();
       await()
           .atMost(Duration.ofSeconds(10))

@@ -193,13 +193,13 @@ final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public DistributedLock mutex(String name) {
-    return NodeLock.queue(recipes, Args.lockName(name), NodeKind.MUTEX);
+    return NodeLock.queue(recipes, Args.lockName(config.namespace(), name), NodeKind.MUTEX);
   }
 
   @Override
   public DistributedLock mutex(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
-    String n = Args.lockName(name);
+    String n = Args.lockName(config.namespace(), name);
     if (!options.isCohort()) {
       return mutex(n);
     }
@@ -219,13 +219,13 @@ final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public ReadWriteLock readWriteLock(String name) {
-    return new ReadWriteLockImpl(recipes, Args.lockName(name));
+    return new ReadWriteLockImpl(recipes, Args.lockName(config.namespace(), name));
   }
 
   @Override
   public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
-    String n = Args.lockName(name);
+    String n = Args.lockName(config.namespace(), name);
     if (!options.isCohort()) {
       return readWriteLock(n);
     }
@@ -246,12 +246,12 @@ final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public DistributedLock simpleLock(String name) {
-    return NodeLock.simple(recipes, Args.lockName(name));
+    return NodeLock.simple(recipes, Args.lockName(config.namespace(), name));
   }
 
   @Override
   public DistributedSemaphore semaphore(String name, int permits) {
-    return new SemaphoreImpl(recipes, Args.lockName(name), permits);
+    return new SemaphoreImpl(recipes, Args.lockName(config.namespace(), name), permits);
   }
 
   @Override
@@ -262,23 +262,24 @@ final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public LeaderElection leaderElection(String name, String participantId) {
-    return new Election(recipes, Args.lockName(name), Args.participantId(participantId));
+    return new Election(
+        recipes, Args.lockName(config.namespace(), name), Args.participantId(participantId));
   }
 
   @Override
   public Optional<LockInfo> inspect(String name) {
-    return inspector.inspect(Args.lockName(name));
+    return inspector.inspect(Args.lockName(config.namespace(), name));
   }
 
   @Override
   public List<LockInfo> inspectAll(String under) {
     java.util.Objects.requireNonNull(under, "under");
-    return inspector.inspectAll(under.isEmpty() ? under : Args.lockName(under));
+    return inspector.inspectAll(under.isEmpty() ? under : Args.lockName(config.namespace(), under));
   }
 
   @Override
   public List<LockNode> forceRelease(String name) {
-    return inspector.forceRelease(Args.lockName(name));
+    return inspector.forceRelease(Args.lockName(config.namespace(), name));
   }
 
   @Override
@@ -288,17 +289,20 @@ final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public void holdOff(String name, java.time.Duration duration) {
-    inspector.holdOff(Args.lockName(name), Args.positiveMillis(duration, "duration").toMillis());
+    inspector.holdOff(
+        Args.lockName(config.namespace(), name),
+        Args.positiveMillis(duration, "duration").toMillis());
   }
 
   @Override
   public java.time.Duration holdOffRemaining(String name) {
-    return java.time.Duration.ofMillis(inspector.holdOffRemaining(Args.lockName(name)));
+    return java.time.Duration.ofMillis(
+        inspector.holdOffRemaining(Args.lockName(config.namespace(), name)));
   }
 
   @Override
   public List<LockNode> requestRelease(String name) {
-    return inspector.requestRelease(Args.lockName(name));
+    return inspector.requestRelease(Args.lockName(config.namespace(), name));
   }
 
   @Override

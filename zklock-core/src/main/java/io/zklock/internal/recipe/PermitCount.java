@@ -17,7 +17,8 @@ import org.apache.zookeeper.Watcher.Event.EventType;
 /**
  * A semaphore's permit count, stored in its directory's data ({@code
  * {"kind":"semaphore","permits":3}}) by the first client to use it, and checked by every request: a
- * client that asks with another count is refused with a {@link ZkLockException} naming both.
+ * client that asks with another count is refused with a {@link ZkLockException} naming both, its
+ * cause an {@link IllegalArgumentException}.
  *
  * <p>The check reads the directory (one read, sent alongside the request's first step, so it adds
  * no latency) and leaves a data watch on it; while that watch stands on the same session, later
@@ -180,16 +181,15 @@ final class PermitCount {
     return Inspection.positiveInt(fields.get(Inspection.PERMITS_FIELD));
   }
 
+  /** A refusal whose cause says it is the caller's mistake (a command line maps it to usage). */
   private ZkLockException mismatch(int stored, long session) {
-    return new ZkLockException(
+    String message =
         "semaphore has "
             + stored
             + " permits (stored by its first client), but this client asked for "
             + permits
-            + ": use the same count everywhere",
-        dir,
-        session,
-        null);
+            + ": use the same count everywhere";
+    return new ZkLockException(message, dir, session, new IllegalArgumentException(message));
   }
 
   private ZkLockException failure(String what, Code code, long session) {

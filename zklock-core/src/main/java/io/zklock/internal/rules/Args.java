@@ -26,6 +26,9 @@ public final class Args {
       if (!chroot.equals("/")) {
         try {
           validatePath(chroot);
+          if (reserved(chroot)) {
+            throw new IllegalArgumentException("'zookeeper' is reserved by ZooKeeper");
+          }
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
               "connect string '" + connectString + "' has a bad chroot: " + e.getMessage(), e);
@@ -73,17 +76,39 @@ public final class Args {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("bad namespace '" + namespace + "': " + e.getMessage(), e);
     }
-    if (ns.equals("/zookeeper") || ns.startsWith("/zookeeper/")) {
+    if (reserved(ns)) {
       throw new IllegalArgumentException(
           "namespace '" + namespace + "' is inside ZooKeeper's reserved /zookeeper tree");
     }
     return ns;
   }
 
+  /** Whether {@code path} is ZooKeeper's own {@code /zookeeper} or inside it. */
+  private static boolean reserved(String path) {
+    return path.equals("/zookeeper") || path.startsWith("/zookeeper/");
+  }
+
+  /**
+   * Checks a lock name under {@code namespace} (as {@link #namespace} returns it, {@code ""} for
+   * the root): {@link #lockName(String)}, and not inside ZooKeeper's reserved {@code /zookeeper},
+   * which only a name under the root namespace can reach.
+   */
+  public static String lockName(String namespace, String name) {
+    lockName(name);
+    if (reserved(namespace + "/" + name)) {
+      throw new IllegalArgumentException(
+          "bad lock name '"
+              + name
+              + "': under the namespace '/' it would be in ZooKeeper's reserved /zookeeper");
+    }
+    return name;
+  }
+
   /**
    * Checks a lock name: a relative path of one or more segments separated by '/', no empty, '.' or
-   * '..' segment, no control or unassigned characters, not starting with the reserved 'zookeeper',
-   * at most {@link #MAX_NAME_LENGTH} characters.
+   * '..' segment, none of the characters ZooKeeper refuses in a path ({@link #refusedByZooKeeper}),
+   * at most {@link #MAX_NAME_LENGTH} characters. A name may be {@code zookeeper}: it lives under
+   * the namespace (see {@link #lockName(String, String)} for the root).
    */
   public static String lockName(String name) {
     Objects.requireNonNull(name, "lock name");
@@ -188,20 +213,40 @@ public final class Args {
         throw new IllegalArgumentException("relative segment '" + seg + "'");
       }
     }
-    if (segments[0].equals("zookeeper")) {
-      throw new IllegalArgumentException("'zookeeper' is reserved by ZooKeeper");
-    }
     for (int i = 0; i < path.length(); i++) {
       char c = path.charAt(i);
-      if (c == 0
-          || (c > '\u0000' && c <= '\u001f')
-          || (c >= '\u007f' && c <= '\u009F')
-          || (c >= '\ud800' && c <= '\uf8ff')
-          || (c >= '\ufff0' && c <= '\uffff')) {
-        throw new IllegalArgumentException(
-            String.format("invalid character \\u%04x at index %d", (int) c, i - 1));
+      if (refusedByZooKeeper(c)) {
+        throw new IllegalArgumentException(invalidCharacter(path, i) + " at index " + (i - 1));
       }
     }
+  }
+
+  /**
+   * The characters ZooKeeper's {@code PathUtils.validatePath} refuses in a path, one UTF-16 unit at
+   * a time: U+0000 to U+001F, U+007F to U+009F, U+D800 to U+F8FF (the surrogates, so every
+   * character beyond U+FFFF, such as an emoji, and the private use area) and U+FFF0 to U+FFFF.
+   */
+  static boolean refusedByZooKeeper(char c) {
+    return c <= '\u001f'
+        || (c >= '\u007f' && c <= '\u009f')
+        || (c >= '\ud800' && c <= '\uf8ff')
+        || c >= '\ufff0';
+  }
+
+  /** Names the refused character at {@code i}: its code point, and itself when printable. */
+  private static String invalidCharacter(String s, int i) {
+    int cp = s.codePointAt(i);
+    String name = String.format("invalid character U+%04X", cp);
+    if (Character.isSupplementaryCodePoint(cp)) {
+      return name
+          + " '"
+          + new String(Character.toChars(cp))
+          + "' (ZooKeeper refuses every character beyond U+FFFF, such as an emoji, in a path)";
+    }
+    if (Character.isSurrogate(s.charAt(i))) {
+      return name + " (half of a UTF-16 surrogate pair, without its other half)";
+    }
+    return name;
   }
 
   private static String printable(String s) {

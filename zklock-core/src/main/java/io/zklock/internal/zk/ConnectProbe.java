@@ -1,6 +1,7 @@
 package io.zklock.internal.zk;
 
 import io.zklock.TlsConfig;
+import io.zklock.internal.rules.Clock;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -14,6 +15,9 @@ import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
@@ -23,33 +27,93 @@ import org.apache.zookeeper.common.ClientX509Util;
 import org.apache.zookeeper.common.X509Exception;
 
 /**
- * Finds out why no server answered: ZooKeeper's client retries quietly and keeps the cause of each
+ * Finds out why no server answers: ZooKeeper's client retries quietly and keeps the cause of each
  * failed attempt to itself (an unknown host, a refused connection, a TLS handshake that failed).
- * After a failed connect this probe does by hand what the client did, one server at a time, and
- * names what went wrong: the host does not resolve; the connection is refused or not answered; the
- * TLS key or trust store cannot be loaded (a wrong password); the TLS handshake fails (an untrusted
- * certificate, a plain port); a plain client reaches a port that speaks TLS.
+ * Beside the client's first connection ({@link #beside}) this probe does by hand what the client
+ * does, one server at a time, and names what went wrong: the host does not resolve; the connection
+ * is refused or not answered; the TLS key or trust store cannot be loaded (a wrong password); the
+ * TLS handshake fails (an untrusted certificate, a plain port); a plain client reaches a port that
+ * speaks TLS. When every server failed in a way that retrying cannot mend, the connect fails at
+ * once instead of at the end of the connect timeout.
  */
 final class ConnectProbe {
-  /** What the probe found: a message naming the cause, and the exception behind it. */
-  record Finding(String message, Throwable cause) {}
+  /** How long the client's first connection may take before the probe looks (the usual case). */
+  static final long QUIET_MILLIS = 100;
+
+  /**
+   * What the probe found: a message naming the cause, the exception behind it, and whether the
+   * cause is certain to persist (a host that does not resolve, a refused connection, a TLS
+   * mismatch), as opposed to a server that did not answer yet.
+   */
+  record Finding(String message, Throwable cause, boolean certain) {
+    Finding(String message, Throwable cause) {
+      this(message, cause, true);
+    }
+  }
 
   private ConnectProbe() {}
 
   /**
-   * Probes every server of {@code config}'s connect string.
+   * Probes the servers beside the client's first connection, on a daemon thread: waits {@link
+   * #QUIET_MILLIS} for {@code connected}, then probes every server once, bounding its own waits by
+   * {@code deadlineNanos} (of {@link Clock#SYSTEM}). If every server failed for certain it counts
+   * {@code connected} down, so that the caller waiting on it fails at once.
    *
-   * @return the causes found, one per failing server, or null if every server looks reachable (the
-   *     cause is then elsewhere: a server that accepts connections but serves no session, for
-   *     example one without a quorum)
+   * @return the finding (null when connected in the quiet time, or when every server looks
+   *     reachable)
    */
-  static Finding diagnose(SessionConfig config) {
-    int timeoutMs = (int) Math.max(200, Math.min(2000, config.connectTimeout().toMillis()));
+  static CompletableFuture<Finding> beside(
+      SessionConfig config, CountDownLatch connected, long deadlineNanos) {
+    CompletableFuture<Finding> result = new CompletableFuture<>();
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                if (connected.await(QUIET_MILLIS, TimeUnit.MILLISECONDS)) {
+                  result.complete(null);
+                  return;
+                }
+                // the servers are probed at once, each wait ending by the deadline (a first TLS
+                // handshake on a loaded machine can take seconds); if one is late, the caller
+                // fails at the deadline without its finding
+                long leftMillis = (deadlineNanos - Clock.SYSTEM.nanoTime()) / 1_000_000;
+                int timeoutMs = (int) Math.max(100, Math.min(Integer.MAX_VALUE, leftMillis));
+                Finding f = diagnose(config, timeoutMs);
+                result.complete(f);
+                if (f != null && f.certain()) {
+                  connected.countDown();
+                }
+              } catch (InterruptedException e) {
+                result.complete(null);
+              } catch (RuntimeException | Error e) {
+                result.completeExceptionally(e);
+              }
+            },
+            "zklock-connect-probe");
+    t.setDaemon(true);
+    t.start();
+    return result;
+  }
+
+  private static String[] hostPorts(SessionConfig config) {
     String hosts = config.connectString();
     int slash = hosts.indexOf('/');
     if (slash >= 0) {
       hosts = hosts.substring(0, slash);
     }
+    return hosts.split(",");
+  }
+
+  /**
+   * Probes every server of {@code config}'s connect string, each with {@code timeoutMs} to connect
+   * and to hear an answer.
+   *
+   * @return the causes found, one per failing server ({@link Finding#certain() certain} when every
+   *     server failed for certain), or null if every server looks reachable (the cause is then
+   *     elsewhere: a server that accepts connections but serves no session, for example one without
+   *     a quorum)
+   */
+  static Finding diagnose(SessionConfig config, int timeoutMs) {
     TlsConfig tls = config.tls();
     SSLContext context = null;
     if (tls != null) {
@@ -72,9 +136,28 @@ final class ConnectProbe {
             e);
       }
     }
+    String[] hostPorts = hostPorts(config);
+    List<CompletableFuture<Finding>> probes = new ArrayList<>();
+    for (String hostPort : hostPorts) {
+      SSLContext tlsContext = context;
+      CompletableFuture<Finding> f = new CompletableFuture<>();
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  f.complete(probe(hostPort.trim(), tlsContext, timeoutMs));
+                } catch (RuntimeException | Error e) {
+                  f.completeExceptionally(e);
+                }
+              },
+              "zklock-connect-probe-" + hostPort.trim());
+      t.setDaemon(true);
+      t.start();
+      probes.add(f);
+    }
     List<Finding> found = new ArrayList<>();
-    for (String hostPort : hosts.split(",")) {
-      Finding f = probe(hostPort.trim(), context, timeoutMs);
+    for (CompletableFuture<Finding> p : probes) {
+      Finding f = p.join();
       if (f != null) {
         found.add(f);
       }
@@ -84,16 +167,18 @@ final class ConnectProbe {
     }
     StringBuilder message = new StringBuilder();
     Throwable cause = found.get(0).cause();
+    boolean certain = found.size() == hostPorts.length;
     for (Finding f : found) {
       if (message.length() > 0) {
         message.append("; ");
       }
       message.append(f.message());
+      certain &= f.certain();
       if (f.cause() != cause && f.cause() != null) {
         cause.addSuppressed(f.cause());
       }
     }
-    return new Finding(message.toString(), cause);
+    return new Finding(message.toString(), cause, certain);
   }
 
   private static Finding probe(String hostPort, SSLContext tls, int timeoutMs) {
@@ -115,15 +200,17 @@ final class ConnectProbe {
       return new Finding("unknown host '" + host + "' (it does not resolve)", e);
     }
     Finding last = null;
+    boolean certain = true;
     for (InetAddress address : addresses) {
       InetSocketAddress target = new InetSocketAddress(address, port);
       Finding f = probe(hostPort, target, tls, timeoutMs);
       if (f == null) {
         return null; // this address works; the client would have found it
       }
+      certain &= f.certain();
       last = f;
     }
-    return last;
+    return last == null ? null : new Finding(last.message(), last.cause(), certain);
   }
 
   private static Finding probe(
@@ -140,9 +227,9 @@ final class ConnectProbe {
           "connection refused by " + name + " (" + target + "): nothing listens there", e);
     } catch (SocketTimeoutException e) {
       return new Finding(
-          "no answer from " + name + " (" + target + ") within " + timeoutMs + " ms", e);
+          "no answer from " + name + " (" + target + ") within " + timeoutMs + " ms", e, false);
     } catch (IOException e) {
-      return new Finding("cannot connect to " + name + " (" + target + "): " + e, e);
+      return new Finding("cannot connect to " + name + " (" + target + "): " + e, e, false);
     }
   }
 
@@ -156,7 +243,9 @@ final class ConnectProbe {
       socket.setUseClientMode(true);
       socket.startHandshake();
       try {
-        // TLS 1.3: a server that rejects the client's certificate says so after the handshake
+        // TLS 1.3: a server that rejects the client's certificate says so after the handshake,
+        // at once; a server that accepts it waits for the client's first request
+        socket.setSoTimeout(Math.min(plain.getSoTimeout(), 2000));
         if (socket.getInputStream().read() < 0) {
           return new Finding(
               "the server at "
@@ -183,7 +272,8 @@ final class ConnectProbe {
       }
       return new Finding("TLS handshake with " + name + " failed: " + why + ": " + e, e);
     } catch (IOException e) {
-      return new Finding("TLS handshake with " + name + " failed (is it a TLS port?): " + e, e);
+      return new Finding(
+          "TLS handshake with " + name + " failed (is it a TLS port?): " + e, e, false);
     }
   }
 

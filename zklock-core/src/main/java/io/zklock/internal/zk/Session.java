@@ -129,7 +129,12 @@ public final class Session implements SessionPort {
   public void start() {
     AtomicReference<Watcher.Event.KeeperState> failure = new AtomicReference<>();
     CountDownLatch first = new CountDownLatch(1);
+    long started = Clock.SYSTEM.nanoTime();
+    long deadline = started + config.connectTimeout().toNanos();
     ZooKeeper zk = newZooKeeper(failure, first);
+    // ZooKeeper's client retries quietly and keeps the cause to itself: look for it meanwhile,
+    // and give up at once when no server can ever answer (issue 24)
+    CompletableFuture<ConnectProbe.Finding> probe = ConnectProbe.beside(config, first, deadline);
     try {
       boolean connected = first.await(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
       Watcher.Event.KeeperState bad = failure.get();
@@ -144,9 +149,21 @@ public final class Session implements SessionPort {
                     : "the session was refused (" + bad + ")"));
       }
       if (!connected || zk.getState() != ZooKeeper.States.CONNECTED) {
-        closeQuietly(zk);
-        // ZooKeeper's client retries quietly and keeps the cause to itself: look for it
-        ConnectProbe.Finding why = ConnectProbe.diagnose(config);
+        abandon(zk);
+        ConnectProbe.Finding why = probe.getNow(null);
+        if (why != null && why.certain()) {
+          long tookMs = (Clock.SYSTEM.nanoTime() - started) / 1_000_000;
+          throw new ZkLockException(
+              "cannot connect to ZooKeeper at '"
+                  + config.connectString()
+                  + "': no server can answer (gave up after "
+                  + tookMs
+                  + " ms of the "
+                  + config.connectTimeout().toMillis()
+                  + " ms connect timeout): "
+                  + why.message(),
+              why.cause());
+        }
         throw new ZkLockException(
             "cannot connect to ZooKeeper at '"
                 + config.connectString()
@@ -728,6 +745,22 @@ public final class Session implements SessionPort {
     end.complete(null);
     long id = c != null ? c.sessionId() : 0L;
     events.execute(() -> tell(SessionState.CLOSED, id));
+  }
+
+  /**
+   * Closes a client that never connected on another thread, so that {@link #start()} fails in time:
+   * its close waits for a server that may never answer, up to its read timeout (two thirds of the
+   * session timeout). Forgets it first, so that {@link #close()} does not wait for it.
+   */
+  private void abandon(ZooKeeper zk) {
+    synchronized (lock) {
+      if (currentZk == zk) {
+        currentZk = null;
+      }
+    }
+    Thread t = new Thread(() -> closeQuietly(zk), "zklock-connect-close");
+    t.setDaemon(true);
+    t.start();
   }
 
   private static void closeQuietly(ZooKeeper zk) {

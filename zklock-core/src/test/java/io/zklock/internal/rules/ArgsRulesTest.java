@@ -106,7 +106,7 @@ class ArgsRulesTest {
     assertThatThrownBy(() -> Args.namespace("/a/./b"))
         .hasMessage("bad namespace '/a/./b': relative segment '.'");
     assertThatThrownBy(() -> Args.namespace("/zookeeper/x"))
-        .hasMessageContaining("'zookeeper' is reserved by ZooKeeper");
+        .hasMessageContaining("inside ZooKeeper's reserved /zookeeper tree");
   }
 
   // ----------------------------------------------------------------------------- lock name
@@ -137,30 +137,65 @@ class ArgsRulesTest {
     assertThatThrownBy(() -> Args.lockName("a/"))
         .hasMessage("bad lock name 'a/': empty path segment")
         .hasCauseInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Args.lockName("zookeeper"))
-        .hasMessage("bad lock name 'zookeeper': 'zookeeper' is reserved by ZooKeeper");
     assertThat(Args.lockName("a/zookeeper")).isEqualTo("a/zookeeper");
+  }
+
+  @Test
+  void lockName_zookeeper_isAcceptedUnderANamespace_refusedUnderTheRoot() {
+    // /zklock/zookeeper is an ordinary path: only ZooKeeper's own /zookeeper is reserved
+    assertThat(Args.lockName("zookeeper")).isEqualTo("zookeeper");
+    assertThat(Args.lockName("/zklock", "zookeeper")).isEqualTo("zookeeper");
+    assertThat(Args.lockName("/zklock", "zookeeper/quota")).isEqualTo("zookeeper/quota");
+    assertThat(Args.lockName("", "zookeeperish")).isEqualTo("zookeeperish");
+    assertThatThrownBy(() -> Args.lockName("", "zookeeper"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "bad lock name 'zookeeper': under the namespace '/' it would be in ZooKeeper's"
+                + " reserved /zookeeper");
+    assertThatThrownBy(() -> Args.lockName("", "zookeeper/config"))
+        .hasMessageContaining("reserved /zookeeper");
+  }
+
+  @Test
+  void lockName_emoji_refusedNamingItsCodePointAndItself() {
+    assertThatThrownBy(() -> Args.lockName("job-\uD83D\uDE00"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "bad lock name 'job-\uD83D\uDE00': invalid character U+1F600 '\uD83D\uDE00'"
+                + " (ZooKeeper refuses every character beyond U+FFFF, such as an emoji, in a"
+                + " path) at index 4")
+        .message()
+        .doesNotContain("\\ud83d");
+  }
+
+  @Test
+  void lockName_loneSurrogate_refusedAsHalfAPair() {
+    assertThatThrownBy(() -> Args.lockName("x\uD83D"))
+        .hasMessageEndingWith(
+            "invalid character U+D83D (half of a UTF-16 surrogate pair, without its other half)"
+                + " at index 1");
   }
 
   @Test
   void lockName_controlCharacter_refusedPrintablyWithItsIndexInTheName() {
     assertThatThrownBy(() -> Args.lockName("ab\u0001"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("bad lock name 'ab\\u0001': invalid character \\u0001 at index 2");
+        .hasMessage("bad lock name 'ab\\u0001': invalid character U+0001 at index 2");
   }
 
   @Test
   void lockName_characterRanges_boundariesExact() {
     char[] refused = {
-      '\u0000', '\u001f', '\u007f', '\u0080', '\u009f', '\ud800', '\ue000', '\uf8ff', '\ufff0',
-      '\uffff'
+      '\u0000', '\u001f', '\u007f', '\u0080', '\u009f', '\ue000', '\uf8ff', '\ufff0', '\uffff'
     };
     for (char c : refused) {
       assertThatThrownBy(() -> Args.lockName("x" + c))
           .as("\\u%04x", (int) c)
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageEndingWith(String.format("invalid character \\u%04x at index 1", (int) c));
+          .hasMessageEndingWith(String.format("invalid character U+%04X at index 1", (int) c));
     }
+    assertThatThrownBy(() -> Args.lockName("x\ud800"))
+        .hasMessageContaining("invalid character U+D800 (half of a UTF-16 surrogate pair");
     char[] accepted = {' ', '~', '\u00a0', '\ud7ff', '\uf900', '\uffef'};
     for (char c : accepted) {
       assertThat(Args.lockName("x" + c)).as("\\u%04x", (int) c).isEqualTo("x" + c);
