@@ -36,6 +36,13 @@ import org.junit.jupiter.api.Test;
 class RecipeReturnOrderTest extends ZkTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
+  /**
+   * How long "at once" may take here: far less than the 13 s after which the client's ZooKeeper
+   * handle gives up on a silent connection (two thirds of the 20 s session timeout) and fails what
+   * it waited for, which an answer that waited for the server would then be.
+   */
+  private static final Duration AT_ONCE = Duration.ofSeconds(5);
+
   /** A client whose connection goes through {@code proxy}. */
   private ZkLocksImpl through(FaultProxy proxy) {
     return (ZkLocksImpl)
@@ -113,8 +120,8 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       CompletableFuture<Void> released = first.releaseAsync();
 
       // Then the release and the local handoff complete without any reply
-      released.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      LockHandle h2 = second.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      released.get(AT_ONCE.toSeconds(), TimeUnit.SECONDS);
+      LockHandle h2 = second.get(AT_ONCE.toSeconds(), TimeUnit.SECONDS);
       assertThat(h2.path()).isEqualTo(first.path());
       assertThat(proxy.mode()).isEqualTo(FaultProxy.Mode.BLACKHOLE);
       proxy.pass();
@@ -136,7 +143,7 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       CompletableFuture<LockHandle> tried = lock.start(Waiting.NOW);
 
       // Then it answers empty without any reply
-      assertThat(tried.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isNull();
+      assertThat(tried.get(AT_ONCE.toSeconds(), TimeUnit.SECONDS)).isNull();
       proxy.pass();
       held.release();
     }
@@ -156,7 +163,8 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       // When both release with the replies held
       proxy.muteReplies();
       CompletableFuture<Void> firstOut = r1.releaseAsync();
-      firstOut.get(WAIT.toSeconds(), TimeUnit.SECONDS); // another reader holds: nothing to delete
+      firstOut.get(
+          AT_ONCE.toSeconds(), TimeUnit.SECONDS); // another reader holds: nothing to delete
       CompletableFuture<Void> lastOut = r2.releaseAsync();
       AtomicReference<Boolean> early = answeredWhileMuted(lastOut, proxy);
       awaitGone(node);
@@ -306,6 +314,109 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       resigner.join(WAIT.toMillis());
       assertThat(resigner.isAlive()).isFalse();
       e.close();
+    }
+  }
+
+  // ---------------------------------------------------------------- semaphore, several permits
+
+  @Test
+  void semaphoreTryAcquireOfSeveral_someBusy_returnsOnlyOnceTheLeasesItGotAreReleased()
+      throws Exception {
+    // Given another session holds one of two permits
+    LockHandle other = client().semaphore("sem2", 2).acquire();
+    try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
+      ZkLocksImpl locks = through(proxy);
+      DistributedSemaphore sem = locks.semaphore("sem2", 2);
+      sem.tryAcquire().orElseThrow().release(); // the permit count is stored and checked already
+      AtomicReference<Optional<LockHandle>> got = new AtomicReference<>();
+      AtomicBoolean returnedWhileMuted = new AtomicBoolean();
+      Thread caller =
+          new Thread(
+              () -> {
+                got.set(sem.tryAcquire(2));
+                returnedWhileMuted.set(proxy.mode() == FaultProxy.Mode.MUTE_REPLIES);
+              },
+              "semaphore-caller");
+
+      // When it tries for both, with the library's threads held so that it learns nothing yet: one
+      // lease is granted, the other found busy and its node deleted (the server shows both)
+      String leasesDir = dir("sem2") + "/leases";
+      int before = raw().exists(leasesDir, false).getCversion();
+      LibraryThreads.Held busy = LibraryThreads.hold(locks);
+      String granted;
+      try {
+        caller.start();
+        // two creates and the busy lease's delete applied (each changes the child version)
+        await()
+            .atMost(WAIT)
+            .until(() -> raw().exists(leasesDir, false).getCversion() >= before + 3);
+        assertThat(leases("sem2")).hasSize(2);
+        granted = leases("sem2").stream().filter(p -> !p.equals(other.path())).findFirst().get();
+        // every reply sent so far has reached the client: a read on its session, answered after
+        // them, has been answered
+        CompletableFuture<Void> marker = new CompletableFuture<>();
+        locks.session().current().zk().sync(dir("sem2"), (rc, p, c) -> marker.complete(null), null);
+        marker.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        // and the replies from here on are held: the release of the granted lease is unanswered
+        proxy.muteReplies();
+      } finally {
+        busy.release();
+      }
+      awaitGone(granted);
+      awaitParkedOrEnded(caller);
+
+      // Then it has not returned while that release is unacknowledged
+      assertThat(caller.isAlive()).as("returned before the lease it got was given back").isTrue();
+      proxy.pass();
+      caller.join(WAIT.toMillis());
+      assertThat(got.get()).isEmpty();
+      assertThat(returnedWhileMuted).as("returned while the replies were held").isFalse();
+    }
+    other.release();
+  }
+
+  /** The semaphore {@code name}'s lease nodes. */
+  private List<String> leases(String name) throws Exception {
+    List<String> out = new java.util.ArrayList<>();
+    for (String p : lockNodes()) {
+      if (p.startsWith(dir(name) + "/leases/")) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- read-write downgrade
+
+  @Test
+  void downgrade_writeReleaseAnswersAtOnceKeepingTheNode_readReleaseOnceTheDeletionIsAcknowledged()
+      throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
+      ZkLocksImpl locks = through(proxy);
+      ReadWriteLock rw = locks.readWriteLock("dg");
+      LockHandle write = rw.writeLock().acquire();
+      LockHandle read = rw.downgrade(write);
+      String node = write.path();
+
+      // When the write handle is released first, with the replies held
+      proxy.muteReplies();
+      CompletableFuture<Void> writeOut = write.releaseAsync();
+
+      // Then it answers at once (nothing to send) and the node stays, the read hold's
+      writeOut.get(AT_ONCE.toSeconds(), TimeUnit.SECONDS);
+      assertThat(write.isHeld()).isFalse();
+      assertThat(read.isHeld()).isTrue();
+      assertThat(exists(node)).as("the downgraded node is kept").isTrue();
+
+      // When the read hold is released: it answers only once the deletion is acknowledged
+      CompletableFuture<Void> readOut = read.releaseAsync();
+      AtomicReference<Boolean> early = answeredWhileMuted(readOut, proxy);
+      awaitGone(node);
+      LibraryThreads.drain(locks);
+      assertThat(readOut).as("answered before the deletion was acknowledged").isNotDone();
+      proxy.pass();
+      readOut.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(early.get()).as("answered while the delete's reply was held").isFalse();
     }
   }
 }
