@@ -51,8 +51,10 @@ class ExecProcessTest extends CliServerTestSupport {
       assertThat(token).as("stdout: the fencing token").matches("\\d+");
       assertThat(queued(ns + "/job")).isEqualTo(1);
       assertThat(Long.parseLong(token)).isEqualTo(tokenOfHolder(ns + "/job"));
-      Thread.sleep(300);
-      assertThat(hold.process.isAlive()).as("still holding while stdin is open").isTrue();
+      assertThat(hold.process.waitFor(300, TimeUnit.MILLISECONDS))
+          .as("exited (released) while stdin is open")
+          .isFalse();
+      assertThat(queued(ns + "/job")).as("still holding while stdin is open").isEqualTo(1);
 
       hold.stdin().close();
 

@@ -76,7 +76,12 @@ class ScheduledJobTest {
         HANG_NEXT.set(true);
         HUNG.await();
         Run frozen = List.copyOf(RUNS).get(RUNS.size() - 1);
-        Thread.sleep(4500); // two more ticks: the other instance must skip them
+        AnnotationConfigApplicationContext waiting = frozen.instance().equals("a") ? b : a;
+        int skippedBefore = SchedulingInstances.skipped(waiting);
+        // two more ticks: the other instance must skip them (its provider finds the lock taken)
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> SchedulingInstances.skipped(waiting) >= skippedBefore + 2);
         assertThat(List.copyOf(RUNS).get(RUNS.size() - 1))
             .as("nobody runs while the frozen holder's session lives")
             .isEqualTo(frozen);
