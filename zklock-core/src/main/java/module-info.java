@@ -1,23 +1,20 @@
 /**
  * zklock: distributed locks on Apache ZooKeeper. The module exports only {@code io.zklock}, the
- * API; everything in {@code io.zklock.internal} is sealed inside it.
+ * API; everything in {@code io.zklock.internal} is sealed inside it. The API names no ZooKeeper
+ * type (its ACLs are {@link io.zklock.NodeAcl}'s own entries), so code that uses it compiles with
+ * {@code requires io.zklock;} alone.
  *
- * <p>ZooKeeper ships as two jars, {@code zookeeper} and {@code zookeeper-jute}, that both contain
- * the packages {@code org.apache.zookeeper.server.quorum} and {@code
+ * <p>At run time zklock uses ZooKeeper's client through the automatic module {@code zookeeper}.
+ * ZooKeeper ships as two jars, {@code zookeeper} and {@code zookeeper-jute}, that both contain the
+ * packages {@code org.apache.zookeeper.server.quorum} and {@code
  * org.apache.zookeeper.server.persistence}, so the two cannot be separate modules on one module
- * path. zklock reads ZooKeeper's client API, and the jute records it uses ({@code
- * org.apache.zookeeper.data.Stat}, {@code ACL}, {@code Id}), through the automatic module {@code
- * zookeeper}. On the class path nothing more is needed. On the module path, put {@code zookeeper}
- * there and merge the jute jar into it: {@code --patch-module zookeeper=zookeeper-jute.jar}
- * (zklock's own build compiles and tests the module that way). javac, unlike the runtime, does not
- * count the patched-in packages as exported by {@code zookeeper}; hence the {@code exports}
- * warnings suppressed on {@link io.zklock.NodeAcl}'s use of {@code ACL}, and a module whose code
- * names {@code ACL} compiles with {@code --add-exports zookeeper/org.apache.zookeeper.data=<that
- * module>,io.zklock}.
+ * path: on the module path, put {@code zookeeper} there and merge the jute jar into it, {@code
+ * --patch-module zookeeper=zookeeper-jute.jar}, as zklock's own build compiles and tests the
+ * module. On the class path nothing more is needed.
  */
-@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
+@SuppressWarnings("requires-automatic")
 module io.zklock {
-  requires transitive zookeeper; // NodeAcl speaks of ZooKeeper's ACL
+  requires zookeeper; // the client, inside the implementation only
   requires org.slf4j;
 
   exports io.zklock;

@@ -1,11 +1,13 @@
 package io.zklock;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
-import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.data.ACL;
+import java.util.Set;
+import java.util.StringJoiner;
 
 /**
  * The ACL given to every znode zklock creates (the namespace, lock directories and lock nodes), set
@@ -27,14 +29,104 @@ import org.apache.zookeeper.data.ACL;
  *       IllegalArgumentException} naming the ACL, before connecting.
  *   <li>Any other ACL set explicitly is used as given, with or without an identity.
  * </ul>
+ *
+ * <p>The entries are zklock's own type ({@link Entry}: a scheme, an id and a set of {@link
+ * Permission}s), the same three things as ZooKeeper's ACL entries; zklock turns them into
+ * ZooKeeper's when it creates a node.
  */
 public final class NodeAcl {
-  private final List<ACL> acl;
+
+  /** What an entry lets its identity do to a znode, as ZooKeeper's permissions. */
+  public enum Permission {
+    /** Read the node's data and list its children. */
+    READ,
+    /** Set the node's data. */
+    WRITE,
+    /** Create children (queue for a lock, in a lock directory). */
+    CREATE,
+    /** Delete children (any lock node, in a lock directory). */
+    DELETE,
+    /** Set the node's ACL. */
+    ADMIN
+  }
+
+  /**
+   * One entry of an ACL: an identity, named by a scheme and an id as ZooKeeper names them, and what
+   * it may do. The schemes ZooKeeper knows include {@code world} (id {@code anyone}: everybody),
+   * {@code auth} (id {@code ""}: whatever identities the creating session authenticated with),
+   * {@code digest} (id {@code user:base64(sha1(user:password))}), {@code ip} (an address or a
+   * range, {@code 10.0.0.0/8}), {@code x509} and {@code sasl}.
+   *
+   * @param scheme the authentication scheme, not blank
+   * @param id the identity within the scheme ({@code ""} for {@code auth})
+   * @param permissions what the identity may do: at least one; kept as an unmodifiable copy
+   */
+  public record Entry(String scheme, String id, Set<Permission> permissions) {
+    /**
+     * @throws IllegalArgumentException if the scheme is blank or no permission is given
+     * @throws NullPointerException if an argument or a permission is null
+     */
+    public Entry {
+      Objects.requireNonNull(scheme, "scheme");
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(permissions, "permissions");
+      if (scheme.isBlank()) {
+        throw new IllegalArgumentException("ACL entry scheme must not be blank: '" + scheme + "'");
+      }
+      if (permissions.isEmpty()) {
+        throw new IllegalArgumentException(
+            "ACL entry " + scheme + ":" + id + " must grant at least one permission");
+      }
+      permissions.forEach(p -> Objects.requireNonNull(p, "permission"));
+      permissions = Collections.unmodifiableSet(EnumSet.copyOf(permissions));
+    }
+
+    /** An entry of {@code scheme:id} granting {@code permissions}. */
+    public static Entry of(String scheme, String id, Permission... permissions) {
+      Set<Permission> set = EnumSet.noneOf(Permission.class);
+      Collections.addAll(set, Objects.requireNonNull(permissions, "permissions"));
+      return new Entry(scheme, id, set);
+    }
+
+    /** Everybody ({@code world:anyone}) may do what {@code permissions} say. */
+    public static Entry anyone(Permission... permissions) {
+      return of("world", "anyone", permissions);
+    }
+
+    /**
+     * The creating session's own authenticated identities ({@code auth}) may do what {@code
+     * permissions} say; it needs an identity ({@link NodeAcl#needsAuthentication()}).
+     */
+    public static Entry creator(Permission... permissions) {
+      return of("auth", "", permissions);
+    }
+
+    /** As {@code zkCli} prints it: {@code world:anyone:cdrwa}. */
+    @Override
+    public String toString() {
+      StringBuilder p = new StringBuilder();
+      for (Permission x :
+          List.of(
+              Permission.CREATE,
+              Permission.DELETE,
+              Permission.READ,
+              Permission.WRITE,
+              Permission.ADMIN)) {
+        if (permissions.contains(x)) {
+          p.append(Character.toLowerCase(x.name().charAt(0)));
+        }
+      }
+      return scheme + ":" + id + ":" + p;
+    }
+  }
+
+  private static final Permission[] ALL = Permission.values();
+
+  private final List<Entry> entries;
   private final String description;
 
-  private NodeAcl(List<ACL> acl, String description) {
-    // not List.copyOf: ZooKeeper asks the list contains(null), which immutable lists refuse
-    this.acl = Collections.unmodifiableList(new ArrayList<>(acl));
+  private NodeAcl(List<Entry> entries, String description) {
+    this.entries = List.copyOf(entries);
     this.description = description;
   }
 
@@ -50,45 +142,55 @@ public final class NodeAcl {
    */
   public static NodeAcl creatorAllWorldRead() {
     return new NodeAcl(
-        List.of(
-            ZooDefs.Ids.CREATOR_ALL_ACL.get(0),
-            new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)),
-        "creator-all, world-read");
+        List.of(Entry.creator(ALL), Entry.anyone(Permission.READ)), "creator-all, world-read");
   }
 
   /** Only the creator's identity may read, queue for, change or delete anything. */
   public static NodeAcl creatorOnly() {
-    return new NodeAcl(ZooDefs.Ids.CREATOR_ALL_ACL, "creator-all");
+    return new NodeAcl(List.of(Entry.creator(ALL)), "creator-all");
   }
 
   /** Anyone may do anything (ZooKeeper's OPEN_ACL_UNSAFE). */
   public static NodeAcl open() {
-    return new NodeAcl(ZooDefs.Ids.OPEN_ACL_UNSAFE, "open");
+    return new NodeAcl(List.of(Entry.anyone(ALL)), "open");
   }
 
   /**
    * A custom ACL list, for lock nodes and directories alike. Every identity that should queue for a
    * lock needs CREATE and DELETE on it (and can then delete any lock node in it: see {@link
    * #creatorAllWorldRead()}).
+   *
+   * @throws IllegalArgumentException if the list is empty or has a null entry
    */
-  @SuppressWarnings("exports") // ACL is exported at run time: see module-info.java
-  public static NodeAcl of(List<ACL> acl) {
-    Objects.requireNonNull(acl, "acl");
-    if (acl.isEmpty() || acl.contains(null)) {
-      throw new IllegalArgumentException("ACL list must be non-empty, without nulls: " + acl);
+  public static NodeAcl of(List<Entry> entries) {
+    Objects.requireNonNull(entries, "entries");
+    if (entries.isEmpty() || entries.stream().anyMatch(Objects::isNull)) {
+      throw new IllegalArgumentException("ACL list must be non-empty, without nulls: " + entries);
     }
-    return new NodeAcl(acl, "custom " + acl);
+    List<Entry> copy = new ArrayList<>(entries);
+    return new NodeAcl(copy, "custom " + describe(copy));
   }
 
-  /** The ACL entries. */
-  @SuppressWarnings("exports") // ACL is exported at run time: see module-info.java
-  public List<ACL> entries() {
-    return acl;
+  /** A custom ACL of the given entries; see {@link #of(List)}. */
+  public static NodeAcl of(Entry... entries) {
+    Objects.requireNonNull(entries, "entries");
+    return of(Arrays.asList(entries));
+  }
+
+  /** The ACL entries, unmodifiable. */
+  public List<Entry> entries() {
+    return entries;
   }
 
   /** Whether this ACL names the creator's identity (and so needs an authenticated session). */
   public boolean needsAuthentication() {
-    return acl.stream().anyMatch(a -> "auth".equals(a.getId().getScheme()));
+    return entries.stream().anyMatch(e -> "auth".equals(e.scheme()));
+  }
+
+  private static String describe(List<Entry> entries) {
+    StringJoiner out = new StringJoiner(", ", "[", "]");
+    entries.forEach(e -> out.add(e.toString()));
+    return out.toString();
   }
 
   @Override

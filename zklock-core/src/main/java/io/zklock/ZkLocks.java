@@ -1,12 +1,8 @@
 package io.zklock;
 
-import io.zklock.internal.Args;
-import io.zklock.internal.SessionConfig;
-import io.zklock.internal.ZkLocksImpl;
-import java.net.InetAddress;
+import io.zklock.internal.ZkLocksFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -110,12 +106,11 @@ public interface ZkLocks extends AutoCloseable {
   }
 
   /**
-   * The simplest lock (seeds 000 §2.1 and 001): one EPHEMERAL node, {@code
-   * <namespace>/<name>/x-lock}, owned by whoever created it; its data names the owner (client,
-   * session, a random attempt id), so that a create or delete whose reply was lost to a connection
-   * loss is checked by reading the node back. {@code tryAcquire()} costs a single create and leaves
-   * nothing behind when busy: good for "run at most once" jobs. The fencing token is the node's
-   * creation zxid.
+   * The simplest lock: one EPHEMERAL node, {@code <namespace>/<name>/x-lock}, owned by whoever
+   * created it; its data names the owner (client, session, a random attempt id), so that a create
+   * or delete whose reply was lost to a connection loss is checked by reading the node back. {@code
+   * tryAcquire()} costs a single create and leaves nothing behind when busy: good for "run at most
+   * once" jobs. The fencing token is the node's creation zxid.
    *
    * <p>Blocking waiters watch the node and all try to create it again when it goes: the lock is not
    * fair (a newcomer may win over a long waiter) and every waiter wakes on each release (a herd).
@@ -252,6 +247,55 @@ public interface ZkLocks extends AutoCloseable {
    */
   List<LockNode> requestRelease(String name);
 
+  /**
+   * Keeps the lock {@code name} closed for {@code duration} from now, as the ensemble's clock
+   * counts, whatever happens to this client: a mark that outlives its session, its process and a
+   * {@link #close()}. It is for a holder that must keep others out for a minimum time even if it
+   * ends early or dies, as ShedLock's {@code lockAtLeastFor} asks. The lock itself is not changed:
+   * others ask {@link #holdOffRemaining} before they use a grant, and give it back while the mark
+   * is in force.
+   *
+   * <p>The mark is a persistent znode in the lock's directory, {@code hold-off}, whose data is the
+   * duration: its creation time ({@code ctime}), stamped by the ZooKeeper leader that applied the
+   * write, is the start. A later call replaces the mark (a new start and duration) in one
+   * transaction. The mark stays until a {@link #holdOffRemaining} finds it run out and deletes it.
+   *
+   * <p>What it rests on: only the clocks of the ZooKeeper servers, never a client's. The start and
+   * the "now" of {@link #holdOffRemaining} are both stamped by the leader; if the leader changes
+   * between the two, the skew between the two servers' clocks shortens or lengthens the hold-off by
+   * as much. It cannot promise anything to a reader that does not ask.
+   *
+   * @param duration how long the lock stays closed from now; at least 1 ms, at most about 24 days
+   * @throws IllegalArgumentException if the name or the duration is invalid
+   * @throws ZkLockException if the {@link ZkLocks} is closed, no server answers within the connect
+   *     timeout, or the server refuses the write (ACL)
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default void holdOff(String name, Duration duration) {
+    throw new UnsupportedOperationException(
+        "holdOff is implemented by the ZkLocks of ZkLocks.builder, not by " + getClass().getName());
+  }
+
+  /**
+   * How long the lock {@code name} stays closed by its {@link #holdOff} mark, as the ensemble's
+   * clock counts: the mark's start (its {@code ctime}) plus its duration, less the time of a write
+   * made now to the mark (its {@code mtime}; the write changes neither the start nor the duration).
+   * One round trip without a mark, two with one. A mark that has run out is deleted.
+   *
+   * @return the time left, or {@link Duration#ZERO} if the lock has no mark in force
+   * @throws IllegalArgumentException if the name is invalid
+   * @throws ZkLockException if the {@link ZkLocks} is closed, no server answers within the connect
+   *     timeout, or the server refuses the write (ACL)
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default Duration holdOffRemaining(String name) {
+    throw new UnsupportedOperationException(
+        "holdOffRemaining is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
   /** The session's current state. */
   SessionState sessionState();
 
@@ -289,21 +333,10 @@ public interface ZkLocks extends AutoCloseable {
 
   /** Builds a {@link ZkLocks}. Every setting but the connect string has a sensible default. */
   final class Builder {
-    private final String connectString;
-    private String namespace = "/zklock";
-    private Duration sessionTimeout = Duration.ofSeconds(15);
-    private Duration connectTimeout = Duration.ofSeconds(10);
-    private String clientName;
-    private final List<SessionConfig.Auth> auth = new ArrayList<>();
-    private NodeAcl acl;
-    private boolean trustExistingAcl;
-    private TlsConfig tls;
-    private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
-    private String ownerData;
-    private boolean connectInBackground;
+    private final ZkLocksFactory factory; // the settings, checked as they are set
 
     Builder(String connectString) {
-      this.connectString = Args.connectString(connectString);
+      this.factory = new ZkLocksFactory(connectString);
     }
 
     /**
@@ -311,7 +344,7 @@ public interface ZkLocks extends AutoCloseable {
      * created on first use.
      */
     public Builder namespace(String namespace) {
-      this.namespace = Args.namespace(namespace);
+      factory.namespace(namespace);
       return this;
     }
 
@@ -321,7 +354,7 @@ public interface ZkLocks extends AutoCloseable {
      * reach the ensemble for this long loses its locks, and is told a margin before.
      */
     public Builder sessionTimeout(Duration timeout) {
-      this.sessionTimeout = Args.positiveMillis(timeout, "sessionTimeout");
+      factory.sessionTimeout(timeout);
       return this;
     }
 
@@ -330,13 +363,13 @@ public interface ZkLocks extends AutoCloseable {
      * #connectInBackground()}, how long each request made before it waits for it.
      */
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = Args.positiveMillis(timeout, "connectTimeout");
+      factory.connectTimeout(timeout);
       return this;
     }
 
     /** The name shown by {@code zklock ls} for this client's locks (default {@code host:pid}). */
     public Builder clientName(String name) {
-      this.clientName = Args.clientName(name);
+      factory.clientName(name);
       return this;
     }
 
@@ -350,7 +383,7 @@ public interface ZkLocks extends AutoCloseable {
       if (scheme.isBlank()) {
         throw new IllegalArgumentException("authorization scheme must not be blank");
       }
-      auth.add(new SessionConfig.Auth(scheme, credentials.clone()));
+      factory.authorization(scheme, credentials);
       return this;
     }
 
@@ -371,7 +404,7 @@ public interface ZkLocks extends AutoCloseable {
      * ACL; see {@link #trustExistingAcl()} for how an authenticated client treats them.
      */
     public Builder acl(NodeAcl acl) {
-      this.acl = Objects.requireNonNull(acl, "acl");
+      factory.acl(Objects.requireNonNull(acl, "acl"));
       return this;
     }
 
@@ -396,13 +429,13 @@ public interface ZkLocks extends AutoCloseable {
      * check: everything they create is open anyway.
      */
     public Builder trustExistingAcl() {
-      this.trustExistingAcl = true;
+      factory.trustExistingAcl();
       return this;
     }
 
     /** Connects with TLS (the servers' secure client port). */
     public Builder tls(TlsConfig tls) {
-      this.tls = Objects.requireNonNull(tls, "tls");
+      factory.tls(Objects.requireNonNull(tls, "tls"));
       return this;
     }
 
@@ -411,7 +444,7 @@ public interface ZkLocks extends AutoCloseable {
      * SuspensionPolicy#WAIT_FOR_EXPIRY}.
      */
     public Builder suspensionPolicy(SuspensionPolicy policy) {
-      this.suspensionPolicy = Objects.requireNonNull(policy, "policy");
+      factory.suspensionPolicy(Objects.requireNonNull(policy, "policy"));
       return this;
     }
 
@@ -425,7 +458,7 @@ public interface ZkLocks extends AutoCloseable {
      * @throws IllegalArgumentException if {@code data} is longer, or null
      */
     public Builder ownerData(String data) {
-      this.ownerData = Args.ownerData(data);
+      factory.ownerData(data);
       return this;
     }
 
@@ -448,7 +481,7 @@ public interface ZkLocks extends AutoCloseable {
      * build()}.
      */
     public Builder connectInBackground() {
-      this.connectInBackground = true;
+      factory.connectInBackground();
       return this;
     }
 
@@ -467,39 +500,7 @@ public interface ZkLocks extends AutoCloseable {
      *     connecting
      */
     public ZkLocks build() {
-      NodeAcl effectiveAcl = acl;
-      if (effectiveAcl == null) {
-        effectiveAcl = auth.isEmpty() ? NodeAcl.open() : NodeAcl.creatorAllWorldRead();
-      }
-      if (effectiveAcl.needsAuthentication() && auth.isEmpty()) {
-        throw new IllegalArgumentException(
-            "ACL " + effectiveAcl + " names the creator: it needs authorization(...) too");
-      }
-      String name = clientName != null ? clientName : defaultClientName();
-      SessionConfig config =
-          new SessionConfig(
-              connectString,
-              namespace,
-              sessionTimeout,
-              connectTimeout,
-              name,
-              List.copyOf(auth),
-              effectiveAcl,
-              tls,
-              suspensionPolicy,
-              trustExistingAcl,
-              connectInBackground);
-      return ZkLocksImpl.connect(config, ownerData);
-    }
-
-    private static String defaultClientName() {
-      String host;
-      try {
-        host = InetAddress.getLocalHost().getHostName();
-      } catch (Exception e) {
-        host = "localhost";
-      }
-      return host + ":" + ProcessHandle.current().pid();
+      return factory.build();
     }
   }
 }

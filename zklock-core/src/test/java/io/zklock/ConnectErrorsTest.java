@@ -136,7 +136,7 @@ class ConnectErrorsTest {
 
   @Test
   void sessionTimeout_clampedByTheEnsemble_isExposed_andLoggedWithBothValues() {
-    Logger sessionLog = (Logger) LoggerFactory.getLogger("io.zklock.internal.Session");
+    Logger sessionLog = (Logger) LoggerFactory.getLogger("io.zklock.internal.zk.Session");
     ListAppender<ILoggingEvent> appender = new ListAppender<>();
     appender.start();
     sessionLog.addAppender(appender);

@@ -283,7 +283,7 @@ class FailureModesTest extends ZkTestSupport {
         List.of(
             NodeAcl.creatorAllWorldRead(),
             NodeAcl.creatorOnly(),
-            NodeAcl.of(ZooDefs.Ids.CREATOR_ALL_ACL))) {
+            NodeAcl.of(NodeAcl.Entry.creator(NodeAcl.Permission.values())))) {
       assertThatThrownBy(() -> builder().acl(acl).build())
           .as("%s without authorization", acl)
           .isInstanceOf(IllegalArgumentException.class)

@@ -3,7 +3,7 @@ package io.zklock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.zklock.internal.QueueNode;
+import io.zklock.internal.rules.QueueNode;
 import io.zklock.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.zklock.internal.QueueNode;
+import io.zklock.internal.rules.QueueNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -49,6 +49,32 @@ class TlsTest {
   }
 
   @Test
+  void clientCertificateAndDigest_aSecondClientOfTheSameIdentities_queuesInTheTreeTheFirstMade()
+      throws Exception {
+    // Given a client with a certificate and a digest login: the server gives its session two
+    // identities (x509 from the certificate, digest), and the namespace it creates carries both
+    try (ZkLocks first =
+        ZkLocks.builder(zk.secureConnectString())
+            .tls(tls())
+            .digest("svc", "secret")
+            .namespace("/tls-auth")
+            .build()) {
+      first.mutex("m").acquire().release();
+    }
+
+    // When another process of the same identities comes: it learns the x509 identity from the
+    // server (whoAmI), so it finds the namespace its own and queues there
+    try (ZkLocks second =
+        ZkLocks.builder(zk.secureConnectString())
+            .tls(tls())
+            .digest("svc", "secret")
+            .namespace("/tls-auth")
+            .build()) {
+      assertThat(second.mutex("m").tryAcquire()).hasValueSatisfying(LockHandle::release);
+    }
+  }
+
+  @Test
   void plainClient_onTheSecurePort_failsToConnectWithAClearMessage() {
     assertThatThrownBy(
             () ->

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * No herd: the server's own count of triggered watches stays at most {@link #PER_ACQUISITION} per
- * handoff, whatever the number of waiters (the seeds' naive parent watch fires once per waiter).
- * Each node's deletion triggers at most two watches of exclusive waiters: the one right behind it
- * waits for it, the one behind that looks ahead to it (Ordering.Watch#lookAhead), so as to hand off
- * without a read at any depth.
+ * handoff, whatever the number of waiters (a naive watch on the lock directory fires once per
+ * waiter). Each node's deletion triggers at most two watches of exclusive waiters: the one right
+ * behind it waits for it, the one behind that looks ahead to it (Ordering.Watch#lookAhead), so as
+ * to hand off without a read at any depth.
  */
 class WatchCountTest extends ZkTestSupport {
   /** Watch events per acquisition, at most: the bench's Target.WATCH_EVENTS_BOUND. */

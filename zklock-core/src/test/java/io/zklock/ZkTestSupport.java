@@ -128,7 +128,7 @@ public abstract class ZkTestSupport {
     }
     for (String child : children) {
       String p = path + "/" + child;
-      if (io.zklock.internal.QueueNode.parse(child) != null) {
+      if (io.zklock.internal.rules.QueueNode.parse(child) != null) {
         out.add(p);
         continue;
       }

@@ -167,6 +167,7 @@ final class Anatomy {
     Map<String, List<Window>> windows = new LinkedHashMap<>();
     ExecutorService executor = Executors.newFixedThreadPool(2);
     String regime = env.regime();
+    env.countFor(Impl.ZKLOCK); // the windows read ZooKeeper's counters
     out.print("anatomy" + (regime.isEmpty() ? "" : "@" + regime) + ":");
     try (RawZk raw = new RawZk(env.connectString());
         ZkLockClient zkClient = new ZkLockClient(env.connectString(), 0);

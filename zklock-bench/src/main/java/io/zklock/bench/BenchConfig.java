@@ -14,7 +14,22 @@ final class BenchConfig {
   int reps = 4;
   int herdSessions = 500;
   int asyncWaiters = 10_000;
-  boolean fsync;
+  int heldLocks = 10_000;
+
+  /**
+   * fsync of the servers' logs: on, as ZooKeeper and etcd run in production ({@code --no-fsync}).
+   */
+  boolean fsync = true;
+
+  /** ZooKeeper's server count of each server regime: 1 (standalone) and/or N (an ensemble). */
+  List<Integer> servers = new ArrayList<>(List.of(1));
+
+  /** Whether to start redis-server and etcd and measure the peers ({@code --no-peers}: not). */
+  boolean peers = true;
+
+  /** Only these implementations (empty: every one a scenario lists). */
+  List<Impl> impls = new ArrayList<>();
+
   List<String> scenarios = new ArrayList<>();
   Path json;
   Path svg;
@@ -42,6 +57,7 @@ final class BenchConfig {
           c.reps = 2;
           c.herdSessions = 60;
           c.asyncWaiters = 1_000;
+          c.heldLocks = 1_000;
           if (!c.rttGiven) {
             c.rtts = new ArrayList<>(List.of(Duration.ZERO));
           }
@@ -71,6 +87,26 @@ final class BenchConfig {
         case "--herd" -> c.herdSessions = positive(value(args, ++i, a), a);
         case "--waiters" -> c.asyncWaiters = positive(value(args, ++i, a), a);
         case "--fsync" -> c.fsync = true;
+        case "--no-fsync" -> c.fsync = false;
+        case "--no-peers" -> c.peers = false;
+        case "--held" -> c.heldLocks = positive(value(args, ++i, a), a);
+        case "--ensemble" -> c.servers = new ArrayList<>(List.of(ensemble(value(args, ++i, a), a)));
+        case "--servers" -> {
+          c.servers = new ArrayList<>();
+          for (String s : value(args, ++i, a).split(",")) {
+            int n = s.trim().equals("1") ? 1 : ensemble(s.trim(), a);
+            if (!c.servers.contains(n)) {
+              c.servers.add(n);
+            }
+          }
+        }
+        case "--impls" -> {
+          for (String s : value(args, ++i, a).split(",")) {
+            if (!s.isBlank()) {
+              c.impls.add(Impl.parse(s.trim()));
+            }
+          }
+        }
         case "--list" -> c.list = true;
         default -> throw new IllegalArgumentException("unknown option: '" + a + "'");
       }
@@ -136,6 +172,26 @@ final class BenchConfig {
     return nanos + "ns";
   }
 
+  /** An ensemble size: 3, 5 or 7 (an odd quorum of at least 3). */
+  private static int ensemble(String s, String option) {
+    int n;
+    try {
+      n = Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          option + " needs a server count such as 3, got: '" + s + "'");
+    }
+    if (n < 3 || n > 7 || n % 2 == 0) {
+      throw new IllegalArgumentException(option + " must be 3, 5 or 7 servers, got: " + n);
+    }
+    return n;
+  }
+
+  /** Whether this run measures {@code impl} (all, unless {@code --impls} names some). */
+  boolean measures(Impl impl) {
+    return impls.isEmpty() || impls.contains(impl);
+  }
+
   private static int positive(String s, String option) {
     int n = Integer.parseInt(s);
     if (n <= 0) {
@@ -146,8 +202,9 @@ final class BenchConfig {
 
   static final String USAGE =
       """
-      usage: bench [--quick] [--rtt D[,D]] [--scenarios a,b] [--json FILE] [--svg FILE]
-                   [--reps N] [--seconds S] [--warmup S] [--herd N] [--waiters N] [--fsync] [--list]
+      usage: bench [--quick] [--rtt D[,D]] [--ensemble N | --servers 1,N] [--no-fsync] [--no-peers]
+                   [--scenarios a,b] [--impls a,b] [--json FILE] [--svg FILE] [--reps N]
+                   [--seconds S] [--warmup S] [--herd N] [--waiters N] [--held N] [--list]
         --quick       short windows, 2 repetitions, no warm-up round, 60-session herd, 1,000 async
                       waiters, no added latency (about a minute)
         --rtt D[,D]   the round trips to measure under, e.g. 1ms or 0,1ms: every session of every
@@ -161,6 +218,17 @@ final class BenchConfig {
         --warmup S    warm-up before each window (default 0.25)
         --herd N      sessions of the large watch-event scenario (default 500)
         --waiters N   pending acquireAsync() of the async scenario (default 10,000)
-        --fsync       fsync the server's transaction log (default off)
+        --held N      distinct locks one session holds at once in held-many (default 10,000)
+        --ensemble N  ZooKeeper as an N-server ensemble of child JVMs (N = 3, 5 or 7) instead of
+                      the embedded standalone server; etcd runs N members too
+        --servers L   server regimes to measure one after the other: 1 (standalone) and/or N
+                      (an ensemble), e.g. --servers 1,3 (default 1)
+        --no-fsync    servers do not fsync their logs (the protocol-cost view); default: fsync on,
+                      as ZooKeeper and etcd run in production (redis-server keeps its defaults:
+                      in memory, no fsync, either way)
+        --fsync       fsync on (the default; kept for older command lines)
+        --no-peers    do not start redis-server and etcd (their rows are skipped)
+        --impls a,b   only these implementations: zklock, curator, naive, raw-zk, fair-floor,
+                      redisson-fair, redisson-fenced, redisson-rlock, etcd
       """;
 }

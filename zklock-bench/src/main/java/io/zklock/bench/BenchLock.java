@@ -1,8 +1,11 @@
 package io.zklock.bench;
 
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
 /**
  * The one facade every implementation is driven through (Caffeine's benchmark pattern): the same
- * scenario code runs against zklock, Curator, the seeds' naive lock and raw ZooKeeper.
+ * scenario code runs against zklock, Curator, the naive lock, raw ZooKeeper, Redisson and etcd.
  */
 interface BenchLock {
 
@@ -19,9 +22,22 @@ interface BenchLock {
      * delete); Curator has no asynchronous release, so its version is {@link #release()}.
      */
     void releaseAsync() throws Exception;
+
+    /** The fencing token the grant carries, if the library hands one out. */
+    default OptionalLong token() {
+      return OptionalLong.empty();
+    }
+
+    /**
+     * Completes when the library tells the holder that it may no longer hold the lock, with the
+     * library's words for it; never completes where the library has no such signal.
+     */
+    default CompletableFuture<String> toldOfLoss() {
+      return new CompletableFuture<>();
+    }
   }
 
-  /** One session (one ZooKeeper client) of one implementation. */
+  /** One session (one client) of one implementation. */
   interface Client extends AutoCloseable {
     BenchLock mutex(String name) throws Exception;
 

@@ -1,6 +1,5 @@
 package io.zklock.bench;
 
-import io.zklock.testkit.EmbeddedZooKeeper;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,6 +71,8 @@ public final class BenchMain {
             + machine.get("jdk")
             + ", fsync "
             + (config.fsync ? "on" : "off")
+            + ", ZooKeeper servers "
+            + config.servers
             + ", windows "
             + config.warmupSeconds
             + " s warm-up + "
@@ -79,45 +80,65 @@ public final class BenchMain {
             + " s, "
             + config.reps
             + " reps, round trips "
-            + rttList(config));
+            + rttList(config)
+            + loadAverage());
     Map<String, Result> results = new LinkedHashMap<>();
     Map<String, double[]> anatomy = new LinkedHashMap<>();
-    RawZk.ENSURED.clear();
     long start = System.nanoTime();
-    try (EmbeddedZooKeeper zk =
-        EmbeddedZooKeeper.standalone()
-            .forceSync(config.fsync)
-            .maxClientConnections(0)
-            // ZooKeeper's default: the testkit's 1 s would reap lock directories mid-window
-            .containerCheckInterval(Duration.ofMinutes(1))
-            .start()) {
-      Env direct = new Env(zk, config);
-      for (Duration rtt : config.rtts) {
-        try (Env env = direct.withRtt(rtt)) {
-          String regime = env.regime();
-          double measured = env.measuredRoundTripMicros();
-          String label = regime.isEmpty() ? "no added latency" : regime + " round trip";
-          machine.put(
-              "rtt " + (regime.isEmpty() ? "0" : regime),
-              String.format(
-                  Locale.ROOT, "measured round trip of exists(\"/\"): %.0f µs (median)", measured));
-          out.println(
-              String.format(
-                  Locale.ROOT,
-                  "regime: %s (measured round trip of a read: %.0f µs)",
-                  label,
-                  measured));
-          for (Scenario s : selected) {
-            if (!regime.isEmpty() && config.scenarios.isEmpty() && !s.inLatencyRegime()) {
-              continue;
+    for (int n : config.servers) {
+      RawZk.ENSURED.clear();
+      try (Servers servers = Servers.start(config, n, config.peers && needsPeers(selected), out)) {
+        String tag = n == 1 ? "" : "ensemble " + n + " ";
+        machine.put(tag + "zookeeper", servers.describeZk());
+        servers.redis.ifPresent(
+            r -> machine.put(tag + "redis", r.describe() + "; durability: " + r.durability()));
+        servers.etcd.ifPresent(
+            e -> machine.put(tag + "etcd", e.describe() + "; durability: " + e.durability()));
+        out.println(
+            "servers: "
+                + servers.describeZk()
+                + servers
+                    .redis
+                    .map(r -> "; " + r.describe() + " (" + r.durability() + ")")
+                    .orElse("")
+                + servers
+                    .etcd
+                    .map(e -> "; " + e.describe() + " (" + e.durability() + ")")
+                    .orElse(""));
+        Env direct = new Env(servers, config);
+        for (Duration rtt : config.rtts) {
+          try (Env env = direct.withRtt(rtt)) {
+            String regime = env.regime();
+            double measured = env.measuredRoundTripMicros();
+            String label = Report.regimeLabel(regime);
+            machine.put(
+                "rtt " + (regime.isEmpty() ? "0" : regime),
+                String.format(
+                    Locale.ROOT,
+                    "measured round trip of exists(\"/\"): %.0f µs (median)",
+                    measured));
+            out.println(
+                String.format(
+                    Locale.ROOT,
+                    "regime: %s (measured round trip of a read: %.0f µs)%s",
+                    label,
+                    measured,
+                    loadAverage()));
+            for (Scenario s : selected) {
+              if (!rtt.isZero() && config.scenarios.isEmpty() && !s.inLatencyRegime()) {
+                continue;
+              }
+              if (!s.anyLatency() && !rtt.equals(config.rtts.get(0))) {
+                continue; // measured once per server regime, in its first round-trip regime
+              }
+              Result r = runScenario(s, env, out);
+              results.put(r.key(), r);
             }
-            Result r = runScenario(s, env, out);
-            results.put(r.key(), r);
-          }
-          if (config.scenarios.isEmpty() || config.scenarios.contains("anatomy")) {
-            for (var e : Anatomy.run(env, out).entrySet()) {
-              anatomy.put(
-                  regime.isEmpty() ? e.getKey() : "@" + regime + " " + e.getKey(), e.getValue());
+            if (config.scenarios.isEmpty() || config.scenarios.contains("anatomy")) {
+              for (var e : Anatomy.run(env, out).entrySet()) {
+                anatomy.put(
+                    regime.isEmpty() ? e.getKey() : "@" + regime + " " + e.getKey(), e.getValue());
+              }
             }
           }
         }
@@ -135,6 +156,29 @@ public final class BenchMain {
       out.println("wrote " + config.svg);
     }
     return report;
+  }
+
+  /** Whether any selected scenario measures a peer (Redis, etcd). */
+  static boolean needsPeers(List<Scenario> selected) {
+    for (Scenario s : selected) {
+      for (Impl i : s.impls) {
+        if (!i.onZooKeeper()) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** ", load average 1.23 (1 min)" from /proc/loadavg, or "" where there is none. */
+  static String loadAverage() {
+    try {
+      String[] f =
+          java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split(" ");
+      return ", load average " + f[0] + " " + f[1] + " " + f[2];
+    } catch (java.io.IOException | RuntimeException e) {
+      return "";
+    }
   }
 
   static String rttList(BenchConfig config) {
@@ -184,6 +228,16 @@ public final class BenchMain {
     out.print(result.key() + ":");
     out.flush();
     List<Impl> impls = new ArrayList<>(s.impls);
+    impls.removeIf(i -> !env.config.measures(i));
+    for (Impl i : s.impls) {
+      if (!impls.contains(i)) {
+        result.notes.put(i, "not measured: not in --impls");
+      }
+    }
+    if (impls.isEmpty()) {
+      out.println(" (no implementation selected)");
+      return result;
+    }
     for (int round = s.warmRound() && !env.config.quick ? -1 : 0; round < reps; round++) {
       int shift = Math.floorMod(round, impls.size());
       for (int k = 0; k < impls.size(); k++) {
@@ -192,6 +246,7 @@ public final class BenchMain {
           continue; // unsupported or failed before
         }
         try {
+          env.countFor(impl);
           Window w = s.measure(impl, env);
           if (round >= 0) {
             result.windows.get(impl)[round] = w;
@@ -220,9 +275,9 @@ public final class BenchMain {
     m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
     m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
     m.put("maxHeap", (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
-    m.put(
-        "server",
-        "embedded standalone ZooKeeper, 127.0.0.1, fsync " + (config.fsync ? "on" : "off"));
+    m.put("fsync", config.fsync ? "on" : "off");
+    m.put("zookeeper servers", config.servers.toString());
+    m.put("load average at start", loadAverage().replace(", load average ", ""));
     m.put(
         "windows",
         config.warmupSeconds

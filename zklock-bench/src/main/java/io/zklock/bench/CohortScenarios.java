@@ -7,8 +7,10 @@ import java.util.List;
 
 /**
  * The cohort scenario of issue 16 in the side-by-side run: threads of one session on one lock,
- * where {@code zklock} is the cohort mutex ({@link LockOptions#cohort()}) and {@code curator} one
- * client whose one {@code InterProcessMutex} the threads share. {@link CohortBench} measures more
+ * where {@code zklock} is the cohort mutex ({@link LockOptions#cohort()}), {@code curator} one
+ * client whose one {@code InterProcessMutex} the threads share, and {@code redisson-rlock} one
+ * {@code RedissonClient} whose plain {@code RLock} the threads share (issue 32; Redisson's lock is
+ * owned per thread, so the threads contend through redis-server). {@link CohortBench} measures more
  * (plain zklock, several sessions, the remote waiter's worst wait).
  */
 final class CohortScenarios {
@@ -19,10 +21,11 @@ final class CohortScenarios {
   static Scenario oneSession() {
     return new Scenario(
         "cohort-1x8",
-        "8 threads of one session, one lock (zklock: cohort mutex; Curator: one InterProcessMutex)",
+        "8 threads of one session, one lock (zklock: cohort mutex; Curator: one InterProcessMutex;"
+            + " Redisson: one RLock)",
         "acq/s",
         true,
-        Scenarios.RECIPES,
+        List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.REDISSON),
         Impl.CURATOR) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {

@@ -1,6 +1,8 @@
 package io.zklock.bench;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -9,6 +11,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryNTimes;
 
 /**
@@ -21,14 +24,29 @@ final class CuratorClient implements BenchLock.Client {
   private final CuratorFramework client;
   private final Map<String, BenchLock> cache = new ConcurrentHashMap<>();
 
+  /** Completes at Curator's first {@code LOST} connection state: how Curator tells of loss. */
+  private final CompletableFuture<String> lost = new CompletableFuture<>();
+
   CuratorClient(String connectString) throws InterruptedException {
+    this(connectString, Endpoints.BENCH_SESSION);
+  }
+
+  CuratorClient(String connectString, Duration session) throws InterruptedException {
     client =
         CuratorFrameworkFactory.builder()
             .connectString(connectString)
-            .sessionTimeoutMs(30_000)
+            .sessionTimeoutMs((int) session.toMillis())
             .connectionTimeoutMs(30_000)
             .retryPolicy(new RetryNTimes(3, 100))
             .build();
+    client
+        .getConnectionStateListenable()
+        .addListener(
+            (c, state) -> {
+              if (state == ConnectionState.LOST) {
+                lost.complete("ConnectionStateListener: LOST");
+              }
+            });
     client.start();
     if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
       client.close();
@@ -36,7 +54,7 @@ final class CuratorClient implements BenchLock.Client {
     }
   }
 
-  private static BenchLock mutexLike(InterProcessMutex m) {
+  private BenchLock mutexLike(InterProcessMutex m) {
     BenchLock.Held held =
         new BenchLock.Held() {
           @Override
@@ -47,6 +65,11 @@ final class CuratorClient implements BenchLock.Client {
           @Override
           public void releaseAsync() throws Exception {
             m.release(); // Curator has no asynchronous release
+          }
+
+          @Override
+          public CompletableFuture<String> toldOfLoss() {
+            return lost;
           }
         };
     return () -> {

@@ -1,60 +1,103 @@
 package io.zklock.bench;
 
-import io.zklock.testkit.EmbeddedZooKeeper;
 import io.zklock.testkit.FaultProxy;
-import io.zklock.testkit.FourLetterWords;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * What every scenario shares during one regime of a run: the one server, the run's settings and,
- * when the regime adds latency, the proxy every session connects through.
+ * What every scenario shares during one regime of a run: the servers, the run's settings and, when
+ * the regime adds latency, the proxies every session of every implementation connects through (one
+ * in front of each ZooKeeper server, of redis-server and of each etcd member).
  */
 final class Env implements AutoCloseable {
-  final EmbeddedZooKeeper zk;
+  final Servers servers;
   final BenchConfig config;
   final Duration rtt;
-  private final FaultProxy proxy;
+  private final List<FaultProxy> proxies = new ArrayList<>();
+  private final Endpoints endpoints;
   private final AtomicInteger windows;
 
-  Env(EmbeddedZooKeeper zk, BenchConfig config) {
-    this(zk, config, Duration.ZERO, new AtomicInteger());
+  /** Which server's counters the windows read (the implementation being measured). */
+  private volatile Impl.Server counting = Impl.Server.ZOOKEEPER;
+
+  Env(Servers servers, BenchConfig config) {
+    this(servers, config, Duration.ZERO, new AtomicInteger());
   }
 
-  private Env(EmbeddedZooKeeper zk, BenchConfig config, Duration rtt, AtomicInteger windows) {
-    this.zk = zk;
+  private Env(Servers servers, BenchConfig config, Duration rtt, AtomicInteger windows) {
+    this.servers = servers;
     this.config = config;
     this.rtt = rtt;
     this.windows = windows;
-    if (rtt.isZero()) {
-      proxy = null;
-    } else {
-      proxy = FaultProxy.start(zk.connectString());
-      proxy.delay(rtt.dividedBy(2)); // each direction: half the round trip
+    try {
+      List<String> zk = new ArrayList<>();
+      for (String hostPort : servers.zkHostPorts()) {
+        zk.add(front(hostPort));
+      }
+      String redis =
+          servers.redis.map(r -> front(PeerServer.LOOPBACK + ":" + r.port())).orElse(null);
+      List<String> etcd = new ArrayList<>();
+      servers.etcd.ifPresent(
+          e -> {
+            for (int port : e.clientPorts) {
+              etcd.add("http://" + front(PeerServer.LOOPBACK + ":" + port));
+            }
+          });
+      this.endpoints = new Endpoints(String.join(",", zk), redis, etcd, Endpoints.BENCH_SESSION);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
     }
   }
 
-  /**
-   * The same server and settings, every session behind a proxy adding {@code rtt} per round trip.
-   */
+  /** The address to connect to for {@code hostPort}: itself, or a delay line in front of it. */
+  private String front(String hostPort) {
+    if (rtt.isZero()) {
+      return hostPort;
+    }
+    FaultProxy p = FaultProxy.start(hostPort);
+    proxies.add(p);
+    p.delay(rtt.dividedBy(2)); // each direction: half the round trip
+    return p.connectString();
+  }
+
+  /** The same servers and settings, every session behind proxies adding {@code rtt}. */
   Env withRtt(Duration rtt) {
-    return new Env(zk, config, rtt, windows);
+    return new Env(servers, config, rtt, windows);
   }
 
-  /** "" with no added latency, else the round trip ("1ms"). */
+  /**
+   * The regime as a key suffix: "" for a standalone server with no added latency, else its parts
+   * joined by commas: "3srv" for an ensemble, the round trip ("1ms").
+   */
   String regime() {
-    return BenchConfig.regime(rtt);
+    return regime(servers.zkServers, BenchConfig.regime(rtt));
   }
 
-  /** Where sessions connect: the server, or the latency proxy in front of it. */
+  static String regime(int zkServers, String rtt) {
+    List<String> parts = new ArrayList<>();
+    if (zkServers > 1) {
+      parts.add(zkServers + "srv");
+    }
+    if (!rtt.isEmpty()) {
+      parts.add(rtt);
+    }
+    return String.join(",", parts);
+  }
+
+  /** Where sessions of every implementation connect: the servers, or the proxies before them. */
+  Endpoints endpoints() {
+    return endpoints;
+  }
+
+  /** The ZooKeeper connect string sessions use (the servers, or the proxies in front of them). */
   String connectString() {
-    return proxy == null ? zk.connectString() : proxy.connectString();
+    return endpoints.zk();
   }
 
   /**
@@ -77,8 +120,8 @@ final class Env implements AutoCloseable {
 
   @Override
   public void close() {
-    if (proxy != null) {
-      proxy.close();
+    for (FaultProxy p : proxies) {
+      p.close();
     }
   }
 
@@ -87,32 +130,57 @@ final class Env implements AutoCloseable {
     return prefix + "-" + windows.incrementAndGet();
   }
 
-  /** Server counters at one instant. */
-  record Counters(long packetsReceived, long watchEvents) {}
+  /** The windows read the counters of this implementation's server from now on. */
+  void countFor(Impl impl) {
+    counting = impl.server;
+  }
+
+  /**
+   * Server counters at one instant: requests the server received from clients, watch events it
+   * fired (ZooKeeper only), fsyncs of its log (-1 where the server does not count them).
+   */
+  record Counters(long requests, long watchEvents, long fsyncs, double fsyncMillis) {}
 
   Counters counters() {
-    Map<String, String> m = zk.mntr();
-    return new Counters(
-        Long.parseLong(m.getOrDefault("zk_packets_received", "0")),
-        FourLetterWords.watchEventsTriggered(m));
+    return switch (counting) {
+      case ZOOKEEPER ->
+          new Counters(
+              servers.zkCounter("zk_packets_received"),
+              servers.zkWatchEvents(),
+              servers.zkCounter("zk_cnt_fsynctime"),
+              servers.zkCounter("zk_sum_fsynctime"));
+      case REDIS ->
+          new Counters(
+              servers.redis.map(PeerServer.Redis::commandsProcessed).orElse(-1L), -1, -1, -1);
+      case ETCD ->
+          servers
+              .etcd
+              .map(e -> new Counters(e.requestsHandled(), -1, e.walFsyncs(), e.walFsyncMillis()))
+              .orElse(new Counters(-1, -1, -1, -1));
+    };
   }
 
   /** Connects {@code n} sessions of {@code impl}, in parallel. */
   List<BenchLock.Client> connect(Impl impl, int n) throws Exception {
+    return connect(impl, n, endpoints);
+  }
+
+  static List<BenchLock.Client> connect(Impl impl, int n, Endpoints endpoints) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(n, 8));
     try {
       List<Future<BenchLock.Client>> fs = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         int index = i;
-        fs.add(pool.submit(() -> impl.connect(connectString(), index)));
+        fs.add(pool.submit(() -> impl.connect(endpoints, index)));
       }
       List<BenchLock.Client> clients = new ArrayList<>();
       Exception failure = null;
       for (Future<BenchLock.Client> f : fs) {
         try {
           clients.add(f.get());
-        } catch (Exception e) {
-          failure = failure == null ? e : failure;
+        } catch (java.util.concurrent.ExecutionException e) {
+          Exception cause = e.getCause() instanceof Exception x ? x : e;
+          failure = failure == null ? cause : failure;
         }
       }
       if (failure != null) {

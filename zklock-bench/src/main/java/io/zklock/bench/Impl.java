@@ -6,37 +6,37 @@ import java.util.List;
 /** The implementations compared, in the order they are interleaved. */
 enum Impl {
   /** zklock's {@code mutex}, {@code readWriteLock}, {@code semaphore}. */
-  ZKLOCK("zklock") {
+  ZKLOCK("zklock", Server.ZOOKEEPER) {
     @Override
-    BenchLock.Client connect(String connectString, int index) {
-      return new ZkLockClient(connectString, index);
+    BenchLock.Client connect(Endpoints e, int index) {
+      return new ZkLockClient(e.zk(), index, e.session());
     }
   },
   /** Apache Curator 5.9: InterProcessMutex, InterProcessReadWriteLock, InterProcessSemaphoreV2. */
-  CURATOR("curator") {
+  CURATOR("curator", Server.ZOOKEEPER) {
     @Override
-    BenchLock.Client connect(String connectString, int index) throws Exception {
-      return new CuratorClient(connectString);
+    BenchLock.Client connect(Endpoints e, int index) throws Exception {
+      return new CuratorClient(e.zk(), e.session());
     }
   },
   /**
-   * The seeds' first algorithm (seed 002): EPHEMERAL_SEQUENTIAL node, getChildren with a watch on
-   * the parent, re-check on every change — the herd effect.
+   * The naive algorithm, the textbook first attempt: EPHEMERAL_SEQUENTIAL node, getChildren with a
+   * watch on the parent, re-check on every change — the herd effect.
    */
-  NAIVE("naive") {
+  NAIVE("naive", Server.ZOOKEEPER) {
     @Override
-    BenchLock.Client connect(String connectString, int index) throws Exception {
-      return new NaiveClient(connectString);
+    BenchLock.Client connect(Endpoints e, int index) throws Exception {
+      return new NaiveClient(e.zk());
     }
   },
   /**
    * The raw ZooKeeper floor of each scenario: create+delete for an uncontended cycle; for a
    * handoff, one write whose watch fires in the next session (a token ring).
    */
-  RAW("raw-zk") {
+  RAW("raw-zk", Server.ZOOKEEPER) {
     @Override
-    BenchLock.Client connect(String connectString, int index) throws Exception {
-      return new RawClient(connectString);
+    BenchLock.Client connect(Endpoints e, int index) throws Exception {
+      return new RawClient(e.zk());
     }
 
     @Override
@@ -53,20 +53,67 @@ enum Impl {
    * (create+getChildren pipelined, one watch on the predecessor, delete; a handoff is one delete
    * plus one notification). See {@link FloorClient}.
    */
-  FLOOR("fair-floor") {
+  FLOOR("fair-floor", Server.ZOOKEEPER) {
     @Override
-    BenchLock.Client connect(String connectString, int index) throws Exception {
-      return new FloorClient(connectString);
+    BenchLock.Client connect(Endpoints e, int index) throws Exception {
+      return new FloorClient(e.zk());
+    }
+  },
+  /** Redisson's fair {@code RLock} ({@code getFairLock}) on redis-server. */
+  REDISSON_FAIR("redisson-fair", Server.REDIS) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) {
+      return new RedissonBenchClient(e, RedissonBenchClient.Kind.FAIR);
+    }
+  },
+  /** Redisson's {@code RFencedLock} ({@code getFencedLock}: a token with each grant). */
+  REDISSON_FENCED("redisson-fenced", Server.REDIS) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) {
+      return new RedissonBenchClient(e, RedissonBenchClient.Kind.FENCED);
+    }
+  },
+  /** Redisson's plain (non-fair) {@code RLock} ({@code getLock}). */
+  REDISSON("redisson-rlock", Server.REDIS) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) {
+      return new RedissonBenchClient(e, RedissonBenchClient.Kind.PLAIN);
+    }
+  },
+  /** etcd's lock service through jetcd: {@code Lock.lock(name, lease)}, one lease per session. */
+  ETCD("etcd", Server.ETCD) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) throws Exception {
+      return new EtcdBenchClient(e);
     }
   };
 
-  final String label;
-
-  Impl(String label) {
-    this.label = label;
+  /** The server an implementation runs against. */
+  enum Server {
+    ZOOKEEPER,
+    REDIS,
+    ETCD
   }
 
-  abstract BenchLock.Client connect(String connectString, int index) throws Exception;
+  final String label;
+  final Server server;
+
+  Impl(String label, Server server) {
+    this.label = label;
+    this.server = server;
+  }
+
+  /** Whether the ZooKeeper server's counters (requests, watch events) count this implementation. */
+  boolean onZooKeeper() {
+    return server == Server.ZOOKEEPER;
+  }
+
+  /** The lock libraries (not the floors): the ones whose properties the bench measures. */
+  boolean isLibrary() {
+    return this != NAIVE && this != RAW && this != FLOOR;
+  }
+
+  abstract BenchLock.Client connect(Endpoints endpoints, int index) throws Exception;
 
   /**
    * The lock every client contends for, one facade per client. For RAW it is the ping-pong token

@@ -46,9 +46,10 @@ final class Loop {
     }
     threads.forEach(Thread::start);
     sleep(env.config.warmupSeconds);
+    // the counters first: reading them (mntr computes its percentiles) is not measured time
+    Env.Counters c0 = env.counters();
     long n0 = done.sum();
     long t0 = System.nanoTime();
-    Env.Counters c0 = env.counters();
     sleep(env.config.measureSeconds);
     // A window too short for even one operation (a tiny --seconds on a loaded machine) would
     // measure nothing: it is stretched until one completes, and the rate divides by its real
@@ -78,12 +79,7 @@ final class Loop {
     }
     long count = n1 - n0;
     double seconds = (t1 - t0) / 1e9;
-    double perOp = Math.max(count, 1);
-    return Window.of(
-        count / seconds,
-        count,
-        (c1.packetsReceived() - c0.packetsReceived()) / perOp,
-        (c1.watchEvents() - c0.watchEvents()) / perOp);
+    return Window.of(c0, c1, count / seconds, count);
   }
 
   static void sleep(double seconds) throws InterruptedException {

@@ -7,9 +7,9 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs;
 
 /**
- * The seeds' first algorithm (seed 002, first version): create an EPHEMERAL_SEQUENTIAL node, list
- * the parent with a watch, hold if lowest, else wait for any change of the parent's children and
- * list again. Every waiter wakes on every change: the herd effect.
+ * The naive algorithm, the textbook first attempt: create an EPHEMERAL_SEQUENTIAL node, list the
+ * parent with a watch, hold if lowest, else wait for any change of the parent's children and list
+ * again. Every waiter wakes on every change: the herd effect.
  */
 final class NaiveClient extends RawZk implements BenchLock.Client {
   static final String ROOT = "/bench-naive";

@@ -53,8 +53,18 @@ final class Report {
     return out;
   }
 
+  /** "no added latency", "1ms RTT", "3 servers, 1ms RTT" (ZooKeeper standalone unless said). */
   static String regimeLabel(String regime) {
-    return regime.isEmpty() ? "no added latency" : regime + " RTT";
+    String servers = "";
+    String rtt = "no added latency";
+    for (String part : regime.split(",")) {
+      if (part.endsWith("srv")) {
+        servers = part.substring(0, part.length() - 3) + " servers, ";
+      } else if (!part.isEmpty()) {
+        rtt = part + " RTT";
+      }
+    }
+    return servers + rtt;
   }
 
   /**
@@ -133,7 +143,7 @@ final class Report {
         if (!r.has(impl)) {
           rows.add(
               new String[] {
-                r.key(), impl.label, "skipped", note == null ? "" : note, "", "", "", ""
+                r.key(), impl.label, "skipped", note == null ? "" : note, "", "", "", "", ""
               });
           continue;
         }
@@ -156,6 +166,7 @@ final class Report {
                       + ")",
               num(Result.median(r.values(impl, Window::requestsPerOp))),
               num(Result.median(r.values(impl, Window::watchEventsPerOp))),
+              num(Result.median(r.values(impl, Window::fsyncsPerOp))),
               String.valueOf(v.length)
             });
       }
@@ -171,6 +182,7 @@ final class Report {
     "vs baseline (same-rep ratios)",
     "req/op",
     "watch ev/op",
+    "fsync/op",
     "n"
   };
 
@@ -200,10 +212,20 @@ final class Report {
       out.println("Side by side (median rate, median of same-repetition ratios to the baseline)");
       print(out, sideBySideHeader(), sideBySideRows());
     }
+    List<String[]> trade = tradeRows();
+    if (!trade.isEmpty()) {
+      out.println();
+      out.println(
+          "Against what teams pick instead (fsync "
+              + machine.getOrDefault("fsync", "?")
+              + " for ZooKeeper and etcd; redis-server in memory; 'zklock vs it': median of"
+              + " same-repetition ratios)");
+      print(out, TRADE_HEADER, trade);
+    }
     for (Result r : ordered) {
       for (Impl impl : r.scenario.impls) {
         for (Window w : r.list(impl)) {
-          if (!w.extra().isEmpty() && r.scenario.name.equals("async-waiters")) {
+          if (!w.extra().isEmpty() && r.scenario.baseline == null) {
             out.println();
             out.println(r.key() + " (" + impl.label + "):");
             w.extra().forEach((k, v) -> out.println("  " + k + ": " + num(v)));
@@ -212,8 +234,112 @@ final class Report {
       }
     }
     out.println();
-    out.println("Targets (issues 6 and 15)");
+    out.println("Targets (issues 6, 15 and 32)");
     print(out, new String[] {"target", "measured", "met?"}, targetRows());
+  }
+
+  static final String[] TRADE_HEADER = {
+    "regime",
+    "library",
+    "contended-10 handoffs/s",
+    "zklock vs it",
+    "uncontended acq/s",
+    "zklock vs it",
+    "fsync/op",
+    "mean fsync ms",
+    "fencing token",
+    "holder told of loss (partition that never heals)"
+  };
+
+  /**
+   * One row per lock library and regime: the two headline rates with zklock's ratio to each, and
+   * what users trade for speed (fsyncs per uncontended cycle as counted by the server, fencing
+   * token and loss as measured by the loss scenario of the same server regime).
+   */
+  List<String[]> tradeRows() {
+    List<String[]> rows = new ArrayList<>();
+    for (String regime : regimes()) {
+      Result contended = results.get(Result.key("contended-10", regime));
+      Result uncontended = results.get(Result.key("uncontended", regime));
+      if (contended == null && uncontended == null) {
+        continue;
+      }
+      Result loss = results.get(Result.key("loss", serversPart(regime)));
+      for (Impl impl : Scenarios.LIBRARIES) {
+        boolean any =
+            (contended != null && contended.has(impl))
+                || (uncontended != null && uncontended.has(impl));
+        if (!any) {
+          continue;
+        }
+        rows.add(
+            new String[] {
+              regimeLabel(regime),
+              impl.label,
+              rate(contended, impl),
+              impl == Impl.ZKLOCK ? "" : vs(contended, impl),
+              rate(uncontended, impl),
+              impl == Impl.ZKLOCK ? "" : vs(uncontended, impl),
+              uncontended == null || !uncontended.has(impl)
+                  ? "-"
+                  : num(Result.median(uncontended.values(impl, Window::fsyncsPerOp))),
+              num(extra(uncontended, impl, Window.FSYNC_MS)),
+              fencing(loss, impl),
+              told(loss, impl)
+            });
+      }
+    }
+    return rows;
+  }
+
+  /** "3srv" of "3srv,1ms"; "" of "1ms". */
+  static String serversPart(String regime) {
+    for (String part : regime.split(",")) {
+      if (part.endsWith("srv")) {
+        return part;
+      }
+    }
+    return "";
+  }
+
+  private static String rate(Result r, Impl impl) {
+    return r == null || !r.has(impl) ? "-" : num(Result.median(r.values(impl, Window::value)));
+  }
+
+  private static String vs(Result r, Impl impl) {
+    if (r == null || !r.has(impl) || !r.has(Impl.ZKLOCK)) {
+      return "-";
+    }
+    return ratio(Result.median(r.pairedRatios(Impl.ZKLOCK, impl, Window::value)));
+  }
+
+  static double extra(Result r, Impl impl, String key) {
+    if (r == null || !r.has(impl)) {
+      return Double.NaN;
+    }
+    return Result.median(r.values(impl, w -> w.extra().getOrDefault(key, Double.NaN)));
+  }
+
+  private static String fencing(Result loss, Impl impl) {
+    double f = extra(loss, impl, LossScenario.FENCING);
+    return Double.isNaN(f) ? "-" : f > 0 ? "yes" : "no";
+  }
+
+  private static String told(Result loss, Impl impl) {
+    if (loss == null || !loss.has(impl)) {
+      return "-";
+    }
+    double toldMs = extra(loss, impl, LossScenario.TOLD_MS);
+    double grantedMs = extra(loss, impl, LossScenario.GRANTED_MS);
+    String granted =
+        Double.isNaN(grantedMs)
+            ? "other never granted"
+            : "other granted at " + num(grantedMs) + " ms";
+    if (Double.isNaN(toldMs)) {
+      return "never (" + granted + ")";
+    }
+    boolean before = Double.isNaN(grantedMs) || toldMs < grantedMs;
+    return (before ? "before" : "after") + " (told at " + num(toldMs) + " ms, " + granted + ")";
   }
 
   private String baselines() {
@@ -267,6 +393,11 @@ final class Report {
       print(ps, sideBySideHeader(), sideBySideRows());
       ps.println();
     }
+    List<String[]> trade = tradeRows();
+    if (!trade.isEmpty()) {
+      print(ps, TRADE_HEADER, trade);
+      ps.println();
+    }
     print(ps, new String[] {"target", "measured", "met?"}, targetRows());
     return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
@@ -309,7 +440,9 @@ final class Report {
       Scenario s = r.scenario;
       sb.append(sep).append("\n    {\"name\": ").append(q(s.name));
       sb.append(", \"key\": ").append(q(r.key()));
-      sb.append(", \"rtt\": ").append(q(r.regime.isEmpty() ? "0" : r.regime));
+      sb.append(", \"rtt\": ").append(q(r.rtt()));
+      sb.append(", \"servers\": ").append(r.servers());
+      sb.append(", \"fsync\": ").append(q(machine.getOrDefault("fsync", "?")));
       sb.append(", \"title\": ").append(q(s.title));
       sb.append(", \"unit\": ").append(q(s.unit));
       sb.append(", \"higherIsBetter\": ").append(s.higherIsBetter);
@@ -339,6 +472,7 @@ final class Report {
           sb.append(", \"ops\": ").append(w.ops());
           sb.append(", \"requestsPerOp\": ").append(n(w.requestsPerOp()));
           sb.append(", \"watchEventsPerOp\": ").append(n(w.watchEventsPerOp()));
+          sb.append(", \"fsyncsPerOp\": ").append(n(w.fsyncsPerOp()));
           for (var e : w.extra().entrySet()) {
             sb.append(", ").append(q(e.getKey())).append(": ").append(n(e.getValue()));
           }
@@ -390,7 +524,11 @@ final class Report {
           Impl.CURATOR, "#dd6b20",
           Impl.NAIVE, "#a0aec0",
           Impl.RAW, "#38a169",
-          Impl.FLOOR, "#805ad5");
+          Impl.FLOOR, "#805ad5",
+          Impl.REDISSON_FAIR, "#e53e3e",
+          Impl.REDISSON_FENCED, "#c05621",
+          Impl.REDISSON, "#f56565",
+          Impl.ETCD, "#319795");
 
   /**
    * Two panels: each throughput scenario's median same-repetition ratio to its baseline (whiskers:

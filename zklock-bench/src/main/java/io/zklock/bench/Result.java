@@ -32,6 +32,26 @@ final class Result {
     return key(scenario.name, regime);
   }
 
+  /** ZooKeeper's server count in this regime (1: standalone). */
+  int servers() {
+    for (String part : regime.split(",")) {
+      if (part.endsWith("srv")) {
+        return Integer.parseInt(part.substring(0, part.length() - 3));
+      }
+    }
+    return 1;
+  }
+
+  /** The added round trip ("0", "1ms"). */
+  String rtt() {
+    for (String part : regime.split(",")) {
+      if (!part.isEmpty() && !part.endsWith("srv")) {
+        return part;
+      }
+    }
+    return "0";
+  }
+
   static String key(String scenario, String regime) {
     return regime.isEmpty() ? scenario : scenario + "@" + regime;
   }

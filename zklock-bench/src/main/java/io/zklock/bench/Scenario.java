@@ -48,5 +48,13 @@ abstract class Scenario {
     return true;
   }
 
+  /**
+   * Whether the scenario runs in a regime with added latency at all (false: once per server regime,
+   * directly connected, even when {@code --scenarios} names it).
+   */
+  boolean anyLatency() {
+    return true;
+  }
+
   abstract Window measure(Impl impl, Env env) throws Exception;
 }

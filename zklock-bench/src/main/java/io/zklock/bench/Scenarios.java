@@ -17,6 +17,22 @@ final class Scenarios {
       List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.NAIVE, Impl.RAW, Impl.FLOOR);
   static final List<Impl> RECIPES = List.of(Impl.ZKLOCK, Impl.CURATOR);
 
+  /** The peers on their own servers (issue 32). */
+  static final List<Impl> PEERS =
+      List.of(Impl.REDISSON_FAIR, Impl.REDISSON_FENCED, Impl.REDISSON, Impl.ETCD);
+
+  /** Every implementation on ZooKeeper, then the peers. */
+  static final List<Impl> WITH_PEERS = concat(ALL, PEERS);
+
+  /** The lock libraries users pick among: zklock, Curator, Redisson's three locks, etcd. */
+  static final List<Impl> LIBRARIES = concat(RECIPES, PEERS);
+
+  static List<Impl> concat(List<Impl> a, List<Impl> b) {
+    List<Impl> out = new ArrayList<>(a);
+    out.addAll(b);
+    return List.copyOf(out);
+  }
+
   static List<Scenario> all() {
     return List.of(
         uncontended(false),
@@ -25,10 +41,13 @@ final class Scenarios {
         contended(50, "contended-50"),
         herd(),
         distinctLocks(),
+        freshNames(),
+        heldMany(),
         readWrite(),
         semaphore(),
         asyncWaiters(),
-        CohortScenarios.oneSession());
+        CohortScenarios.oneSession(),
+        LossScenario.scenario());
   }
 
   /** One session, one thread, one lock: acquire, release, again. */
@@ -38,7 +57,7 @@ final class Scenarios {
         async
             ? "uncontended acquire + releaseAsync() (Curator: release())"
             : "uncontended acquire + release()";
-    return new Scenario(name, title, "acq/s", true, ALL, Impl.CURATOR) {
+    return new Scenario(name, title, "acq/s", true, WITH_PEERS, Impl.CURATOR) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {
         List<BenchLock.Client> clients = env.connect(impl, 1);
@@ -60,7 +79,7 @@ final class Scenarios {
         "one lock, " + sessions + " sessions contending (raw-zk: write→watch ping-pong ring)",
         "handoffs/s",
         true,
-        ALL,
+        WITH_PEERS,
         Impl.CURATOR) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {
@@ -117,7 +136,12 @@ final class Scenarios {
         Window w = contend(impl, env, env.config.herdSessions, "herd");
         Window out =
             new Window(
-                w.watchEventsPerOp(), w.ops(), w.requestsPerOp(), w.watchEventsPerOp(), w.extra());
+                w.watchEventsPerOp(),
+                w.ops(),
+                w.requestsPerOp(),
+                w.watchEventsPerOp(),
+                w.fsyncsPerOp(),
+                w.extra());
         out.extra().put("sessions", (double) env.config.herdSessions);
         return out;
       }
@@ -154,6 +178,116 @@ final class Scenarios {
           return Loop.run(env, ops);
         } finally {
           Env.closeAll(clients);
+        }
+      }
+    };
+  }
+
+  /**
+   * One lock per order: one session, one thread, each acquire+release on a lock name never used
+   * before, so a ZooKeeper lock's directory does not exist yet (or was reaped as an empty
+   * container, as a rarely used entity's is). The peers have no directories.
+   */
+  static Scenario freshNames() {
+    return new Scenario(
+        "fresh-names",
+        "uncontended acquire + release(), each on a lock name never used before",
+        "acq/s",
+        true,
+        LIBRARIES,
+        Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        List<BenchLock.Client> clients = env.connect(impl, 1);
+        try {
+          BenchLock.Client c = clients.get(0);
+          String prefix = env.freshName("fresh-" + impl.label) + "/order-";
+          long[] next = {0};
+          Loop.Op op = () -> c.mutex(prefix + next[0]++).acquire().release();
+          return Loop.run(env, List.of(op));
+        } finally {
+          Env.closeAll(clients);
+        }
+      }
+    };
+  }
+
+  /**
+   * One session holding many distinct locks at once (per-entity locks): {@code --held} mutexes of
+   * one {@code ZkLocks}, all taken with {@code acquireAsync()} and held together. The figure is the
+   * heap per held lock (used heap after GC with every lock held, minus before the locks were
+   * named); the time to take them all is beside it. zklock only: Curator and the peers would need a
+   * thread per pending acquisition.
+   */
+  static Scenario heldMany() {
+    return new Scenario(
+        "held-many",
+        "one session holding many distinct locks at once (zklock only)",
+        "bytes/lock",
+        false,
+        List.of(Impl.ZKLOCK),
+        null) {
+      @Override
+      int reps(BenchConfig config) {
+        return 1;
+      }
+
+      @Override
+      boolean warmRound() {
+        return false;
+      }
+
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        int n = env.config.heldLocks;
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        ZkLockClient client = (ZkLockClient) impl.connect(env.endpoints(), 0);
+        try {
+          String prefix = env.freshName("held") + "/e-";
+          // the first use of each lock directory creates it: done once, outside the timing, as a
+          // per-entity service meets its entities again and again
+          List<CompletableFuture<Void>> warm = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            warm.add(
+                client.locks().mutex(prefix + i).acquireAsync().thenCompose(h -> h.releaseAsync()));
+          }
+          CompletableFuture.allOf(warm.toArray(CompletableFuture[]::new))
+              .get(300, TimeUnit.SECONDS);
+          warm.clear();
+          long heap0 = usedHeapAfterGc(memory);
+          Env.Counters c0 = env.counters();
+          long t0 = System.nanoTime();
+          List<CompletableFuture<io.zklock.LockHandle>> held = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            held.add(client.locks().mutex(prefix + i).acquireAsync());
+          }
+          CompletableFuture.allOf(held.toArray(CompletableFuture[]::new))
+              .get(300, TimeUnit.SECONDS);
+          long t1 = System.nanoTime();
+          Env.Counters c1 = env.counters();
+          long heap1 = usedHeapAfterGc(memory);
+          for (CompletableFuture<io.zklock.LockHandle> f : held) {
+            if (!f.join().isHeld()) {
+              throw new IllegalStateException("a lock was not held at the end");
+            }
+          }
+          Window w =
+              new Window(
+                  (heap1 - heap0) / (double) n,
+                  n,
+                  (c1.requests() - c0.requests()) / (double) n,
+                  (c1.watchEvents() - c0.watchEvents()) / (double) n,
+                  c0.fsyncs() < 0 ? Double.NaN : (c1.fsyncs() - c0.fsyncs()) / (double) n,
+                  new java.util.LinkedHashMap<>());
+          w.extra().put("locks held at once", (double) n);
+          w.extra().put("seconds to take them all", (t1 - t0) / 1e9);
+          w.extra().put("acquisitions/s while taking them", n / ((t1 - t0) / 1e9));
+          for (CompletableFuture<io.zklock.LockHandle> f : held) {
+            f.join().releaseAsync();
+          }
+          return w;
+        } finally {
+          client.close();
         }
       }
     };
@@ -249,7 +383,7 @@ final class Scenarios {
         try (RawZk observer = new RawZk(env.connectString())) {
           long heap0 = usedHeapAfterGc(memory);
           int threads0 = threads.getThreadCount();
-          ZkLockClient client = (ZkLockClient) impl.connect(env.connectString(), 0);
+          ZkLockClient client = (ZkLockClient) impl.connect(env.endpoints(), 0);
           try {
             String name = env.freshName("async");
             var lock = client.locks().mutex(name);
@@ -304,8 +438,9 @@ final class Scenarios {
                 new Window(
                     (heap2 - heap1) / (double) n,
                     n,
-                    (c1.packetsReceived() - c0.packetsReceived()) / (double) n,
+                    (c1.requests() - c0.requests()) / (double) n,
                     (c1.watchEvents() - c0.watchEvents()) / (double) n,
+                    (c1.fsyncs() - c0.fsyncs()) / (double) n,
                     new java.util.LinkedHashMap<>());
             w.extra().put("waiters", (double) n);
             w.extra().put("library threads", (double) (threads2 - threads0));
@@ -324,7 +459,7 @@ final class Scenarios {
   }
 
   static long watchCount(Env env) {
-    return Long.parseLong(env.zk.mntr().getOrDefault("zk_watch_count", "0"));
+    return env.servers.zkCounter("zk_watch_count");
   }
 
   /** Waits until the server holds {@code expected} more watches than {@code before}. */

@@ -5,6 +5,8 @@ import io.zklock.LockHandle;
 import io.zklock.ZkLocks;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** zklock behind the facade: one {@link ZkLocks} (one session) per client. */
@@ -15,10 +17,14 @@ final class ZkLockClient implements BenchLock.Client {
   private final Map<String, BenchLock> cache = new ConcurrentHashMap<>();
 
   ZkLockClient(String connectString, int index) {
+    this(connectString, index, Endpoints.BENCH_SESSION);
+  }
+
+  ZkLockClient(String connectString, int index, Duration session) {
     this.locks =
         ZkLocks.builder(connectString)
             .namespace(NAMESPACE)
-            .sessionTimeout(Duration.ofSeconds(30))
+            .sessionTimeout(session)
             .connectTimeout(Duration.ofSeconds(30))
             .clientName("bench-" + index)
             .build();
@@ -42,6 +48,16 @@ final class ZkLockClient implements BenchLock.Client {
       @Override
       public void releaseAsync() {
         h.releaseAsync();
+      }
+
+      @Override
+      public OptionalLong token() {
+        return OptionalLong.of(h.fencingToken());
+      }
+
+      @Override
+      public CompletableFuture<String> toldOfLoss() {
+        return h.lost().thenApply(e -> "lost() completed: " + e.getMessage());
       }
     };
   }

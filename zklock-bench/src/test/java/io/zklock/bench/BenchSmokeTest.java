@@ -38,6 +38,9 @@ class BenchSmokeTest {
               "12",
               "--waiters",
               "200",
+              "--held",
+              "200",
+              "--no-peers",
               "--json",
               json.toString(),
               "--svg",
@@ -59,6 +62,13 @@ class BenchSmokeTest {
         assertThat(note).as("%s/%s did not fail; output:%n%s", s.name, impl, printed).isNull();
         assertThat(r.list(impl)).as("%s/%s measured one window", s.name, impl).hasSize(1);
         Window w = r.list(impl).get(0);
+        if (s.name.equals("loss")) {
+          assertThat(w.extra().get(LossScenario.GRANTED_MS))
+              .as("%s: the other session was granted once the holder's session ended", impl)
+              .isPositive()
+              .isFinite();
+          continue; // the figure is 1 or 0: told of loss before that grant or not
+        }
         assertThat(w.value())
             .as("%s/%s value is a positive finite number", s.name, impl)
             .isPositive()
@@ -72,7 +82,19 @@ class BenchSmokeTest {
     assertThat(herdNaive.watchEventsPerOp())
         .as("the naive lock wakes the herd: more watch events per acquisition than zklock")
         .isGreaterThan(herdZk.watchEventsPerOp());
-    assertThat(printed).contains("Targets (issues 6 and 15)");
+    Window loss = report.results.get("loss").list(Impl.ZKLOCK).get(0);
+    assertThat(loss.extra().get(LossScenario.FENCING)).as("zklock's grants carry tokens").isOne();
+    assertThat(loss.value())
+        .as("zklock tells the holder before the other grant: %s", loss.extra())
+        .isOne();
+    assertThat(report.results.get("loss").list(Impl.CURATOR).get(0).extra())
+        .as("Curator's grants carry no token")
+        .containsEntry(LossScenario.FENCING, 0.0);
+    assertThat(printed)
+        .as("peers absent: their rows are skipped and the run says so")
+        .contains("redisson-fair")
+        .contains("Against what teams pick instead");
+    assertThat(printed).contains("Targets (issues 6, 15 and 32)");
     assertThat(Files.readString(json)).contains("\"scenarios\"").contains("\"targets\"");
     assertThat(Files.readString(svg)).startsWith("<svg").endsWith("</svg>\n");
   }
@@ -115,6 +137,10 @@ class BenchSmokeTest {
         .containsExactly("uncontended", "contended-10", "uncontended@4ms", "contended-10@4ms");
     for (Result r : report.results.values()) {
       for (Impl impl : r.scenario.impls) {
+        if (Scenarios.PEERS.contains(impl) && !r.has(impl)) {
+          assertThat(r.notes.get(impl)).as("%s/%s", r.key(), impl).startsWith("not supported");
+          continue; // the peer's server is not installed
+        }
         assertThat(r.notes.get(impl)).as("%s/%s; output:%n%s", r.key(), impl, printed).isNull();
         assertThat(r.list(impl)).as("%s/%s measured one window", r.key(), impl).hasSize(1);
         assertThat(r.list(impl).get(0).ops())
@@ -124,15 +150,78 @@ class BenchSmokeTest {
     }
     double seconds = config.measureSeconds;
     double bound = (seconds / 0.004 + 1) / seconds;
-    for (Impl impl : Scenarios.ALL) {
-      assertThat(report.results.get("uncontended@4ms").list(impl).get(0).value())
+    for (Impl impl : Scenarios.WITH_PEERS) {
+      Result r = report.results.get("uncontended@4ms");
+      if (Scenarios.PEERS.contains(impl) && !r.has(impl)) {
+        continue; // the peer's server is not installed
+      }
+      assertThat(r.list(impl).get(0).value())
           .as("%s: at most one uncontended cycle per two 4 ms round trips", impl)
           .isLessThanOrEqualTo(bound);
     }
-    assertThat(printed).contains("Side by side").contains("regime: 4ms round trip");
+    assertThat(printed).contains("Side by side").contains("regime: 4ms RTT");
     assertThat(Files.readString(json))
         .contains("\"key\": \"contended-10@4ms\"")
         .contains("\"impl\": \"fair-floor\"");
+  }
+
+  /**
+   * The peers on their real servers, when redis-server and etcd are installed: the servers start,
+   * every peer completes cycles and handoffs, the fenced and etcd locks hand out increasing tokens
+   * and the plain RLock none. Where a server is absent, the run says how to install it.
+   */
+  @Test
+  void peers_onTheirOwnServers_measuredOrSkippedWithTheInstallHint(@TempDir Path dir)
+      throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    BenchConfig config =
+        BenchConfig.parse(
+            new String[] {
+              "--quick",
+              "--reps",
+              "1",
+              "--seconds",
+              "0.2",
+              "--warmup",
+              "0.05",
+              "--scenarios",
+              "uncontended,contended-10,loss",
+              "--impls",
+              "zklock,redisson-fair,redisson-fenced,redisson-rlock,etcd"
+            });
+
+    Report report = BenchMain.execute(config, out);
+
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(report).as("the run produced a report; output:%n%s", printed).isNotNull();
+    boolean redis = PeerServer.onPath("redis-server").isPresent();
+    boolean etcd = PeerServer.onPath("etcd").isPresent();
+    if (!redis) {
+      assertThat(printed).contains("apt-get install -y redis-server");
+    }
+    if (!etcd) {
+      assertThat(printed).contains("apt-get install -y etcd-server");
+    }
+    for (Impl impl : Scenarios.PEERS) {
+      boolean installed = impl.server == Impl.Server.REDIS ? redis : etcd;
+      for (String scenario : new String[] {"uncontended", "contended-10"}) {
+        Result r = report.results.get(scenario);
+        if (!installed) {
+          assertThat(r.has(impl)).as("%s/%s skipped", scenario, impl).isFalse();
+          continue;
+        }
+        assertThat(r.notes.get(impl)).as("%s/%s; output:%n%s", scenario, impl, printed).isNull();
+        assertThat(r.list(impl).get(0).ops()).as("%s/%s did some", scenario, impl).isPositive();
+      }
+      if (installed) {
+        double fenced =
+            report.results.get("loss").list(impl).get(0).extra().get(LossScenario.FENCING);
+        assertThat(fenced)
+            .as("%s: a token with every grant, strictly increasing", impl)
+            .isEqualTo(impl == Impl.REDISSON_FENCED || impl == Impl.ETCD ? 1.0 : 0.0);
+      }
+    }
   }
 
   @Test
@@ -164,5 +253,22 @@ class BenchSmokeTest {
             new String[] {"--fast"}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
     assertThat(code).isEqualTo(2);
     assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("unknown option").contains("usage");
+  }
+
+  @Test
+  void parse_fsyncOnByDefault_ensembleAndImplsOptions() {
+    assertThat(BenchConfig.parse(new String[] {}).fsync).as("the production regime").isTrue();
+    assertThat(BenchConfig.parse(new String[] {"--no-fsync"}).fsync).isFalse();
+    assertThat(BenchConfig.parse(new String[] {}).servers).containsExactly(1);
+    assertThat(BenchConfig.parse(new String[] {"--ensemble", "3"}).servers).containsExactly(3);
+    assertThat(BenchConfig.parse(new String[] {"--servers", "1,3"}).servers).containsExactly(1, 3);
+    assertThat(BenchConfig.parse(new String[] {"--impls", "zklock,etcd"}).impls)
+        .containsExactly(Impl.ZKLOCK, Impl.ETCD);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    int code =
+        BenchMain.run(
+            new String[] {"--ensemble", "2"}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    assertThat(code).isEqualTo(2);
+    assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("3, 5 or 7");
   }
 }

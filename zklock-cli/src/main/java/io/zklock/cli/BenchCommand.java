@@ -17,16 +17,18 @@ import picocli.CommandLine.Unmatched;
 /** {@code zklock bench}: the side-by-side benchmarks of zklock-bench, from the command line. */
 @Command(
     name = "bench",
-    header = "Benchmarks zklock against Curator, the naive lock and raw ZooKeeper.",
+    header = "Benchmarks zklock against Curator, Redisson, etcd, the naive lock and raw ZooKeeper.",
     description = {
-      "Runs the benchmarks of docs/benchmarks.md on one embedded ZooKeeper server: zklock,"
-          + " Apache Curator, the seeds' naive lock, raw ZooKeeper and the fair-queue floor,"
-          + " interleaved, with ratios against a baseline measured in the same run, with no added"
-          + " latency and with a 1 ms round trip (--rtt). The default run takes about 12 minutes;"
-          + " --quick about one.",
+      "Runs the benchmarks of docs/benchmarks.md: zklock, Apache Curator, the naive lock (a parent watch),"
+          + " raw ZooKeeper and the fair-queue floor on an embedded ZooKeeper server (or a 3-server"
+          + " ensemble, --ensemble 3), Redisson's locks on redis-server and etcd's lock on etcd"
+          + " (started from PATH when installed), interleaved, with ratios against a baseline"
+          + " measured in the same run, with fsync on, with no added latency and with a 1 ms round"
+          + " trip (--rtt). The default run takes about 17 minutes; --quick about three.",
       "",
-      "Options are those of the harness: --quick, --rtt D[,D], --scenarios a,b, --list, --json"
-          + " FILE, --svg FILE, --reps N, --seconds S, --warmup S, --herd N, --waiters N, --fsync."
+      "Options are those of the harness: --quick, --rtt D[,D], --ensemble N, --servers 1,N,"
+          + " --no-fsync, --no-peers, --scenarios a,b, --impls a,b, --list, --json FILE, --svg"
+          + " FILE, --reps N, --seconds S, --warmup S, --herd N, --waiters N, --held N."
     })
 final class BenchCommand implements Callable<Integer> {
   @Option(

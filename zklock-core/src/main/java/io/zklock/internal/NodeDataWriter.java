@@ -1,5 +1,9 @@
 package io.zklock.internal;
 
+import io.zklock.internal.engine.RequestContext;
+import io.zklock.internal.inspect.Inspection;
+import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.NodeKind;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

@@ -3,7 +3,6 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
-import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.ReadWriteLock;
@@ -11,89 +10,84 @@ import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import io.zklock.internal.engine.RequestContext;
+import io.zklock.internal.engine.Requests;
+import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.protocol.SharedListings;
+import io.zklock.internal.recipe.CohortLock;
+import io.zklock.internal.recipe.Election;
+import io.zklock.internal.recipe.MultiLock;
+import io.zklock.internal.recipe.NodeLock;
+import io.zklock.internal.recipe.ReadWriteLockImpl;
+import io.zklock.internal.recipe.RecipeContext;
+import io.zklock.internal.recipe.SemaphoreImpl;
+import io.zklock.internal.rules.AclRule;
+import io.zklock.internal.rules.Args;
+import io.zklock.internal.rules.Clock;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.zk.Deleter;
+import io.zklock.internal.zk.Dirs;
+import io.zklock.internal.zk.LibraryThreads;
+import io.zklock.internal.zk.Lifecycle;
+import io.zklock.internal.zk.SerialExecutor;
+import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionConfig;
+import io.zklock.internal.zk.StartGate;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
 
-/** The {@link ZkLocks} implementation: the session, the library's threads, and the recipes. */
-public final class ZkLocksImpl implements ZkLocks {
-  /**
-   * Threads of the library's executor; with ZooKeeper's two, a ZkLocks uses four threads in all.
-   */
-  static final int THREADS = 2;
-
-  private static final AtomicInteger INSTANCES = new AtomicInteger();
-
-  /** Set on the library's own threads, which must not wait for work queued on them. */
-  private static final ThreadLocal<Boolean> LIBRARY_THREAD = ThreadLocal.withInitial(() -> false);
-
+/**
+ * The {@link ZkLocks} implementation: the wiring. It makes the session, the library's threads and
+ * the contexts the layers below are handed ({@link RequestContext} for lock requests, {@link
+ * RecipeContext} for the recipes), and answers the API by making recipes on them.
+ */
+final class ZkLocksImpl implements ZkLocks {
   private final SessionConfig config;
+  private final List<ACL> acl; // config.acl() in ZooKeeper's types
   private final ScheduledThreadPoolExecutor pool;
-  private final Executor serialEvents;
   private final Session session;
-  private final Deleter deleter;
   private final Dirs dirs;
-  private final Clock clock;
-  private final Requests requests = new Requests();
-  private final RequestContext requestContext;
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private final Inspector inspector = new Inspector(this);
-
   private final StartGate gate;
+  private final Lifecycle lifecycle;
+  private final Inspector inspector;
+  private final RecipeContext recipes;
 
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
   private ZkLocksImpl(SessionConfig config, Clock clock, String ownerData) {
     this.config = config;
-    this.clock = clock;
-    int instance = INSTANCES.incrementAndGet();
-    AtomicInteger threads = new AtomicInteger();
-    ThreadFactory tf =
-        r -> {
-          Thread t =
-              new Thread(
-                  () -> {
-                    LIBRARY_THREAD.set(true);
-                    r.run();
-                  },
-                  "zklock-" + instance + "-" + threads.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        };
-    this.pool = new ScheduledThreadPoolExecutor(THREADS, tf, (r, ex) -> r.run());
-    pool.setRemoveOnCancelPolicy(true);
-    this.serialEvents = new SerialExecutor(pool);
+    this.pool = LibraryThreads.newExecutor();
+    Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
-    this.deleter = new Deleter(session);
+    this.acl = AclRule.toZooKeeper(config.acl());
     this.gate = new StartGate(config, clock, pool);
-    this.dirs =
-        new Dirs(config.namespace(), config.acl().entries(), config.guardsDirectories(), session);
-    this.requestContext =
+    this.lifecycle = new Lifecycle(session, gate);
+    this.dirs = new Dirs(config.namespace(), acl, config.guardsDirectories(), session);
+    Requests requests = new Requests();
+    RequestContext requestContext =
         new RequestContext(
             session,
-            deleter,
+            new Deleter(session),
             dirs,
             requests,
             new SharedListings(),
             NodeDataWriter.forThisProcess(config.clientName(), ownerData),
-            config.acl().entries(),
+            acl,
             config.suspensionPolicy(),
             clock,
             pool,
             pool);
+    this.inspector = new Inspector(session, config, clock, lifecycle, acl);
+    this.recipes =
+        new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
     session.addObserver(
         new Session.Observer() {
           @Override
@@ -116,20 +110,7 @@ public final class ZkLocksImpl implements ZkLocks {
         });
   }
 
-  /** Connects a new instance; used by {@link ZkLocks.Builder#build()}. */
-  public static ZkLocks connect(SessionConfig config) {
-    return connect(config, Clock.SYSTEM);
-  }
-
   /** Connects a new instance whose lock nodes carry {@code ownerData} (or none, if null). */
-  public static ZkLocks connect(SessionConfig config, String ownerData) {
-    return connect(config, Clock.SYSTEM, ownerData);
-  }
-
-  static ZkLocksImpl connect(SessionConfig config, Clock clock) {
-    return connect(config, clock, null);
-  }
-
   static ZkLocksImpl connect(SessionConfig config, Clock clock, String ownerData) {
     ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData);
     if (config.connectInBackground()) {
@@ -141,7 +122,7 @@ public final class ZkLocksImpl implements ZkLocks {
       impl.createNamespace();
       Session.Conn conn = impl.session.current();
       if (conn != null) {
-        impl.dirs.learnIdentities(conn.zk(), config.auth());
+        impl.dirs.learnIdentities(conn.zk(), config);
       }
     } catch (RuntimeException e) {
       impl.close();
@@ -150,38 +131,22 @@ public final class ZkLocksImpl implements ZkLocks {
     return impl;
   }
 
+  static ZkLocksImpl connect(SessionConfig config, Clock clock) {
+    return connect(config, clock, null);
+  }
+
   /**
    * {@code connectInBackground}: opens the session without waiting; requests wait at the {@link
    * StartGate} until the first connection is made and this client's identities are known.
    */
   private void startInBackground() {
-    gate.closeUntilConnected(session, conn -> dirs.learnIdentities(conn.zk(), config.auth()));
+    gate.closeUntilConnected(session, conn -> dirs.learnIdentities(conn.zk(), config));
     try {
       session.startInBackground();
     } catch (RuntimeException e) {
       close();
       throw e;
     }
-  }
-
-  /** Starts a request at once, or once this instance may start requests ({@link StartGate}). */
-  CompletableFuture<LockHandle> whenReady(
-      Function<Waiting, CompletableFuture<LockHandle>> start, Waiting waiting, String path) {
-    if (gate.isOpen()) {
-      return start.apply(waiting);
-    }
-    checkOpen();
-    return gate.whenOpen(start, waiting, path);
-  }
-
-  /** Whether requests may start at once (see {@link #whenReady(Runnable)}). */
-  boolean isReady() {
-    return gate.isReadyOrFailed();
-  }
-
-  /** Runs {@code r} once requests may start; never if this instance is closed first. */
-  void whenReady(Runnable r) {
-    gate.whenReadyOrFailed(r);
   }
 
   private void createNamespace() {
@@ -200,7 +165,7 @@ public final class ZkLocksImpl implements ZkLocks {
         String p = path.toString();
         if (conn.zk().exists(p, false) == null) {
           try {
-            conn.zk().create(p, new byte[0], config.acl().entries(), CreateMode.PERSISTENT);
+            conn.zk().create(p, new byte[0], acl, CreateMode.PERSISTENT);
           } catch (KeeperException.NodeExistsException raced) {
             // another client made it first
           }
@@ -224,92 +189,11 @@ public final class ZkLocksImpl implements ZkLocks {
     }
   }
 
-  // ------------------------------------------------------------------ for the recipes
-
-  /** What this instance's lock requests need ({@link LockRequest}). */
-  RequestContext requestContext() {
-    return requestContext;
-  }
-
-  SessionConfig config() {
-    return config;
-  }
-
-  Session session() {
-    return session;
-  }
-
-  Deleter deleter() {
-    return deleter;
-  }
-
-  Dirs dirs() {
-    return dirs;
-  }
-
-  Clock clock() {
-    return clock;
-  }
-
-  /** The library's executor, on which user-visible futures complete. */
-  Executor executor() {
-    return pool;
-  }
-
-  ScheduledExecutorService scheduler() {
-    return pool;
-  }
-
-  List<ACL> acl() {
-    return config.acl().entries();
-  }
-
-  String dirOf(String name) {
-    return config.namespace() + "/" + name;
-  }
-
-  /** Whether the calling thread is one of the library's executor threads (of any instance). */
-  static boolean onLibraryThread() {
-    return LIBRARY_THREAD.get();
-  }
-
-  /** Whether {@link #close()} was called. */
-  boolean isClosed() {
-    return closed.get();
-  }
-
-  void checkOpen() {
-    if (closed.get()) {
-      throw new ZkLockException("this ZkLocks instance is closed");
-    }
-  }
-
-  /**
-   * For requests that must not wait (tryAcquire()): while the connection is down nobody can tell
-   * whether the lock is free, so say so rather than wait or guess.
-   */
-  void checkConnected(String path) {
-    checkOpen();
-    SessionState s = session.state();
-    if (s != SessionState.CONNECTED) {
-      throw new ZkLockException(
-          "not connected to ZooKeeper (session " + s + "): cannot tell whether the lock is free",
-          path,
-          session.sessionId(),
-          null);
-    }
-  }
-
-  /** Number of requests pending or held, for tests and metrics. */
-  int activeCount() {
-    return requests.size();
-  }
-
   // ------------------------------------------------------------------ ZkLocks
 
   @Override
   public DistributedLock mutex(String name) {
-    return NodeLock.queue(this, Args.lockName(name), NodeKind.MUTEX);
+    return NodeLock.queue(recipes, Args.lockName(name), NodeKind.MUTEX);
   }
 
   @Override
@@ -319,8 +203,8 @@ public final class ZkLocksImpl implements ZkLocks {
     if (!options.isCohort()) {
       return mutex(n);
     }
-    checkOpen();
-    CohortLock c = cohorts.computeIfAbsent(n, k -> new CohortLock(this, k, options));
+    lifecycle.checkOpen();
+    CohortLock c = cohorts.computeIfAbsent(n, k -> new CohortLock(recipes, k, options));
     if (!c.options().equals(options)) {
       throw new IllegalArgumentException(
           "the cohort lock '"
@@ -335,7 +219,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public ReadWriteLock readWriteLock(String name) {
-    return new ReadWriteLockImpl(this, Args.lockName(name));
+    return new ReadWriteLockImpl(recipes, Args.lockName(name));
   }
 
   @Override
@@ -345,9 +229,9 @@ public final class ZkLocksImpl implements ZkLocks {
     if (!options.isCohort()) {
       return readWriteLock(n);
     }
-    checkOpen();
+    lifecycle.checkOpen();
     ReadWriteLockImpl rw =
-        cohortRws.computeIfAbsent(n, k -> new ReadWriteLockImpl(this, k, options));
+        cohortRws.computeIfAbsent(n, k -> new ReadWriteLockImpl(recipes, k, options));
     if (!rw.options().equals(options)) {
       throw new IllegalArgumentException(
           "the cohort read-write lock '"
@@ -360,25 +244,40 @@ public final class ZkLocksImpl implements ZkLocks {
     return rw;
   }
 
+  /** This instance's session (tests that look at the server through the same connection). */
+  Session session() {
+    return session;
+  }
+
+  /** What this instance's recipes share (tests that build a recipe around fakes). */
+  RecipeContext recipes() {
+    return recipes;
+  }
+
+  /** The library's executor (tests that must know what it has run by some moment). */
+  Executor executor() {
+    return pool;
+  }
+
   @Override
   public DistributedLock simpleLock(String name) {
-    return NodeLock.simple(this, Args.lockName(name));
+    return NodeLock.simple(recipes, Args.lockName(name));
   }
 
   @Override
   public DistributedSemaphore semaphore(String name, int permits) {
-    return new SemaphoreImpl(this, Args.lockName(name), permits);
+    return new SemaphoreImpl(recipes, Args.lockName(name), permits);
   }
 
   @Override
   public DistributedLock multiLock(DistributedLock... locks) {
-    checkOpen();
-    return MultiLock.of(this, locks);
+    lifecycle.checkOpen();
+    return MultiLock.of(recipes, locks);
   }
 
   @Override
   public LeaderElection leaderElection(String name, String participantId) {
-    return new Election(this, Args.lockName(name), Args.participantId(participantId));
+    return new Election(recipes, Args.lockName(name), Args.participantId(participantId));
   }
 
   @Override
@@ -403,6 +302,16 @@ public final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public void holdOff(String name, java.time.Duration duration) {
+    inspector.holdOff(Args.lockName(name), Args.positiveMillis(duration, "duration").toMillis());
+  }
+
+  @Override
+  public java.time.Duration holdOffRemaining(String name) {
+    return java.time.Duration.ofMillis(inspector.holdOffRemaining(Args.lockName(name)));
+  }
+
+  @Override
   public List<LockNode> requestRelease(String name) {
     return inspector.requestRelease(Args.lockName(name));
   }
@@ -415,12 +324,6 @@ public final class ZkLocksImpl implements ZkLocks {
   @Override
   public long sessionId() {
     return session.sessionId();
-  }
-
-  /** The session's password, for tests that must expire it from another client. */
-  byte[] sessionPassword() {
-    Session.Conn c = session.session();
-    return c == null ? new byte[0] : c.zk().getSessionPasswd();
   }
 
   @Override
@@ -450,7 +353,7 @@ public final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
+    if (!lifecycle.close()) {
       return;
     }
     session.close();

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * call has run; {@link #hold} keeps its threads busy until released, so work queued meanwhile
  * waits.
  */
-final class LibraryThreads {
+public final class LibraryThreads {
   private LibraryThreads() {}
 
   /**
@@ -19,18 +19,18 @@ final class LibraryThreads {
    * those they queued, three deep): a probe occupies each executor thread at once, which can only
    * happen once the tasks queued ahead of the probes have run.
    */
-  static void drain(ZkLocksImpl locks) throws Exception {
+  public static void drain(io.zklock.ZkLocks locks) throws Exception {
     for (int round = 0; round < 3; round++) {
       hold(locks).release();
     }
   }
 
   /** Occupies every thread of {@code locks}' executor until {@link Held#release()}. */
-  static Held hold(ZkLocksImpl locks) throws Exception {
-    Executor pool = locks.executor();
-    CyclicBarrier all = new CyclicBarrier(ZkLocksImpl.THREADS + 1);
+  public static Held hold(io.zklock.ZkLocks locks) throws Exception {
+    Executor pool = ((ZkLocksImpl) locks).executor();
+    CyclicBarrier all = new CyclicBarrier(io.zklock.internal.zk.LibraryThreads.THREADS + 1);
     CountDownLatch go = new CountDownLatch(1);
-    for (int i = 0; i < ZkLocksImpl.THREADS; i++) {
+    for (int i = 0; i < io.zklock.internal.zk.LibraryThreads.THREADS; i++) {
       pool.execute(
           () -> {
             try {
@@ -47,7 +47,7 @@ final class LibraryThreads {
 
   /** Threads held by {@link #hold}. */
   @FunctionalInterface
-  interface Held {
+  public interface Held {
     void release();
   }
 }

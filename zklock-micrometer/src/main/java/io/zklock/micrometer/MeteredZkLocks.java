@@ -190,6 +190,16 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
   }
 
   @Override
+  public void holdOff(String name, java.time.Duration duration) {
+    delegate.holdOff(name, duration);
+  }
+
+  @Override
+  public java.time.Duration holdOffRemaining(String name) {
+    return delegate.holdOffRemaining(name);
+  }
+
+  @Override
   public Duration negotiatedSessionTimeout() {
     return delegate.negotiatedSessionTimeout();
   }

@@ -7,11 +7,6 @@ import io.zklock.ZkLocks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -35,22 +30,31 @@ import org.slf4j.LoggerFactory;
  *       running its task when it elapses (stuck, or just slow) has its lock released by zklock
  *       itself, and the next tick elsewhere runs. A holder that <em>crashes</em> (or is cut off for
  *       the session timeout) loses the lock with its ZooKeeper session, at once, whatever {@code
- *       lockAtMostFor} says. (A provider that writes a wall-clock "locked until" into a persistent
- *       node blocks every other instance until {@code lockAtMostFor} elapses after a crash.) A
- *       holder that is merely paused (a long GC) may still be running when the lease or the session
- *       has let someone else in: use the task's fencing token where that matters. A {@code
- *       lockAtMostFor} over about 24 days (zklock's longest lease) counts as 24 days.
- *   <li>{@code lockAtLeastFor} is honoured: if the task ends sooner, {@code unlock()} returns at
- *       once and this provider's timer releases the lock when {@code lockAtLeastFor} has elapsed
- *       since the lock was taken (not if the holder's session ends first).
+ *       lockAtMostFor} says (unless {@code lockAtLeastFor} still runs, below). A holder that is
+ *       merely paused (a long GC) may still be running when the lease or the session has let
+ *       someone else in. A {@code lockAtMostFor} over about 24 days (zklock's longest lease) counts
+ *       as 24 days. The lease is kept by the holder's monotonic clock, from the grant.
+ *   <li>{@code lockAtLeastFor} is kept by the ensemble, not by the holder: when a lock is taken
+ *       with a {@code lockAtLeastFor}, a hold-off mark ({@link ZkLocks#holdOff}) is written in the
+ *       lock's directory, a persistent node whose creation time, stamped by the ZooKeeper leader,
+ *       is the start. Every lock attempt that is granted the node asks {@link
+ *       ZkLocks#holdOffRemaining} first, which compares the mark's start and duration with the
+ *       server's time of a write made now, and gives the lock back while the mark is in force. So
+ *       {@code lockAtLeastFor} holds after an early {@code unlock()}, after the holder's {@code
+ *       close()}, a crash of its process, the expiry of its session, or a rolling restart. It rests
+ *       on the ZooKeeper servers' clocks alone (no client's clock is compared with another's); if
+ *       the leader changes between the start and a check, the skew between those two servers'
+ *       clocks moves the end by as much.
  *   <li>{@link SimpleLock#extend} extends the lease to the new {@code lockAtMostFor} from now
- *       ({@link LockHandle#extend}) and takes the new {@code lockAtLeastFor} from now, if the lock
- *       is still held.
+ *       ({@link LockHandle#extend}) and replaces the mark with the new {@code lockAtLeastFor} from
+ *       now, if the lock is still held and its {@code lockAtMostFor} has not passed.
  * </ul>
  *
- * Durations are measured on this process's monotonic clock from the moment the lock was granted.
- * The provider owns one timer thread, for {@code lockAtLeastFor}: {@link #close()} stops it (Spring
- * calls it for a bean).
+ * <p>Costs: a granted attempt reads the mark (one round trip; two more while a mark is in force or
+ * has just run out, the second of which deletes it), and a lock with a {@code lockAtLeastFor}
+ * writes one (one round trip). A busy lock costs one create, as before.
+ *
+ * <p>The provider owns no thread; {@link #close()} does nothing and is kept for compatibility.
  */
 public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZkLockProvider.class);
@@ -58,8 +62,8 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
   private static final Duration MAX_LEASE = Duration.ofMillis(Integer.MAX_VALUE);
   private static final Duration MIN_LEASE = Duration.ofMillis(1);
 
-  private final Function<String, DistributedLock> locks;
-  private final ScheduledThreadPoolExecutor timer;
+  private final ZkLocks zkLocks;
+  private final String prefix;
 
   /** Simple locks named {@code "shedlock/" + name}. */
   public ZkLockProvider(ZkLocks zkLocks) {
@@ -68,31 +72,25 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
 
   /** Simple locks named {@code prefix + "/" + name}, or {@code name} when the prefix is empty. */
   public ZkLockProvider(ZkLocks zkLocks, String prefix) {
-    Objects.requireNonNull(zkLocks, "zkLocks");
-    Objects.requireNonNull(prefix, "prefix");
-    this.locks = name -> zkLocks.simpleLock(prefix.isEmpty() ? name : prefix + "/" + name);
-    this.timer =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "zklock-shedlock-timer");
-              t.setDaemon(true);
-              return t;
-            });
-    timer.setRemoveOnCancelPolicy(true);
+    this.zkLocks = Objects.requireNonNull(zkLocks, "zkLocks");
+    this.prefix = Objects.requireNonNull(prefix, "prefix");
   }
 
   /**
-   * Takes the lock if it is free now; never waits. Its lease is {@code lockAtMostFor}.
+   * Takes the lock if it is free now and no {@code lockAtLeastFor} of an earlier holder still runs;
+   * never waits. Its lease is {@code lockAtMostFor}; a {@code lockAtLeastFor} is marked in
+   * ZooKeeper.
    *
-   * @return the lock, or empty if another holder has it or the ZooKeeper session is not connected
-   *     now (the tick is skipped, as for a busy lock, and the cause is logged)
+   * @return the lock, or empty if another holder has it, an earlier holder's {@code lockAtLeastFor}
+   *     still runs, or the ZooKeeper session is not connected now (the tick is skipped, as for a
+   *     busy lock, and the cause is logged)
    * @throws IllegalArgumentException if the name is not a valid zklock lock name
    */
   @Override
   public Optional<SimpleLock> lock(LockConfiguration config) {
-    DistributedLock lock =
-        locks.apply(config.getName()).withLease(lease(config.getLockAtMostFor()));
+    String name = lockName(config.getName());
+    DistributedLock lock = zkLocks.simpleLock(name).withLease(lease(config.getLockAtMostFor()));
+    long grantedAt = System.nanoTime();
     Optional<LockHandle> handle;
     try {
       handle = lock.tryAcquire();
@@ -100,7 +98,33 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
       log.warn("ShedLock '{}' not taken: {}", config.getName(), e.getMessage());
       return Optional.empty();
     }
-    return handle.map(h -> new ZkSimpleLock(config, new Grant(h, timer), System.nanoTime()));
+    if (handle.isEmpty()) {
+      return Optional.empty();
+    }
+    LockHandle h = handle.get();
+    try {
+      if (!zkLocks.holdOffRemaining(name).isZero()) {
+        h.releaseAsync(); // an earlier holder's lockAtLeastFor still runs
+        return Optional.empty();
+      }
+      holdOff(name, config.getLockAtLeastFor());
+    } catch (ZkLockException e) {
+      h.releaseAsync();
+      log.warn("ShedLock '{}' not taken: {}", config.getName(), e.getMessage());
+      return Optional.empty();
+    }
+    return Optional.of(new ZkSimpleLock(config, name, h, grantedAt));
+  }
+
+  private String lockName(String shedlockName) {
+    return prefix.isEmpty() ? shedlockName : prefix + "/" + shedlockName;
+  }
+
+  // marks lockAtLeastFor from now; none for zero (an earlier mark has run out: it was checked)
+  private void holdOff(String name, Duration atLeast) {
+    if (atLeast.compareTo(MIN_LEASE) >= 0) {
+      zkLocks.holdOff(name, atLeast.compareTo(MAX_LEASE) > 0 ? MAX_LEASE : atLeast);
+    }
   }
 
   // lockAtMostFor as a zklock lease: from 1 ms to zklock's longest
@@ -110,94 +134,56 @@ public final class ZkLockProvider implements ExtensibleLockProvider, AutoCloseab
         : atMost.compareTo(MAX_LEASE) > 0 ? MAX_LEASE : atMost;
   }
 
-  /** Stops the timer; locks whose release it had scheduled are released now. */
+  /** Does nothing: the provider owns no thread. Kept for compatibility. */
   @Override
-  public void close() {
-    for (Runnable pending : timer.shutdownNow()) {
-      pending.run();
-    }
-  }
+  public void close() {}
 
-  /**
-   * The handle of one acquisition and its lockAtLeastFor timer, shared by a lock and its
-   * extensions.
-   */
-  static final class Grant {
+  /** One ShedLock lock: the grant, and its lockAtMostFor counted from {@code startNanos}. */
+  private final class ZkSimpleLock extends AbstractSimpleLock {
+    private final String name;
     private final LockHandle handle;
-    private final ScheduledExecutorService timer;
-    private ScheduledFuture<?> scheduled;
-    private boolean released;
+    private final long startNanos;
 
-    Grant(LockHandle handle, ScheduledExecutorService timer) {
+    ZkSimpleLock(LockConfiguration config, String name, LockHandle handle, long startNanos) {
+      super(config);
+      this.name = name;
       this.handle = handle;
-      this.timer = timer;
+      this.startNanos = startNanos;
     }
 
-    /** Releases at {@code deadlineNanos} (now if past), replacing any earlier schedule. */
-    synchronized void releaseAt(long deadlineNanos) {
-      if (released) {
-        return;
-      }
-      cancelScheduled();
-      long delay = deadlineNanos - System.nanoTime();
-      if (delay <= 0 || timer.isShutdown()) {
-        releaseNow();
-      } else {
-        scheduled = timer.schedule(this::releaseNow, delay, TimeUnit.NANOSECONDS);
-      }
-    }
-
-    synchronized void releaseNow() {
-      if (!released) {
-        released = true;
-        cancelScheduled();
-        handle.releaseAsync();
+    /**
+     * Releases the node and returns once it is gone (so the lock can be taken right after): a
+     * lockAtLeastFor is kept by its mark in ZooKeeper.
+     */
+    @Override
+    protected void doUnlock() {
+      try {
+        handle.release();
+      } catch (ZkLockException e) {
+        log.warn("ShedLock '{}' released late: {}", name, e.getMessage());
       }
     }
 
     /**
-     * Extends the lease to {@code atMost} from now and drops a pending lockAtLeastFor release;
-     * {@code false} if no longer held.
+     * Extends while the lock is held and its lockAtMostFor has not passed on this process's clock
+     * (the lease's own timer may not have fired yet): the lease to the new lockAtMostFor from now,
+     * and the mark to the new lockAtLeastFor from now.
      */
-    synchronized boolean extend(Duration atMost) {
-      if (released || !handle.extend(lease(atMost))) {
-        return false;
-      }
-      cancelScheduled();
-      return true;
-    }
-
-    private void cancelScheduled() {
-      if (scheduled != null) {
-        scheduled.cancel(false);
-        scheduled = null;
-      }
-    }
-  }
-
-  /** One ShedLock lock: lockAtLeastFor counted from {@code startNanos}. */
-  private static final class ZkSimpleLock extends AbstractSimpleLock {
-    private final Grant grant;
-    private final long startNanos;
-
-    ZkSimpleLock(LockConfiguration config, Grant grant, long startNanos) {
-      super(config);
-      this.grant = grant;
-      this.startNanos = startNanos;
-    }
-
-    @Override
-    protected void doUnlock() {
-      grant.releaseAt(startNanos + nanos(lockConfiguration.getLockAtLeastFor()));
-    }
-
     @Override
     protected Optional<SimpleLock> doExtend(LockConfiguration newConfiguration) {
       long now = System.nanoTime();
-      if (!grant.extend(newConfiguration.getLockAtMostFor())) {
+      if (now - startNanos >= nanos(lockConfiguration.getLockAtMostFor())
+          || !handle.extend(lease(newConfiguration.getLockAtMostFor()))) {
         return Optional.empty();
       }
-      return Optional.of(new ZkSimpleLock(newConfiguration, grant, now));
+      try {
+        Duration atLeast = newConfiguration.getLockAtLeastFor();
+        // a zero lockAtLeastFor from now ends the earlier one: the shortest mark there is
+        zkLocks.holdOff(name, atLeast.compareTo(MIN_LEASE) < 0 ? MIN_LEASE : atLeast);
+      } catch (ZkLockException e) {
+        log.warn("ShedLock '{}' extended without its new lockAtLeastFor: {}", name, e.getMessage());
+      }
+      return Optional.of(new ZkSimpleLock(newConfiguration, name, handle, now));
     }
 
     private static long nanos(Duration d) {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.server.ContainerManager;
 import org.apache.zookeeper.server.DataNode;
@@ -45,6 +46,12 @@ import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
  * provider ({@code zookeeper.authProvider.x509}): run one TLS configuration per JVM. ZooKeeper's
  * metrics ({@code ServerMetrics}) are static, so in-process servers in one JVM share counters.
  *
+ * <p><b>Other ZooKeeper releases.</b> With {@link Builder#serverVersion(String)} the server is that
+ * release (3.5 to 3.9), started in a child JVM from its own artifacts on Maven Central: to test
+ * code against the servers its users run. The same methods work on it, except those that reach into
+ * the server's internals ({@link #server()}, {@link #setChildSequence(String, int)}), and it has no
+ * TLS port.
+ *
  * <p>Thread-safety: the methods are safe to call from any thread; {@link #restart()} and {@link
  * #close()} are serialized.
  *
@@ -64,14 +71,44 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   private ServerCnxnFactory cnxnFactory;
   private ServerCnxnFactory secureCnxnFactory;
   private ContainerManager containerManager;
+  private final ChildServer child;
   private boolean closed;
 
   private EmbeddedZooKeeper(Builder config) {
     this.config = config;
     this.deleteDataDir = config.dataDir == null;
     this.dataDir = config.dataDir != null ? config.dataDir : Files2.tempDir("zklock-zk-");
-    this.clientPort = config.clientPort;
     this.secureClientPort = config.tls == null ? -1 : 0;
+    if (config.serverVersion != null) {
+      this.clientPort = config.clientPort != 0 ? config.clientPort : Ports.free();
+      this.child =
+          new ChildServer(
+              config.serverVersion,
+              dataDir,
+              clientPort,
+              childSettings(config),
+              config.forceSync,
+              config.containerCheckInterval.toMillis());
+    } else {
+      this.clientPort = config.clientPort;
+      this.child = null;
+    }
+  }
+
+  private static Map<String, String> childSettings(Builder config) {
+    Map<String, String> settings = new java.util.LinkedHashMap<>();
+    settings.put("tickTime", Long.toString(config.tickTime.toMillis()));
+    if (config.minSessionTimeout != null) {
+      settings.put("minSessionTimeout", Long.toString(config.minSessionTimeout.toMillis()));
+    }
+    settings.put(
+        "maxSessionTimeout",
+        Long.toString(
+            config.maxSessionTimeout != null
+                ? config.maxSessionTimeout.toMillis()
+                : Math.max(20 * config.tickTime.toMillis(), DEFAULT_MAX_SESSION_TIMEOUT_MS)));
+    settings.put("maxClientCnxns", Integer.toString(config.maxClientConnections));
+    return settings;
   }
 
   /** A builder for a standalone in-process server. */
@@ -117,12 +154,42 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   }
 
   /**
+   * The ZooKeeper release this server runs: the one given to {@link Builder#serverVersion(String)},
+   * or, in process, the version of the ZooKeeper on this JVM's class path (for example {@code
+   * "3.9.4"}).
+   */
+  public String serverVersion() {
+    if (child != null) {
+      return config.serverVersion;
+    }
+    String full = org.apache.zookeeper.Version.getFullVersion();
+    int end = 0;
+    while (end < full.length()
+        && (Character.isDigit(full.charAt(end)) || full.charAt(end) == '.')) {
+      end++;
+    }
+    return full.substring(0, end);
+  }
+
+  /**
+   * The log of a server in a child JVM ({@link Builder#serverVersion(String)}), which ZooKeeper
+   * writes through slf4j-simple; empty for an in-process server, which logs through this JVM's
+   * logging.
+   */
+  public Optional<Path> serverLog() {
+    return child == null ? Optional.empty() : Optional.of(child.log());
+  }
+
+  /**
    * The running {@link ZooKeeperServer}, for tests that need its internals (session tracker, data
    * tree). A new instance after each {@link #restart()}.
    *
    * @throws IllegalStateException if the server is stopped
+   * @throws UnsupportedOperationException if it runs in a child JVM ({@link
+   *     Builder#serverVersion(String)})
    */
   public synchronized ZooKeeperServer server() {
+    requireInProcess("server()");
     if (zks == null) {
       throw new IllegalStateException("server is not running");
     }
@@ -131,9 +198,20 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
   /**
    * Expires a client's session now, as if its timeout had elapsed: its ephemeral nodes are deleted,
-   * its connection is closed, and the client receives {@code Expired} when it reconnects.
+   * its connection is closed, and the client receives {@code Expired} when it reconnects. Like
+   * ZooKeeper's own expiry, it returns before the deletions are done.
+   *
+   * <p>A server in a child JVM ({@link Builder#serverVersion(String)}) is told through a control
+   * port on 127.0.0.1, and closes the session as its expiry would ({@code
+   * ZooKeeperServer#closeSession}).
+   *
+   * @throws java.io.UncheckedIOException if a server in a child JVM cannot be reached
    */
   public void expireSession(long sessionId) {
+    if (child != null) {
+      child.expire(sessionId);
+      return;
+    }
     server().expire(sessionId);
   }
 
@@ -149,8 +227,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
    * which is harmless here.
    *
    * @throws IllegalArgumentException if {@code parentPath} does not exist
+   * @throws UnsupportedOperationException if the server runs in a child JVM ({@link
+   *     Builder#serverVersion(String)})
    */
   public void setChildSequence(String parentPath, int cversion) {
+    requireInProcess("setChildSequence");
     DataTree tree = server().getZKDatabase().getDataTree();
     DataNode node = tree.getNode(parentPath);
     if (node == null) {
@@ -232,7 +313,21 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
   }
 
+  private void requireInProcess(String what) {
+    if (child != null) {
+      throw new UnsupportedOperationException(
+          what
+              + " needs an in-process server; this one runs ZooKeeper "
+              + config.serverVersion
+              + " in a child JVM");
+    }
+  }
+
   private synchronized EmbeddedZooKeeper startServer() {
+    if (child != null) {
+      child.start();
+      return this;
+    }
     try {
       synchronized (SYSTEM_PROPERTIES) {
         if (System.getProperty("zookeeper.4lw.commands.whitelist") == null) {
@@ -337,6 +432,14 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   }
 
   private void stop() {
+    if (child != null) {
+      if (closed) {
+        child.close();
+      } else {
+        child.kill();
+      }
+      return;
+    }
     if (containerManager != null) {
       containerManager.stop();
       containerManager = null;
@@ -385,6 +488,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     private int maxClientConnections = 0;
     private Path dataDir;
     private TestCertificates tls;
+    private String serverVersion;
 
     private Builder() {}
 
@@ -462,11 +566,43 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     /**
+     * Runs ZooKeeper release {@code version} (3.5 to 3.9, for example {@code "3.5.10"}) instead of
+     * the ZooKeeper on this JVM's class path, in a child JVM run by this JVM's {@code java}.
+     *
+     * <p>Its jars are read from the local Maven repository ({@code ~/.m2/repository}, or the system
+     * property {@code zklock.testkit.localRepository}, or {@code maven.repo.local}), and what is
+     * missing is downloaded from Maven Central (or the mirror in {@code
+     * zklock.testkit.remoteRepository}) and checked against the SHA-1 the repository serves: the
+     * {@code zookeeper} and {@code zookeeper-jute} jars of that release and the libraries its POM
+     * names for the server (Netty, slf4j with slf4j-simple, audience-annotations, and from 3.6 on
+     * metrics-core and snappy-java, from 3.8 on commons-io), at the versions its parent POM gives.
+     *
+     * <p>The child's main class is the testkit's own, which runs ZooKeeper's {@code
+     * ZooKeeperServerMain} and opens a control port for {@link #expireSession}; it binds 127.0.0.1
+     * only (client and control port), logs to {@link #serverLog()} and has the builder's settings.
+     * It is killed (SIGKILL) by {@link #close()}, or when this JVM exits. Not with {@link
+     * #tls(TestCertificates)}.
+     *
+     * @throws IllegalArgumentException if {@code version} is not a 3.5 to 3.9 release number
+     */
+    public Builder serverVersion(String version) {
+      this.serverVersion = ServerArtifacts.checkVersion(version);
+      return this;
+    }
+
+    /**
      * Starts the server and returns once it accepts connections.
      *
-     * @throws UncheckedIOException if it cannot bind or write its data directory
+     * @throws UncheckedIOException if it cannot bind or write its data directory, or the jars of a
+     *     {@link #serverVersion(String)} cannot be downloaded
+     * @throws IllegalStateException if a server in a child JVM exits or does not serve within a
+     *     minute (the message ends with its log), or TLS is asked of one
      */
     public EmbeddedZooKeeper start() {
+      if (serverVersion != null && tls != null) {
+        throw new IllegalStateException(
+            "a server of another version (serverVersion " + serverVersion + ") has no TLS port");
+      }
       if (minSessionTimeout != null
           && maxSessionTimeout != null
           && minSessionTimeout.compareTo(maxSessionTimeout) > 0) {

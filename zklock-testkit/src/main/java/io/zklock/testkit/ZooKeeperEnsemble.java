@@ -40,7 +40,9 @@ import java.util.StringJoiner;
  *
  * <p>Child processes run {@code org.apache.zookeeper.server.quorum.QuorumPeerMain} with this JVM's
  * {@code java} and class path (plus its module path, if it runs on one), {@code -Xmx128m} and
- * fast-startup flags; a shutdown hook kills them if the JVM exits without {@link #close()}.
+ * fast-startup flags; a shutdown hook kills them if the JVM exits without {@link #close()}. With
+ * {@link Builder#serverVersion(String)} they run that ZooKeeper release instead, from its artifacts
+ * on Maven Central (see {@link EmbeddedZooKeeper.Builder#serverVersion(String)}).
  */
 public final class ZooKeeperEnsemble implements AutoCloseable {
   private final Builder config;
@@ -292,6 +294,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     p.setProperty("4lw.commands.whitelist", "*");
     p.setProperty("cnxTimeout", "1000");
     p.setProperty("forceSync", config.forceSync ? "yes" : "no");
+    if (config.maxClientConnections >= 0) {
+      p.setProperty("maxClientCnxns", Integer.toString(config.maxClientConnections));
+    }
     for (Server s : servers) {
       p.setProperty(
           "server." + (s.index + 1), Ports.LOOPBACK + ":" + s.quorumPort + ":" + s.electionPort);
@@ -359,6 +364,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     boolean forceSync;
     Duration startTimeout = Duration.ofSeconds(60);
     List<String> jvmOptions = List.of();
+    int maxClientConnections = -1;
+    String serverVersion;
 
     Builder(int size) {
       if (size < 1) {
@@ -399,9 +406,35 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The most connections one client address may open to each server ({@code maxClientCnxns}); 0
+     * means no limit. Default: ZooKeeper's (60), which a test or benchmark with many sessions on
+     * 127.0.0.1 exceeds.
+     */
+    public Builder maxClientConnections(int max) {
+      if (max < 0) {
+        throw new IllegalArgumentException("maxClientConnections must be >= 0: " + max);
+      }
+      this.maxClientConnections = max;
+      return this;
+    }
+
     /** Extra JVM options for child processes (for example {@code -Xmx256m}). */
     public Builder jvmOptions(List<String> options) {
       this.jvmOptions = List.copyOf(Objects.requireNonNull(options, "options"));
+      return this;
+    }
+
+    /**
+     * Runs the servers of ZooKeeper release {@code version} (3.5 to 3.9, for example {@code
+     * "3.5.10"}) instead of the ZooKeeper on this JVM's class path: child processes only. Its jars
+     * come from Maven Central into the local Maven repository, as for {@link
+     * EmbeddedZooKeeper.Builder#serverVersion(String)}.
+     *
+     * @throws IllegalArgumentException if {@code version} is not a 3.5 to 3.9 release number
+     */
+    public Builder serverVersion(String version) {
+      this.serverVersion = ServerArtifacts.checkVersion(version);
       return this;
     }
 
@@ -416,10 +449,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * Starts every server and waits until they form a quorum.
      *
      * @throws IllegalStateException if no quorum forms within the start timeout (the servers are
-     *     killed and their directories deleted)
+     *     killed and their directories deleted), or if a server version is asked of an in-process
+     *     ensemble
+     * @throws java.io.UncheckedIOException if the jars of the server version cannot be downloaded
      * @throws InterruptedException if interrupted while waiting
      */
     public ZooKeeperEnsemble start() throws InterruptedException {
+      if (serverVersion != null && !childProcesses) {
+        throw new IllegalStateException(
+            "serverVersion("
+                + serverVersion
+                + ") runs servers in child processes, not inProcess()");
+      }
       ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(this);
       try {
         for (Server s : ensemble.servers) {

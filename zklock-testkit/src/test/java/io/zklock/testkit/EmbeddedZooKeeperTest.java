@@ -41,6 +41,14 @@ class EmbeddedZooKeeperTest {
   }
 
   @Test
+  void inProcess_serverVersion_isTheClassPathsZooKeeper_andThereIsNoServerLog() {
+    assertThat(zk.serverVersion())
+        .matches("\\d+\\.\\d+\\.\\d+")
+        .isEqualTo(org.apache.zookeeper.Version.getFullVersion().split("[-,]")[0]);
+    assertThat(zk.serverLog()).isEmpty();
+  }
+
+  @Test
   void sessionTimeoutOfOneSecond_isGranted() throws Exception {
     try (ZkClients.Recorded c = ZkClients.connect(zk.connectString(), 1000)) {
       assertThat(c.zk.getSessionTimeout()).isEqualTo(1000);

@@ -117,6 +117,35 @@ class ZooKeeperEnsembleTest {
   }
 
   @Test
+  void maxClientConnections_writtenToEveryServersConfiguration() throws Exception {
+    try (ZooKeeperEnsemble ensemble =
+        EmbeddedZooKeeper.ensemble(3).inProcess().maxClientConnections(0).start()) {
+      for (int i = 0; i < 3; i++) {
+        String cfg =
+            java.nio.file.Files.readString(ensemble.dataDir(i).getParent().resolve("zoo.cfg"));
+        assertThat(cfg).as("server %d's zoo.cfg", i).contains("maxClientCnxns=0");
+      }
+    }
+    assertThatThrownBy(() -> EmbeddedZooKeeper.ensemble(3).maxClientConnections(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-1");
+  }
+
+  @Test
+  void childClassPath_relativeEntries_madeAbsolute() {
+    String sep = java.io.File.pathSeparator;
+    String cp = ChildJvm.classPath("target/app.jar" + sep + "/abs/lib.jar", "mods");
+    for (String entry : cp.split(sep)) {
+      assertThat(java.nio.file.Path.of(entry).isAbsolute())
+          .as("a child runs in its server's directory: %s must be absolute", entry)
+          .isTrue();
+    }
+    assertThat(cp)
+        .startsWith(java.nio.file.Path.of("target/app.jar").toAbsolutePath().toString())
+        .contains(sep + "/abs/lib.jar" + sep);
+  }
+
+  @Test
   void builder_rejectsEmptyEnsemble() {
     assertThatThrownBy(() -> EmbeddedZooKeeper.ensemble(0))
         .isInstanceOf(IllegalArgumentException.class)

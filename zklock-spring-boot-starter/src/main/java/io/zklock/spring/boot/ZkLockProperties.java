@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * zklock.connect-string=zk1:2181,zk2:2181,zk3:2181
  * zklock.namespace=/zklock
  * zklock.session-timeout=15s
+ * zklock.connect-in-background=false
  * zklock.client-name=orders-worker-1
  * zklock.auth.digest-file=/run/secrets/zklock-digest     # a file holding user:password
  * zklock.tls.trust-store=/etc/zklock/truststore.p12
@@ -30,8 +31,18 @@ public class ZkLockProperties {
   /** The session timeout asked of the ensemble. */
   private Duration sessionTimeout = Duration.ofSeconds(15);
 
-  /** How long startup waits for the first connection. */
+  /**
+   * How long startup waits for the first connection; with connect-in-background, how long each
+   * request made before it waits for it.
+   */
   private Duration connectTimeout = Duration.ofSeconds(10);
+
+  /**
+   * Whether startup goes on without waiting for ZooKeeper: the ZkLocks bean connects in the
+   * background, and requests made before the first connection wait for it up to connect-timeout. A
+   * wrong connect string or TLS setup then shows only in the log and in timed-out requests.
+   */
+  private boolean connectInBackground = false;
 
   /** The name shown by `zklock ls` for this client's locks; default host:pid. */
   private String clientName;
@@ -75,6 +86,7 @@ public class ZkLockProperties {
     /** Trust store (JKS, PKCS12 or PEM) of the certificates that sign the servers'. */
     private Path trustStore;
 
+    /** Password of the trust store, if it has one. */
     private String trustStorePassword;
 
     /** Trust store type; by default taken from the file extension. */
@@ -83,6 +95,7 @@ public class ZkLockProperties {
     /** The client's key store, for servers that require client certificates. */
     private Path keyStore;
 
+    /** Password of the key store and of its key. */
     private String keyStorePassword;
 
     /** Key store type; by default taken from the file extension. */
@@ -190,6 +203,12 @@ public class ZkLockProperties {
     private String prefix = "";
 
     /**
+     * How many locks the registry's cache keeps; when full, the least recently obtained unlocked
+     * locks are forgotten (Spring's JDBC and Redis registries keep 100,000 too).
+     */
+    private int cacheCapacity = 100_000;
+
+    /**
      * Time to live of the registry's holds (a zklock lease; see ZkLockRegistry#setTimeToLive): a
      * hold neither unlocked nor renewed within it is released by zklock. Unset: no time to live.
      */
@@ -201,6 +220,14 @@ public class ZkLockProperties {
 
     public void setPrefix(String prefix) {
       this.prefix = prefix;
+    }
+
+    public int getCacheCapacity() {
+      return cacheCapacity;
+    }
+
+    public void setCacheCapacity(int cacheCapacity) {
+      this.cacheCapacity = cacheCapacity;
     }
 
     public Duration getTimeToLive() {
@@ -256,6 +283,14 @@ public class ZkLockProperties {
 
   public void setConnectTimeout(Duration connectTimeout) {
     this.connectTimeout = connectTimeout;
+  }
+
+  public boolean isConnectInBackground() {
+    return connectInBackground;
+  }
+
+  public void setConnectInBackground(boolean connectInBackground) {
+    this.connectInBackground = connectInBackground;
   }
 
   public String getClientName() {

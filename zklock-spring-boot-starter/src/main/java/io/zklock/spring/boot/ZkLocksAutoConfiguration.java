@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,9 +17,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of zklock: a {@link ZkLocks} bean from the {@code zklock.*} properties (when
- * {@code zklock.connect-string} is set and the application has none of its own), decorated by every
- * {@link ZkLocksDecorator} bean. The health indicator and the adapters found on the classpath are
- * configured after it: {@link ZkLocksHealthAutoConfiguration}, {@link
+ * {@code zklock.connect-string} is set and the application has none of its own), its builder shaped
+ * by every {@link ZkLocksBuilderCustomizer} bean; and the {@link ZkLocksLifecycle} that closes
+ * every {@code ZkLocks} bean on a graceful shutdown. The health contributor and the adapters found
+ * on the classpath are configured after it: {@link ZkLocksHealthAutoConfiguration}, {@link
  * ZkLocksMetricsAutoConfiguration}, {@link ZkLockRegistryAutoConfiguration}, {@link
  * ZkLockProviderAutoConfiguration}.
  */
@@ -27,16 +29,36 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(ZkLockProperties.class)
 public class ZkLocksAutoConfiguration {
 
-  /** The ZkLocks of the properties, decorated; connects at startup (fails it if unreachable). */
+  /**
+   * The ZkLocks of the properties and customizers; connects at startup (fails it if unreachable),
+   * unless {@code zklock.connect-in-background}. Closed by {@link ZkLocksLifecycle} on a graceful
+   * shutdown, else when the context destroys it.
+   */
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnProperty("zklock.connect-string")
-  public ZkLocks zkLocks(ZkLockProperties properties, ObjectProvider<ZkLocksDecorator> decorators) {
-    ZkLocks locks = builder(properties).build();
+  @SuppressWarnings("deprecation") // ZkLocksDecorator, still applied after the customizers
+  public ZkLocks zkLocks(
+      ZkLockProperties properties,
+      ObjectProvider<ZkLocksBuilderCustomizer> customizers,
+      ObjectProvider<ZkLocksDecorator> decorators) {
+    ZkLocks.Builder builder = builder(properties);
+    customizers.orderedStream().forEach(c -> c.customize(builder));
+    ZkLocks locks = builder.build();
     for (ZkLocksDecorator d : (Iterable<ZkLocksDecorator>) decorators.orderedStream()::iterator) {
       locks = d.decorate(locks);
     }
     return locks;
+  }
+
+  /**
+   * Closes every ZkLocks bean in its phase of a graceful shutdown ({@link ZkLocksLifecycle#PHASE}).
+   * Static: a lifecycle bean, made early and apart from this configuration.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public static ZkLocksLifecycle zkLocksLifecycle(ConfigurableListableBeanFactory beanFactory) {
+    return new ZkLocksLifecycle(beanFactory);
   }
 
   static ZkLocks.Builder builder(ZkLockProperties p) {
@@ -46,6 +68,9 @@ public class ZkLocksAutoConfiguration {
             .sessionTimeout(p.getSessionTimeout())
             .connectTimeout(p.getConnectTimeout())
             .suspensionPolicy(p.getSuspensionPolicy());
+    if (p.isConnectInBackground()) {
+      b.connectInBackground();
+    }
     if (p.getClientName() != null) {
       b.clientName(p.getClientName());
     }

@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.Lock;
@@ -36,17 +37,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 
 class ZkLocksAutoConfigurationTest {
   private static TestCertificates certs;
   private static EmbeddedZooKeeper zk;
 
-  private final ApplicationContextRunner runner =
+  static final ApplicationContextRunner RUNNER =
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
@@ -55,6 +55,8 @@ class ZkLocksAutoConfigurationTest {
                   ZkLocksMetricsAutoConfiguration.class,
                   ZkLockRegistryAutoConfiguration.class,
                   ZkLockProviderAutoConfiguration.class));
+
+  private final ApplicationContextRunner runner = RUNNER;
 
   @BeforeAll
   static void startServer() {
@@ -80,7 +82,7 @@ class ZkLocksAutoConfigurationTest {
           assertThat(ctx).doesNotHaveBean(ZkLocks.class);
           assertThat(ctx).doesNotHaveBean(ZkLockRegistry.class);
           assertThat(ctx).doesNotHaveBean(ZkLockProvider.class);
-          assertThat(ctx).doesNotHaveBean(ZkLocksHealthIndicator.class);
+          assertThat(ctx).doesNotHaveBean("zklockHealthContributor");
         });
   }
 
@@ -105,32 +107,9 @@ class ZkLocksAutoConfigurationTest {
   }
 
   @Test
-  void healthIndicator_upWhenConnected_outOfServiceWhenClosed() {
-    connected()
-        .run(
-            ctx -> {
-              ZkLocksHealthIndicator health = ctx.getBean(ZkLocksHealthIndicator.class);
-              Health up = health.health();
-              assertThat(up.getStatus()).isEqualTo(Status.UP);
-              assertThat(up.getDetails()).containsEntry("state", "CONNECTED");
-              assertThat(up.getDetails()).containsKey("sessionId");
-
-              ctx.getBean(ZkLocks.class).close();
-
-              assertThat(health.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-            });
-  }
-
-  @Test
-  void healthIndicator_canBeDisabled() {
-    connected()
-        .withPropertyValues("management.health.zklock.enabled=false")
-        .run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLocksHealthIndicator.class));
-  }
-
-  @Test
   void adaptersOnTheClasspath_areConfigured() {
     connected()
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .withPropertyValues("zklock.metrics.lock-names=billing")
         .run(
             ctx -> {
@@ -172,6 +151,8 @@ class ZkLocksAutoConfigurationTest {
               assertThat(next).as("granted once the time to live ran out").isPresent();
               next.get().release();
               assertThatThrownBy(stuck::unlock)
+                  .isInstanceOf(ConcurrentModificationException.class) // as Spring's registries
+                  .cause()
                   .isInstanceOf(LockLostException.class)
                   .hasMessageContaining("lease");
             });
@@ -193,6 +174,7 @@ class ZkLocksAutoConfigurationTest {
   @Test
   void shedlockOnTheMeteredZkLocks_lockAtMostForIsALease_measuredAsLeaseExpired() {
     connected()
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .run(
             ctx -> {
               MeterRegistry registry = new SimpleMeterRegistry();
@@ -242,22 +224,10 @@ class ZkLocksAutoConfigurationTest {
   }
 
   @Test
-  void withoutSpringBootHealth_noIndicator_andTheRestStarts() {
-    connected()
-        .withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
-        .run(
-            ctx -> {
-              assertThat(ctx).hasNotFailed();
-              assertThat(ctx).hasSingleBean(ZkLocks.class);
-              assertThat(ctx).doesNotHaveBean(ZkLocksHealthIndicator.class);
-            });
-  }
-
-  @Test
   void applicationsOwnBeans_win() {
-    LockRegistry<?> own = key -> new java.util.concurrent.locks.ReentrantLock();
+    DefaultLockRegistry own = new DefaultLockRegistry();
     connected()
-        .withBean(LockRegistry.class, () -> own)
+        .withBean(DefaultLockRegistry.class, () -> own)
         .withPropertyValues("zklock.metrics.enabled=false")
         .run(
             ctx -> {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.zklock.LockLostException;
 import java.time.Duration;
+import java.util.ConcurrentModificationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -68,11 +69,15 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
 
     assertThat(waited).as("not before the time to live").isGreaterThanOrEqualTo(ttl.toNanos());
     assertThatThrownBy(stuck::unlock)
-        .isInstanceOf(LockLostException.class)
+        .isInstanceOf(
+            ConcurrentModificationException.class) // as Spring's JDBC and Redis registries
+        .isInstanceOf(RegistryLockLostException.class)
         .satisfies(
             e ->
-                assertThat(((LockLostException) e).reason())
-                    .isEqualTo(LockLostException.Reason.LEASE_EXPIRED));
+                assertThat(((RegistryLockLostException) e).lockLost().reason())
+                    .isEqualTo(LockLostException.Reason.LEASE_EXPIRED))
+        .cause()
+        .isInstanceOf(LockLostException.class);
     assertThat(stuck.isLocked()).isFalse();
     other.unlock();
   }
@@ -110,7 +115,7 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
             e ->
                 assertThat(((LockLostException) e).reason())
                     .isEqualTo(LockLostException.Reason.LEASE_EXPIRED));
-    assertThatThrownBy(stuck::unlock).isInstanceOf(LockLostException.class);
+    assertThatThrownBy(stuck::unlock).isInstanceOf(RegistryLockLostException.class);
     b.obtain("k").unlock();
   }
 
@@ -175,13 +180,13 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
     ZkRegistryLock lock = a.obtain("k");
     lock.lock(Duration.ofMillis(300));
     assertThat(b.obtain("k").tryLock(20, TimeUnit.SECONDS)).isTrue();
-    assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+    assertThatThrownBy(lock::unlock).isInstanceOf(RegistryLockLostException.class);
     b.obtain("k").unlock();
 
     ZkRegistryLock timed = a.obtain("t");
     assertThat(timed.tryLock(Duration.ofSeconds(5), Duration.ofMillis(300))).isTrue();
     assertThat(b.obtain("t").tryLock(20, TimeUnit.SECONDS)).isTrue();
-    assertThatThrownBy(timed::unlock).isInstanceOf(LockLostException.class);
+    assertThatThrownBy(timed::unlock).isInstanceOf(RegistryLockLostException.class);
     b.obtain("t").unlock();
 
     assertThat(b.obtain("p").tryLock()).isFalse();

@@ -8,6 +8,7 @@ import io.zklock.LockLostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -19,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.CannotAcquireLockException;
 
 class ZkLockRegistryTest extends TwoRegistriesSupport {
   @Test
@@ -218,7 +220,8 @@ class ZkLockRegistryTest extends TwoRegistriesSupport {
   }
 
   @Test
-  void unlockAfterLoss_throwsLockLost() throws Exception {
+  void unlockAfterLoss_throwsConcurrentModification_likeSpringsRegistries_withTheLossAsCause()
+      throws Exception {
     ZkRegistryLock lock = a.obtain("k");
     lock.lock();
     long session = locksA.sessionId();
@@ -226,8 +229,93 @@ class ZkLockRegistryTest extends TwoRegistriesSupport {
     zk.expireSession(session);
     await().until(() -> locksA.sessionId() != session && locksA.sessionId() != 0);
 
-    assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+    // Spring's JDBC and Redis registries throw ConcurrentModificationException here
+    assertThatThrownBy(lock::unlock)
+        .isInstanceOf(ConcurrentModificationException.class)
+        .isInstanceOf(RegistryLockLostException.class)
+        .hasMessageContaining("released in the store")
+        .cause()
+        .isInstanceOf(LockLostException.class)
+        .hasMessageContaining("expired");
     assertThat(lock.isLocked()).isFalse();
+    assertThatThrownBy(lock::unlock)
+        .as("the hold is cleared")
+        .isInstanceOf(IllegalMonitorStateException.class);
+  }
+
+  @Test
+  void unlockAfterLoss_ofANestedHold_onlyTheLastUnlockReportsIt() throws Exception {
+    ZkRegistryLock lock = a.obtain("k");
+    lock.lock();
+    lock.lock();
+    long session = locksA.sessionId();
+    zk.expireSession(session);
+    await().until(() -> locksA.sessionId() != session && locksA.sessionId() != 0);
+
+    lock.unlock(); // the inner one only counts down
+    assertThatThrownBy(lock::unlock).isInstanceOf(RegistryLockLostException.class);
+  }
+
+  @Test
+  void cacheCapacity_springsDefault_andEvictionForgetsOnlyUnlockedLocks() throws Exception {
+    assertThat(a.getCacheCapacity())
+        .isEqualTo(100_000)
+        .isEqualTo(ZkLockRegistry.DEFAULT_CACHE_CAPACITY);
+    a.setCacheCapacity(3);
+    ZkRegistryLock held1 = a.obtain("held-1");
+    ZkRegistryLock idle = a.obtain("idle");
+    ZkRegistryLock held2 = a.obtain("held-2");
+    held1.lock();
+    held2.lock();
+    try {
+      ZkRegistryLock fourth = a.obtain("fourth"); // the cache is full: the unlocked one goes
+
+      assertThat(a.obtain("held-1"))
+          .as("held: kept, though least recently obtained")
+          .isSameAs(held1);
+      assertThat(a.obtain("held-2")).isSameAs(held2);
+      assertThat(a.obtain("fourth")).isSameAs(fourth);
+      assertThat(a.obtain("idle")).as("unlocked: forgotten").isNotSameAs(idle);
+    } finally {
+      held1.unlock();
+      held2.unlock();
+    }
+  }
+
+  @Test
+  void cacheCapacity_fullOfHeldLocks_obtainFailsAsSpringsRegistries() throws Exception {
+    a.setCacheCapacity(2);
+    ZkRegistryLock one = a.obtain("one");
+    ZkRegistryLock two = a.obtain("two");
+    one.lock();
+    two.lock();
+    try {
+      assertThatThrownBy(() -> a.obtain("three"))
+          .isInstanceOf(CannotAcquireLockException.class)
+          .hasMessageContaining("2 unique locks");
+    } finally {
+      one.unlock();
+      two.unlock();
+    }
+    assertThat(a.obtain("three")).as("room again once unlocked").isNotNull();
+  }
+
+  @Test
+  void cacheCapacity_lowered_forgetsUnlockedLocksNow_andRejectsNonPositive() throws Exception {
+    ZkRegistryLock held = a.obtain("held");
+    ZkRegistryLock idle = a.obtain("idle");
+    held.lock();
+    try {
+      a.setCacheCapacity(1);
+      assertThat(a.obtain("held")).isSameAs(held);
+      assertThat(a.toString()).doesNotContain("idle");
+    } finally {
+      held.unlock();
+    }
+    assertThat(idle.tryLock()).as("a forgotten lock object still works").isTrue();
+    assertThat(b.obtain("idle").tryLock()).as("and still excludes").isFalse();
+    idle.unlock();
+    assertThatThrownBy(() -> a.setCacheCapacity(0)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

@@ -1,9 +1,0 @@
-package io.zklock.internal;
-
-/** A monotonic time source, injectable for tests; never the wall clock. */
-@FunctionalInterface
-public interface Clock {
-  Clock SYSTEM = System::nanoTime;
-
-  long nanoTime();
-}

@@ -1,0 +1,29 @@
+package io.zklock.internal.engine;
+
+import io.zklock.LockHandle;
+import io.zklock.internal.rules.Args;
+
+/**
+ * A {@link LockHandle} of this library: {@link #release()} waits on {@link #releaseAsync()}, and
+ * {@link #close()} is {@link #release()}.
+ */
+public interface Handle extends LockHandle {
+
+  @Override
+  default void release() {
+    Acquisitions.awaitRelease(releaseAsync(), path());
+  }
+
+  @Override
+  default void close() {
+    release();
+  }
+
+  /** Grants without a lease cannot be extended; a leased grant overrides this. */
+  @Override
+  default boolean extend(java.time.Duration lease) {
+    Args.positiveMillis(lease, "lease");
+    throw new IllegalStateException(
+        "this grant of " + path() + " has no lease (acquire it through withLease(...))");
+  }
+}

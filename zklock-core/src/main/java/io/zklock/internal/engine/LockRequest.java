@@ -1,0 +1,930 @@
+package io.zklock.internal.engine;
+
+import io.zklock.LockHandle;
+import io.zklock.LockLostException;
+import io.zklock.SuspensionPolicy;
+import io.zklock.ZkLockException;
+import io.zklock.internal.protocol.Node;
+import io.zklock.internal.protocol.NodeProtocol;
+import io.zklock.internal.protocol.Step;
+import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.QueueNode;
+import io.zklock.internal.zk.Deleter;
+import io.zklock.internal.zk.Dirs;
+import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.ZkOps;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One lock request, from its first create to its release: the engine every lock of this library
+ * runs on (the JDK's shape: one engine, and each lock plugs its rules into it). It owns the
+ * request's life, as the {@link State} machine below: the session's news, the grant, the
+ * withdrawal, the loss, the release and the watch on its own node. How a node is made, found again
+ * after a lost reply and judged is its {@link NodeProtocol}'s; what a recipe adds to a grant (a
+ * downgrade's pins, a lease) wraps the handle ({@code view}).
+ *
+ * <p>Threads: ZooKeeper's event thread (replies, watches), the library's executor (session news,
+ * timeouts) and users' threads (cancel, release) all come here; nothing blocks, and every
+ * transition happens under this object's monitor. Each step of the protocol gets a {@link Step}
+ * stamped with the request's {@code epoch}; every transition that starts a new step bumps the
+ * epoch, so a late reply or watch of an abandoned step is recognised in one place ({@link
+ * Step#live}) and dropped.
+ */
+public final class LockRequest implements Handle {
+  private static final Logger log = LoggerFactory.getLogger(LockRequest.class);
+
+  /** The life of a request. Each value says what is true while the request is in it. */
+  enum State {
+    /** No create in flight and no node: waits for a connected session to send the create. */
+    PENDING,
+    /** The create is sent; whether it made a node is not known yet. */
+    CREATING,
+    /** The create's reply was lost to a connection loss; the protocol looks for our node. */
+    RECOVERING,
+    /**
+     * Not granted; the protocol watches what it waits for. A queue request's node is known; a
+     * simple lock request has none (it watches the holder's).
+     */
+    WAITING,
+    /** Granted: the node is ours and the handle was given out. */
+    HELD,
+    /** Granted, but our node was deleted under us; the reason is being found. Not held. */
+    VANISHED,
+    /** Released by its holder; the node's deletion is under way or done. */
+    RELEASED,
+    /** Lost while granted: session expired, node deleted, suspension policy, lease, or closed. */
+    LOST,
+    /** Ended before being granted: timeout, interrupt, cancel, busy tryAcquire, failure, close. */
+    WITHDRAWN;
+
+    /** Granted and not yet ended: the states a loss or a release leaves. */
+    public boolean granted() {
+      return this == HELD || this == VANISHED;
+    }
+
+    boolean ended() {
+      return this == RELEASED || this == LOST || this == WITHDRAWN;
+    }
+  }
+
+  /** A watch the protocol set for the request's wait, removed when the request stops waiting. */
+  private record Watch(String path, Watcher watcher, WatcherType type) {}
+
+  /**
+   * How long a holder goes without a watch on its own node. A forced deletion (an operator deleting
+   * the node) is noticed at most this late, while the many short holds save two requests each: the
+   * watch and its removal before the delete.
+   */
+  static final long OWN_WATCH_DELAY_MILLIS = 50;
+
+  /**
+   * How long a waiter that gave up (timeout, cancel) waits for its node's delete before it answers
+   * anyway. The delete takes one round trip on a live connection; past this the connection has most
+   * likely gone silent, and the node is deleted in the background.
+   */
+  static final long CLEANUP_GRACE_MILLIS = 1_000;
+
+  private final String lockName;
+  private final NodeProtocol protocol;
+  private final RequestContext ctx;
+  private final Ticket ticket;
+  private final Function<LockRequest, ? extends LockHandle> view;
+  private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+  private final ReleaseRequests releaseRequests = new ReleaseRequests();
+  private final Watcher ownWatcher = this::onOwnNodeEvent;
+
+  // guarded by this
+  private State state = State.PENDING;
+  private int epoch;
+  private int createEpoch; // the epoch of the latest create: a withdrawal cleans up after it
+  private String attemptId; // names the latest create's node, to find it after a lost reply
+  private long session; // the session of the latest create, and of the node
+  private Node node;
+  private Watch watch;
+  private Watch sideWatch; // a second watch of the same wait (the exclusive rule's look-ahead)
+  private boolean ownWatchSet; // the data watch on our own node was requested
+
+  /** The last create was sent right behind its directory's create ({@link Dirs#createAhead}). */
+  private boolean dirSentAhead;
+
+  private ScheduledFuture<?> ownWatchTimer;
+  private CompletableFuture<Void> released;
+  private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
+
+  /**
+   * @param view what the caller is handed at the grant: this request, or a recipe's wrapper of it
+   */
+  public LockRequest(
+      String lockName,
+      NodeProtocol protocol,
+      RequestContext ctx,
+      Ticket ticket,
+      Function<LockRequest, ? extends LockHandle> view) {
+    this.lockName = lockName;
+    this.protocol = protocol;
+    this.ctx = ctx;
+    this.ticket = ticket;
+    this.view = view;
+  }
+
+  /** Starts the request; the future completes with the handle, or null when busy or timed out. */
+  public CompletableFuture<LockHandle> start() {
+    ctx.requests().add(this);
+    ticket.onGiveUp(() -> giveUp(null));
+    ctx.session().whenConnected(this::send, this::closed);
+    return ticket.result;
+  }
+
+  synchronized State state() {
+    return state;
+  }
+
+  // ---------------------------------------------------------------- create
+
+  private void send(Session.Conn conn) {
+    send(conn, false);
+  }
+
+  /** {@code dirChecked}: the lock directory's ACL was just checked ({@link Dirs#verify}). */
+  private void send(Session.Conn conn, boolean dirChecked) {
+    if (!dirChecked && !ctx.dirs().trusted(protocol.dir())) {
+      ctx.dirs()
+          .verify(
+              conn, protocol.dir(), () -> send(conn, true), this::send, this::closed, this::giveUp);
+      return;
+    }
+    Step step;
+    synchronized (this) {
+      if (state != State.PENDING) {
+        return;
+      }
+      if (ticket.expired()) {
+        withdraw(null);
+        return;
+      }
+      state = State.CREATING;
+      createEpoch = ++epoch;
+      attemptId = QueueNode.newAttemptId();
+      session = conn.sessionId();
+      step = new RequestStep(conn, epoch);
+    }
+    protocol.create(step);
+  }
+
+  /** Called holding the monitor: create anew once connected (our node, if any, is gone). */
+  private void createAgain() {
+    epoch++;
+    forgetNode();
+    watch = null;
+    state = State.PENDING;
+    ctx.session().whenConnected(this::send, this::closed);
+  }
+
+  /**
+   * Called holding the monitor: the request no longer has a node. What belonged to the node goes
+   * with it: its path, its token and its own-node watch, so that a later node gets a watch of its
+   * own.
+   */
+  private void forgetNode() {
+    node = null;
+    ownWatchSet = false;
+  }
+
+  private void recover(Session.Conn conn, int e) {
+    synchronized (this) {
+      if (e != epoch || state != State.RECOVERING) {
+        return;
+      }
+      if (conn.sessionId() != session) {
+        createAgain(); // the old session ended, and any node with it
+        return;
+      }
+    }
+    protocol.recover(new RequestStep(conn, e));
+  }
+
+  // ---------------------------------------------------------------- outcomes
+
+  /**
+   * Called holding the monitor: returns what to hand the caller, outside the monitor, before the
+   * own-node watch is scheduled ({@link #afterGrant}).
+   */
+  private LockHandle grant() {
+    state = State.HELD;
+    epoch++;
+    dropWatch();
+    return view.apply(this);
+  }
+
+  /**
+   * After the caller was handed the grant: schedules the own-node watch, unless the hold is over
+   * already (a short hold released before this runs costs no timer at all).
+   */
+  private synchronized void afterGrant(Node granted) {
+    if (state == State.HELD && node == granted && !ownWatchSet && ownWatchTimer == null) {
+      watchOwnNodeLater();
+    }
+  }
+
+  /**
+   * Withdraws the request (timeout when {@code failure} is null, cancel, interrupt, failure,
+   * close). If it was granted in the meantime and the caller never saw the handle, the grant is
+   * released.
+   */
+  void giveUp(Throwable failure) {
+    synchronized (this) {
+      if (!state.granted()) {
+        if (!state.ended()) {
+          withdraw(failure);
+        }
+        return;
+      }
+    }
+    if (ticket.takeBack(failure)) {
+      releaseAsync(); // granted just now, but the caller gave up first
+    }
+  }
+
+  private void closed() {
+    synchronized (this) {
+      if (state == State.WITHDRAWN) {
+        endWithdrawal();
+        return;
+      }
+      if (state.granted()) {
+        lose(LockLostException.Reason.CLOSED);
+        return;
+      }
+    }
+    giveUp(new ZkLockException("the ZkLocks instance is closed", protocol.dir(), 0L, null));
+  }
+
+  /** Called holding the monitor: end a request that was not granted; its node goes too. */
+  private void withdraw(Throwable failure) {
+    withdraw(failure, true);
+  }
+
+  /**
+   * Called holding the monitor: end a request that was not granted; its node goes too. The caller
+   * hears the end once the node is gone (one round trip), so a request that timed out or found the
+   * lock busy leaves nothing that a later request could queue behind; but never later than the
+   * connection's loss: without a connection the caller hears at once (a timeout holds during an
+   * outage) and the node goes in the background, as soon as the connection returns or with the
+   * session. {@code waitForCleanup} false: hear at once in any case.
+   */
+  private void withdraw(Throwable failure, boolean waitForCleanup) {
+    State was = state;
+    state = State.WITHDRAWN;
+    epoch++;
+    dropWatch();
+    CompletableFuture<Void> gone = CompletableFuture.completedFuture(null);
+    if (node != null) {
+      gone = deleteNode(false);
+    } else if (was == State.CREATING || was == State.RECOVERING) {
+      // the create is in flight or its fate unknown: find what it made, by attempt id
+      gone = protocol.deleteUnknown(ctx, attemptId, session);
+    }
+    boolean tryOnly = ticket.tryOnly();
+    if (!waitForCleanup
+        || gone.isDone()
+        || ctx.session().current() == null
+        || (!tryOnly && node == null)) {
+      // a waiter whose create's fate is unknown does not wait for the search of its node
+      ctx.requests().remove(this);
+      ticket.end(failure);
+      return;
+    }
+    // still registered until the node is gone, so that the session's news can end the wait
+    withdrawal = failure;
+    CompletableFuture<Void> heard = gone;
+    if (!tryOnly) {
+      // a connection that went silent is noticed late: a waiter waits for its delete no longer
+      // than the grace, then its node goes in the background
+      CompletableFuture<Void> grace = new CompletableFuture<>();
+      ScheduledFuture<?> t =
+          ctx.scheduler()
+              .schedule(() -> grace.complete(null), CLEANUP_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+      gone.whenComplete((v, x) -> t.cancel(false));
+      heard = CompletableFuture.anyOf(gone, grace).thenApply(v -> null);
+    }
+    ticket.endAfter(heard, failure);
+    gone.whenComplete((v, t) -> ctx.requests().remove(this));
+  }
+
+  /** Called holding the monitor: a withdrawn request's cleanup lost its connection; end now. */
+  private void endWithdrawal() {
+    ticket.end(withdrawal);
+  }
+
+  /** Called holding the monitor. */
+  private void lose(LockLostException.Reason reason) {
+    state = State.LOST;
+    epoch++;
+    ctx.requests().remove(this);
+    LockLostException ex = new LockLostException(path(), session, reason);
+    if (reason == LockLostException.Reason.SUSPENDED) {
+      // give the lock back as soon as the connection returns, if the session survived
+      released = deleteNode(true);
+    } else {
+      released = CompletableFuture.completedFuture(null);
+    }
+    ctx.executor().execute(() -> lost.complete(ex));
+  }
+
+  /**
+   * Called holding the monitor: deletes our node, guaranteed, removing our watch on it first.
+   * {@code held}: the node was granted (a release, not a withdrawal; see {@link
+   * Deleter#releaseInFlight}).
+   */
+  private CompletableFuture<Void> deleteNode(boolean held) {
+    if (ownWatchTimer != null) {
+      ownWatchTimer.cancel(false);
+      ownWatchTimer = null;
+    }
+    return ctx.deleter()
+        .deleteCreated(
+            node.path(),
+            node.session(),
+            ownWatchSet ? ownWatcher : null,
+            node.czxid(),
+            held,
+            protocol.reusesNodeNames());
+  }
+
+  /** Called holding the monitor: removes the protocol's watches, if any is set. */
+  private void dropWatch() {
+    if (watch != null) {
+      remove(watch);
+      watch = null;
+    }
+    dropSideWatch();
+  }
+
+  /** Called holding the monitor: removes the protocol's second watch, if one is set. */
+  private void dropSideWatch() {
+    if (sideWatch != null) {
+      remove(sideWatch);
+      sideWatch = null;
+    }
+  }
+
+  private void remove(Watch w) {
+    Session.Conn c = ctx.session().current();
+    if (c != null) {
+      c.ops().removeWatches(w.path(), w.watcher(), w.type(), (rc, p, x) -> {});
+    }
+  }
+
+  // ---------------------------------------------------------------- our own node
+
+  /**
+   * Called holding the monitor: a data watch on our own node tells us if someone else deletes it (a
+   * forced release) or asks for a release. Set a little after the grant, at once by an adoption.
+   */
+  private void watchOwnNode(Session.Conn conn) {
+    if (ownWatchSet || node == null || conn.sessionId() != node.session()) {
+      return;
+    }
+    ownWatchSet = true;
+    Node mine = node;
+    conn.ops()
+        .exists(
+            mine.path(),
+            ownWatcher,
+            (rc, p, c, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.NONODE || (code == Code.OK && stat.getCzxid() != mine.czxid())) {
+                // gone, or another's node by the same name: that watch is not ours to keep
+                conn.ops().removeWatches(p, ownWatcher, WatcherType.Data, (r, p2, x) -> {});
+                ownNodeGone(mine);
+              } else if (code == Code.OK && stat.getVersion() > 0) {
+                releaseRequested(mine); // asked before the watch was set (lock nodes start at 0)
+              } else if (ErrorKind.retryWhenConnected(code)) {
+                ownWatchLost(mine);
+              }
+            });
+  }
+
+  /**
+   * The own-node watch's request met a connection loss: no watch was set (the client sets again, on
+   * reconnecting, only the watches whose replies it had), so set it again once connected, or a
+   * forced deletion would never be heard.
+   */
+  private void ownWatchLost(Node mine) {
+    synchronized (this) {
+      if (node != mine) {
+        return;
+      }
+      ownWatchSet = false;
+    }
+    ctx.session().whenConnected(this::watchOwnNodeIfHeld, () -> {});
+  }
+
+  private void watchOwnNodeLater() {
+    ownWatchTimer =
+        ctx.scheduler()
+            .schedule(
+                () -> ctx.session().whenConnected(this::watchOwnNodeIfHeld, () -> {}),
+                OWN_WATCH_DELAY_MILLIS,
+                TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized void watchOwnNodeIfHeld(Session.Conn conn) {
+    if (state == State.HELD) {
+      watchOwnNode(conn);
+    }
+  }
+
+  private void onOwnNodeEvent(WatchedEvent event) {
+    Node mine;
+    synchronized (this) {
+      mine = node;
+      if (mine == null || !mine.path().equals(event.getPath())) {
+        return; // the watch of a node we no longer have
+      }
+      if (event.getType() == EventType.NodeDataChanged) {
+        ownWatchSet = false; // the watch fired: set it again, so a deletion is still heard
+      }
+    }
+    if (event.getType() == EventType.NodeDataChanged) {
+      ctx.session().whenConnected(this::watchOwnNodeIfHeld, () -> {});
+      releaseRequested(mine);
+    } else if (event.getType() == EventType.NodeDeleted) {
+      ownNodeGone(mine);
+    }
+  }
+
+  /** Node {@code mine} was deleted, and not by us. */
+  private void ownNodeGone(Node mine) {
+    Step step;
+    synchronized (this) {
+      if (node != mine) {
+        return;
+      }
+      if (state == State.HELD) {
+        // isHeld() is false from now on; the reason takes one more round trip
+        state = State.VANISHED;
+        ctx.session().classifyLoss(mine.session(), mine.path(), this::vanished, this::closed);
+        return;
+      }
+      Session.Conn conn = ctx.session().current();
+      if (state != State.WAITING || conn == null) {
+        return;
+      }
+      step = new RequestStep(conn, ++epoch);
+    }
+    protocol.judge(step); // finds our node gone and queues again
+  }
+
+  private synchronized void vanished(LockLostException.Reason reason) {
+    if (state == State.VANISHED) {
+      lose(reason);
+    }
+  }
+
+  /** Someone asked the holder of node {@code mine} to release ({@code ZkLocks#requestRelease}). */
+  private void releaseRequested(Node mine) {
+    synchronized (this) {
+      if (state != State.HELD || node != mine) {
+        return;
+      }
+    }
+    releaseRequests.requested(ctx.executor());
+  }
+
+  // ---------------------------------------------------------------- session news
+
+  /** The connection dropped; the session may be alive. */
+  void sessionSuspended() {
+    synchronized (this) {
+      if (state == State.WITHDRAWN) {
+        endWithdrawal();
+        return;
+      }
+      if (ticket.tryOnly() && !state.granted() && !state.ended()) {
+        // tryAcquire() never waits, not for a connection either: it cannot tell whether the lock
+        // is free, so it says so at once; its node, if any, goes in the background
+        withdraw(
+            new ZkLockException(
+                "lost the connection to ZooKeeper while trying the lock: cannot tell whether it is"
+                    + " free",
+                protocol.dir(),
+                session,
+                null),
+            false);
+        return;
+      }
+      if (ctx.suspensionPolicy() == SuspensionPolicy.TREAT_AS_LOST && state.granted()) {
+        lose(LockLostException.Reason.SUSPENDED);
+      }
+    }
+  }
+
+  /** Session {@code expiredSession} ended, and every ephemeral node it made with it. */
+  synchronized void sessionExpired(long expiredSession) {
+    if (session != expiredSession) {
+      return;
+    }
+    switch (state) {
+      case WITHDRAWN -> endWithdrawal(); // the node went with the session
+      case HELD, VANISHED -> lose(LockLostException.Reason.SESSION_EXPIRED);
+      case CREATING, RECOVERING, WAITING -> createAgain(); // on the new session, same deadline
+      default -> {}
+    }
+  }
+
+  /** The {@link io.zklock.ZkLocks} was closed. */
+  void sessionClosed() {
+    closed();
+  }
+
+  // ---------------------------------------------------------------- LockHandle
+
+  @Override
+  public String lockName() {
+    return lockName;
+  }
+
+  @Override
+  public synchronized String path() {
+    return node == null ? null : node.path();
+  }
+
+  @Override
+  public synchronized long fencingToken() {
+    return node == null ? 0L : node.czxid();
+  }
+
+  @Override
+  public synchronized boolean isHeld() {
+    return state == State.HELD;
+  }
+
+  @Override
+  public CompletableFuture<LockLostException> lost() {
+    return lost;
+  }
+
+  @Override
+  public void onReleaseRequested(Runnable action) {
+    releaseRequests.add(action, ctx.executor());
+  }
+
+  @Override
+  public boolean isReleaseRequested() {
+    return releaseRequests.isRequested();
+  }
+
+  @Override
+  public CompletableFuture<Void> releaseAsync() {
+    synchronized (this) {
+      if (state == State.RELEASED && released.isCompletedExceptionally()) {
+        // the server refused the delete (an operator's ACL change, say): the node is still ours,
+        // and what a retry needs was kept, so this release tries again
+        released = deleteNode(true);
+        return released;
+      }
+      if (released != null) {
+        return released;
+      }
+      if (!state.granted()) {
+        // never granted to a caller (a grant racing a cancel) or already ended
+        if (!state.ended()) {
+          withdraw(null);
+        }
+        return released != null ? released : CompletableFuture.completedFuture(null);
+      }
+      state = State.RELEASED;
+      epoch++;
+      ctx.requests().remove(this);
+      released = deleteNode(true);
+      return released;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LockHandle["
+        + lockName
+        + " ("
+        + protocol.label()
+        + "), node="
+        + path()
+        + ", token="
+        + fencingToken()
+        + "]";
+  }
+
+  // ---------------------------------------------------------------- steps
+
+  /**
+   * One step of the request, handed to its protocol ({@link Step}). A report on a step the request
+   * has moved past ({@link #live}) is dropped, so a protocol never checks what happened meanwhile.
+   */
+  private final class RequestStep implements Step {
+    private final Session.Conn conn;
+    private final int stamp;
+    private Watcher watcher; // the watch this step was made for, if any
+
+    private RequestStep(Session.Conn conn, int stamp) {
+      this.conn = conn;
+      this.stamp = stamp;
+    }
+
+    /** Called holding the monitor: whether the request is still at this step. */
+    private boolean live() {
+      return stamp == epoch;
+    }
+
+    @Override
+    public ZkOps zk() {
+      return conn.ops();
+    }
+
+    @Override
+    public Session.Conn conn() {
+      return conn;
+    }
+
+    @Override
+    public long session() {
+      return conn.sessionId();
+    }
+
+    @Override
+    public String attemptId() {
+      synchronized (LockRequest.this) {
+        return attemptId;
+      }
+    }
+
+    @Override
+    public Node node() {
+      synchronized (LockRequest.this) {
+        return node;
+      }
+    }
+
+    @Override
+    public boolean mayWait() {
+      return !ticket.tryOnly();
+    }
+
+    @Override
+    public Watcher ownWatcher() {
+      return ownWatcher;
+    }
+
+    @Override
+    public Watcher watcher() {
+      return watcher;
+    }
+
+    @Override
+    public byte[] nodeData(NodeKind kind, Map<String, String> extra) {
+      return ctx.nodeData().of(kind, conn.sessionId(), extra);
+    }
+
+    @Override
+    public RequestContext ctx() {
+      return ctx;
+    }
+
+    @Override
+    public void created(String path, long czxid) {
+      synchronized (LockRequest.this) {
+        if (state == State.WITHDRAWN) {
+          if (stamp == createEpoch) {
+            // withdrawn while the create was in flight: delete what it made
+            ctx.deleter().deleteCreated(path, conn.sessionId(), null, czxid);
+          }
+          return;
+        }
+        if (!live() || state != State.CREATING) {
+          return;
+        }
+        dirSentAhead = false;
+        node = new Node(path, czxid, conn.sessionId());
+        state = State.WAITING; // same step: a listing sent behind the create judges it
+      }
+    }
+
+    @Override
+    public void adopted(String path, long czxid, boolean ownWatched) {
+      synchronized (LockRequest.this) {
+        if (!live() || state != State.RECOVERING) {
+          return;
+        }
+        node = new Node(path, czxid, conn.sessionId());
+        ownWatchSet = ownWatched;
+        state = State.WAITING;
+        log.debug("adopted lock node {} after a connection loss", path);
+      }
+    }
+
+    @Override
+    public void createFailed(Code code) {
+      synchronized (LockRequest.this) {
+        if (!live() || state != State.CREATING) {
+          return;
+        }
+        if (code == Code.NONODE) {
+          epoch++; // a listing sent behind the create fails too: drop it
+          state = State.PENDING;
+          if (!dirSentAhead && ctx.dirs().trusted(protocol.dir())) {
+            // the directory is missing (first use, or reaped): create it and, right behind it on
+            // the same connection, our node: one round trip. Should that fail too (its parent is
+            // missing), the next NONODE walks the path.
+            dirSentAhead = true;
+            ctx.dirs().createAhead(conn, protocol.dir());
+            ctx.session().whenConnected(LockRequest.this::send, LockRequest.this::closed);
+            return;
+          }
+          dirSentAhead = false;
+          ctx.dirs()
+              .ensure(
+                  conn,
+                  protocol.dir(),
+                  err -> {
+                    if (err == null) {
+                      ctx.session().whenConnected(LockRequest.this::send, LockRequest.this::closed);
+                    } else {
+                      giveUp(err);
+                    }
+                  });
+          return;
+        }
+        switch (ErrorKind.of(code)) {
+          case RETRY_WHEN_CONNECTED -> {
+            int next = ++epoch;
+            state = State.RECOVERING;
+            ctx.session().whenConnected(c -> recover(c, next), LockRequest.this::closed);
+          }
+          case SESSION_ENDED -> {} // the session's news queues us again
+          case FINAL ->
+              withdraw(
+                  new ZkLockException(
+                      "cannot create lock node: "
+                          + (code == Code.NOAUTH
+                              ? "not authorized (the lock's ACL does not let this identity queue)"
+                              : code.name()),
+                      protocol.dir(),
+                      conn.sessionId(),
+                      null));
+        }
+      }
+    }
+
+    @Override
+    public void granted() {
+      LockHandle handle;
+      Node granted;
+      synchronized (LockRequest.this) {
+        if (!live() || state != State.WAITING || node == null) {
+          return;
+        }
+        handle = grant();
+        granted = node;
+      }
+      ticket.grant(handle); // may wake a blocked caller at once: outside the monitor
+      afterGrant(granted);
+    }
+
+    @Override
+    public void busy() {
+      synchronized (LockRequest.this) {
+        if (live() && !state.ended()) {
+          withdraw(null);
+        }
+      }
+    }
+
+    @Override
+    public Step watch(String path, WatcherType type, BiConsumer<Step, WatchedEvent> onEvent) {
+      synchronized (LockRequest.this) {
+        if (!live()
+            || (state != State.CREATING && state != State.RECOVERING && state != State.WAITING)) {
+          return null;
+        }
+        if (!mayWait()) {
+          withdraw(null);
+          return null;
+        }
+        state = State.WAITING;
+        dropSideWatch(); // a second watch of an earlier wait
+        RequestStep next = new RequestStep(conn, ++epoch);
+        Watcher watcher =
+            event -> {
+              if (event.getType() != EventType.None) {
+                watchFired(next);
+              }
+              onEvent.accept(next, event);
+            };
+        next.watcher = watcher;
+        watch = new Watch(path, watcher, type);
+        return next;
+      }
+    }
+
+    @Override
+    public Watcher alsoWatch(String path, WatcherType type, Consumer<WatchedEvent> onEvent) {
+      synchronized (LockRequest.this) {
+        if (!live() || state != State.WAITING || watcher == null) {
+          return null;
+        }
+        Watch[] mine = new Watch[1];
+        Watcher w =
+            event -> {
+              if (event.getType() != EventType.None) {
+                sideWatchFired(mine[0]);
+              }
+              onEvent.accept(event);
+            };
+        mine[0] = new Watch(path, w, type);
+        sideWatch = mine[0];
+        return w;
+      }
+    }
+
+    @Override
+    public Step next() {
+      synchronized (LockRequest.this) {
+        if (!live() || (state != State.CREATING && state != State.WAITING)) {
+          return null;
+        }
+        return new RequestStep(conn, ++epoch);
+      }
+    }
+
+    @Override
+    public void whenConnected(Consumer<Step> action) {
+      ctx.session()
+          .whenConnected(
+              c -> {
+                Step next;
+                synchronized (LockRequest.this) {
+                  if (!live() || c.sessionId() != session) {
+                    return;
+                  }
+                  next = new RequestStep(c, ++epoch);
+                }
+                action.accept(next);
+              },
+              LockRequest.this::closed);
+    }
+
+    @Override
+    public void again() {
+      synchronized (LockRequest.this) {
+        if (live() && !state.ended() && !state.granted()) {
+          createAgain();
+        }
+      }
+    }
+
+    @Override
+    public boolean isLive() {
+      synchronized (LockRequest.this) {
+        return live();
+      }
+    }
+
+    @Override
+    public void fail(ZkLockException e) {
+      synchronized (LockRequest.this) {
+        if (!live()) {
+          return;
+        }
+      }
+      giveUp(e);
+    }
+  }
+
+  /** The second watch {@code w} fired (and so is gone from the server): nothing to remove. */
+  private synchronized void sideWatchFired(Watch w) {
+    if (sideWatch == w) {
+      sideWatch = null;
+    }
+  }
+
+  /** The watch of {@code step} fired (and so is gone from the server): nothing to remove. */
+  private synchronized void watchFired(RequestStep step) {
+    if (watch != null && watch.watcher() == step.watcher) {
+      watch = null;
+    }
+  }
+}

@@ -1,0 +1,254 @@
+package io.zklock.internal.inspect;
+
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.Ordering;
+import io.zklock.internal.rules.QueueNode;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Who holds and who waits, decided from what was read of a lock directory: a pure function, the
+ * same {@link Ordering} rules the requests themselves follow. {@link Inspector} does the reading.
+ */
+public final class Inspection {
+  private Inspection() {}
+
+  /** The field a semaphore lease's data names its request's admission node with. */
+  public static final String ADMISSION_FIELD = "admission";
+
+  /** The field of a semaphore's permit count, in the semaphore directory's and leases' data. */
+  public static final String PERMITS_FIELD = "permits";
+
+  /** The field of the owner's payload ({@code ZkLocks.Builder#ownerData}). */
+  public static final String OWNER_FIELD = "owner";
+
+  /** The field a release request adds to a holder's data ({@code ZkLocks#requestRelease}). */
+  public static final String RELEASE_FIELD = "releaseRequestedBy";
+
+  /**
+   * One node as read: its name and path, its stat's creation zxid and time, ephemeral owner and
+   * data version, and its data's fields.
+   */
+  public record Read(
+      String name,
+      String path,
+      long czxid,
+      long ctimeMillis,
+      long ephemeralOwner,
+      int version,
+      Map<String, String> data) {}
+
+  /**
+   * What was read of one lock directory.
+   *
+   * @param name the lock's name
+   * @param dir the lock's directory
+   * @param dirData the directory's data fields (a semaphore stores its permits there)
+   * @param nodes the directory's lock nodes: queue nodes and the simple lock's node
+   * @param semaphore whether the directory is a semaphore's
+   * @param leases a semaphore's lease nodes
+   * @param admission a semaphore's admission queue nodes
+   */
+  public record Dir(
+      String name,
+      String dir,
+      Map<String, String> dirData,
+      List<Read> nodes,
+      boolean semaphore,
+      List<Read> leases,
+      List<Read> admission) {}
+
+  /** Decides who holds and who waits; empty if nobody does. */
+  public static Optional<LockInfo> decide(Dir d) {
+    List<LockNode> holders = new ArrayList<>();
+    List<LockNode> waiters = new ArrayList<>();
+    int permits = 0;
+    LockInfo.Kind kind;
+    if (d.semaphore()) {
+      kind = LockInfo.Kind.SEMAPHORE;
+      int stored = positiveInt(d.dirData().get(PERMITS_FIELD));
+      permits = stored;
+      List<Read> leases = queueOrder(d.leases(), NodeKind.SEMAPHORE);
+      List<QueueNode> q = nodesOf(leases);
+      // the leases of one request share its admission node: several for a request of several
+      // permits, which holds only when all of them do (Ordering.leaseRequest)
+      Map<String, List<Integer>> byRequest = new HashMap<>();
+      for (int i = 0; i < leases.size(); i++) {
+        String a = leases.get(i).data().get(ADMISSION_FIELD);
+        if (a != null) {
+          byRequest.computeIfAbsent(a, k -> new ArrayList<>()).add(i);
+        }
+      }
+      for (int i = 0; i < leases.size(); i++) {
+        Read r = leases.get(i);
+        int p = positiveInt(r.data().get(PERMITS_FIELD));
+        if (p == 0) {
+          p = stored > 0 ? stored : 1;
+        }
+        if (permits == 0) {
+          permits = p;
+        }
+        List<Integer> request = byRequest.getOrDefault(r.data().get(ADMISSION_FIELD), List.of(i));
+        int[] indexes = request.stream().mapToInt(Integer::intValue).toArray();
+        boolean holds = Ordering.leaseRequest(p, q, indexes) instanceof Ordering.Hold;
+        (holds ? holders : waiters).add(node(r, NodeKind.SEMAPHORE));
+      }
+      Set<String> admitted = byRequest.keySet();
+      for (Read r : queueOrder(d.admission(), NodeKind.MUTEX)) {
+        if (!admitted.contains(r.name())) {
+          waiters.add(node(r, NodeKind.SEMAPHORE));
+        }
+      }
+    } else {
+      Read simple = null;
+      List<Read> queued = new ArrayList<>();
+      for (Read r : d.nodes()) {
+        if (r.name().equals(NodeKind.SIMPLE_NODE)) {
+          simple = r;
+        } else if (QueueNode.parse(r.name()) != null) {
+          queued.add(r);
+        }
+      }
+      List<Read> queue = queueOrder(queued, null);
+      List<QueueNode> q = nodesOf(queue);
+      kind = simple != null ? LockInfo.Kind.SIMPLE : null;
+      if (simple != null) {
+        holders.add(node(simple, NodeKind.SIMPLE));
+      }
+      for (int i = 0; i < queue.size(); i++) {
+        NodeKind k = q.get(i).kind();
+        kind = stronger(kind, k);
+        boolean holds;
+        if (k == NodeKind.SEMAPHORE) { // a semaphore's leases directory, inspected by its path
+          int p = positiveInt(queue.get(i).data().get(PERMITS_FIELD));
+          holds = Ordering.lease(p > 0 ? p : 1).decide(q, i) instanceof Ordering.Hold;
+          permits = Math.max(permits, p);
+        } else {
+          holds = Ordering.forKind(k).decide(q, i) instanceof Ordering.Hold;
+        }
+        (holds ? holders : waiters).add(node(queue.get(i), k));
+      }
+    }
+    if (holders.isEmpty() && waiters.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new LockInfo(d.name(), d.dir(), kind, permits, holders, waiters));
+  }
+
+  /**
+   * The kind of a directory whose nodes are of several kinds: read-write over election over mutex
+   * over simple, so a misuse of one name by several kinds still shows as the richest of them.
+   */
+  private static LockInfo.Kind stronger(LockInfo.Kind now, NodeKind k) {
+    LockInfo.Kind of;
+    switch (k) {
+      case READ:
+      case WRITE:
+      case COHORT_READ:
+      case COHORT_WRITE:
+        of = LockInfo.Kind.READ_WRITE;
+        break;
+      case ELECTION:
+        of = LockInfo.Kind.ELECTION;
+        break;
+      case SEMAPHORE:
+        of = LockInfo.Kind.SEMAPHORE;
+        break;
+      default:
+        of = LockInfo.Kind.MUTEX;
+    }
+    if (now == null || rank(of) > rank(now)) {
+      return of;
+    }
+    return now;
+  }
+
+  private static int rank(LockInfo.Kind k) {
+    switch (k) {
+      case SIMPLE:
+        return 0;
+      case MUTEX:
+        return 1;
+      case ELECTION:
+        return 2;
+      case READ_WRITE:
+        return 3;
+      default:
+        return 4;
+    }
+  }
+
+  /**
+   * Queue nodes in the order the requests see them: by sequence with wrap-around, or by creation
+   * zxid when the counter has (nearly) overflowed ({@link QueueNode}). Foreign names and, when
+   * {@code only} is given, other kinds are left out.
+   */
+  static List<Read> queueOrder(List<Read> reads, NodeKind only) {
+    List<QueueNode> parsed = new ArrayList<>();
+    Map<String, Read> byName = new java.util.HashMap<>();
+    for (Read r : reads) {
+      QueueNode n = QueueNode.parse(r.name());
+      if (n != null && (only == null || n.kind() == only)) {
+        parsed.add(n.withCzxid(r.czxid()));
+        byName.put(r.name(), r);
+      }
+    }
+    parsed.sort(QueueNode.nearOverflow(parsed) ? QueueNode.BY_CREATION : QueueNode.ORDER);
+    List<Read> out = new ArrayList<>(parsed.size());
+    for (QueueNode n : parsed) {
+      out.add(byName.get(n.name()));
+    }
+    return out;
+  }
+
+  private static List<QueueNode> nodesOf(List<Read> reads) {
+    List<QueueNode> out = new ArrayList<>(reads.size());
+    for (Read r : reads) {
+      out.add(QueueNode.parse(r.name()).withCzxid(r.czxid()));
+    }
+    return out;
+  }
+
+  public static LockNode node(Read r, NodeKind kind) {
+    Map<String, String> d = r.data();
+    long pid = 0;
+    try {
+      pid = Long.parseLong(d.getOrDefault("pid", "0"));
+    } catch (NumberFormatException e) {
+      // not ours to judge: unknown
+    }
+    return new LockNode(
+        r.name(),
+        r.path(),
+        LockNode.Kind.valueOf(kind.name()),
+        d.getOrDefault("client", ""),
+        d.getOrDefault("host", ""),
+        pid,
+        r.ephemeralOwner(),
+        Instant.ofEpochMilli(r.ctimeMillis()),
+        r.czxid(),
+        d.getOrDefault(OWNER_FIELD, ""),
+        r.version() > 0 || d.containsKey(RELEASE_FIELD),
+        d);
+  }
+
+  /** A positive int, or 0 if {@code s} is not one. */
+  public static int positiveInt(String s) {
+    if (s == null) {
+      return 0;
+    }
+    try {
+      int v = Integer.parseInt(s);
+      return v > 0 ? v : 0;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,540 @@
+package io.zklock.internal.inspect;
+
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
+import io.zklock.ZkLockException;
+import io.zklock.internal.rules.Clock;
+import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.QueueNode;
+import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.Lifecycle;
+import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The reads and writes behind {@code ZkLocks#inspect}, {@code #inspectAll}, {@code #forceRelease}
+ * and {@code #requestRelease}: blocking, on the caller's thread, through the instance's session.
+ * Who holds and who waits is decided by {@link Inspection}.
+ */
+public final class Inspector {
+  /** The children of a semaphore's directory. */
+  public static final String LEASES = "leases";
+
+  public static final String QUEUE = "queue";
+
+  private final Session session;
+  private final SessionConfig config;
+  private final Clock clock;
+  private final Lifecycle lifecycle;
+  private final List<ACL> acl;
+
+  /**
+   * @param session the instance's session, whose connection the reads use
+   * @param config for the namespace, the client name and the connect timeout
+   * @param lifecycle refuses reads once the instance is closed
+   * @param acl the ACL of the nodes it creates (hold-off marks and their directories)
+   */
+  public Inspector(
+      Session session, SessionConfig config, Clock clock, Lifecycle lifecycle, List<ACL> acl) {
+    this.session = session;
+    this.config = config;
+    this.clock = clock;
+    this.lifecycle = lifecycle;
+    this.acl = acl;
+  }
+
+  private String dirOf(String name) {
+    return config.namespace() + "/" + name;
+  }
+
+  /** One step of I/O on a connected handle; connection losses are retried by {@link #io}. */
+  @FunctionalInterface
+  private interface Io<T> {
+    T run(ZooKeeper zk) throws KeeperException, InterruptedException;
+  }
+
+  // ---------------------------------------------------------------- hold-off marks
+
+  /** The child of a lock directory that keeps it closed ({@code ZkLocks#holdOff}). */
+  static final String HOLD_OFF = "hold-off";
+
+  /**
+   * Writes the hold-off mark of {@code name}: a PERSISTENT node created now (so its ctime, the
+   * leader's time of the write, marks the start) whose data is the duration in milliseconds. An
+   * earlier mark is replaced in the same transaction.
+   */
+  public void holdOff(String name, long millis) {
+    String dir = dirOf(name);
+    String mark = dir + "/" + HOLD_OFF;
+    byte[] data = Long.toString(millis).getBytes(StandardCharsets.UTF_8);
+    io(
+        mark,
+        zk -> {
+          while (true) {
+            try {
+              zk.create(mark, data, acl, CreateMode.PERSISTENT);
+              return null;
+            } catch (KeeperException.NodeExistsException e) {
+              try {
+                zk.multi(
+                    List.of(
+                        Op.delete(mark, -1), Op.create(mark, data, acl, CreateMode.PERSISTENT)));
+                return null;
+              } catch (KeeperException.NoNodeException
+                  | KeeperException.NodeExistsException raced) {
+                // deleted or made again meanwhile: once more
+              }
+            } catch (KeeperException.NoNodeException e) {
+              makeDirs(zk, dir);
+            }
+          }
+        });
+  }
+
+  /**
+   * The time left on the hold-off mark of {@code name}, by the ensemble's clock: the mark's ctime
+   * plus its duration, less the mtime of a write made now to the mark (which leaves its ctime and
+   * data as they are). A mark that ran out is deleted. 0 without a mark.
+   */
+  public long holdOffRemaining(String name) {
+    String mark = dirOf(name) + "/" + HOLD_OFF;
+    return io(
+        mark,
+        zk -> {
+          while (true) {
+            Stat mine = new Stat();
+            byte[] data;
+            try {
+              data = zk.getData(mark, false, mine);
+            } catch (KeeperException.NoNodeException none) {
+              return 0L;
+            }
+            long millis;
+            try {
+              millis = Long.parseLong(new String(data, StandardCharsets.UTF_8).trim());
+            } catch (NumberFormatException e) {
+              millis = 0L; // not a mark of ours: treat as run out
+            }
+            Stat now;
+            try {
+              now = zk.setData(mark, data, mine.getVersion()); // the server's time, as mtime
+            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
+              continue; // replaced or deleted meanwhile: read again
+            }
+            long remaining = mine.getCtime() + millis - now.getMtime();
+            if (remaining > 0) {
+              return remaining;
+            }
+            try {
+              zk.delete(mark, now.getVersion());
+            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
+              continue; // replaced meanwhile: read the new one
+            }
+            return 0L;
+          }
+        });
+  }
+
+  // the namespace (persistent) and the lock directory's path (containers), where missing
+  private void makeDirs(ZooKeeper zk, String dir) throws KeeperException, InterruptedException {
+    String ns = config.namespace();
+    StringBuilder at = new StringBuilder();
+    for (String segment : dir.substring(1).split("/")) {
+      at.append('/').append(segment);
+      String p = at.toString();
+      if (p.length() < ns.length() && ns.startsWith(p + "/")) {
+        continue; // above the namespace (a chroot's own path): must exist
+      }
+      try {
+        zk.create(
+            p,
+            new byte[0],
+            acl,
+            p.length() <= ns.length() ? CreateMode.PERSISTENT : CreateMode.CONTAINER);
+      } catch (KeeperException.NodeExistsException fine) {
+        // there already
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  public Optional<LockInfo> inspect(String name) {
+    String dir = dirOf(name);
+    return io(dir, zk -> read(zk, name, dir, null));
+  }
+
+  public List<LockInfo> inspectAll(String under) {
+    String root = under.isEmpty() ? config.namespace() : dirOf(under);
+    return io(
+        root.isEmpty() ? "/" : root,
+        zk -> {
+          List<LockInfo> out = new ArrayList<>();
+          walk(zk, root.isEmpty() ? "/" : root, out);
+          out.sort((a, b) -> a.name().compareTo(b.name()));
+          return out;
+        });
+  }
+
+  private void walk(ZooKeeper zk, String dir, List<LockInfo> out)
+      throws KeeperException, InterruptedException {
+    List<String> children;
+    try {
+      children = zk.getChildren(dir, false);
+    } catch (KeeperException.NoNodeException gone) {
+      return;
+    }
+    String ns = config.namespace();
+    boolean isLockDir = dir.length() > ns.length() && !dir.equals("/");
+    boolean semaphore = false;
+    if (isLockDir) {
+      String name = dir.substring(ns.length() + 1);
+      Optional<LockInfo> info = read(zk, name, dir, children);
+      info.ifPresent(out::add);
+      semaphore = info.map(i -> i.kind() == LockInfo.Kind.SEMAPHORE).orElse(false);
+    }
+    Collections.sort(children);
+    for (String child : children) {
+      if (isLockNode(child)
+          || (semaphore && (child.equals(LEASES) || child.equals(QUEUE)))
+          || (dir.equals("/") && child.equals("zookeeper"))) {
+        continue;
+      }
+      walk(zk, dir.equals("/") ? "/" + child : dir + "/" + child, out);
+    }
+  }
+
+  /**
+   * Reads one lock directory ({@code children} if already listed, else listed here) and decides.
+   */
+  private Optional<LockInfo> read(ZooKeeper zk, String name, String dir, List<String> children)
+      throws KeeperException, InterruptedException {
+    if (children == null) {
+      try {
+        children = zk.getChildren(dir, false);
+      } catch (KeeperException.NoNodeException gone) {
+        return Optional.empty();
+      }
+    }
+    Map<String, String> dirData = Map.of();
+    List<String> leases = List.of();
+    List<String> admission = List.of();
+    boolean semaphore = false;
+    if (children.contains(LEASES) || children.contains(QUEUE)) {
+      dirData = dataOf(zk, dir);
+      leases = childrenOf(zk, dir + "/" + LEASES);
+      admission = childrenOf(zk, dir + "/" + QUEUE);
+      semaphore =
+          NodeKind.SEMAPHORE.label().equals(dirData.get("kind"))
+              || leases.stream().anyMatch(c -> c.startsWith(NodeKind.SEMAPHORE.prefix() + "-"));
+    }
+    List<String> own = new ArrayList<>();
+    for (String c : children) {
+      if (isLockNode(c)) {
+        own.add(c);
+      }
+    }
+    if (own.isEmpty() && !semaphore) {
+      return Optional.empty();
+    }
+    // every read sent before any answer is awaited: one round trip for the whole directory
+    List<CompletableFuture<Inspection.Read>> ownReads = send(zk, dir, semaphore ? List.of() : own);
+    List<CompletableFuture<Inspection.Read>> leaseReads =
+        send(zk, dir + "/" + LEASES, semaphore ? leases : List.of());
+    List<CompletableFuture<Inspection.Read>> admissionReads =
+        send(zk, dir + "/" + QUEUE, semaphore ? admission : List.of());
+    return Inspection.decide(
+        new Inspection.Dir(
+            name,
+            dir,
+            dirData,
+            collect(ownReads),
+            semaphore,
+            collect(leaseReads),
+            collect(admissionReads)));
+  }
+
+  static boolean isLockNode(String child) {
+    return child.equals(NodeKind.SIMPLE_NODE) || QueueNode.parse(child) != null;
+  }
+
+  private static List<String> childrenOf(ZooKeeper zk, String dir)
+      throws KeeperException, InterruptedException {
+    try {
+      return zk.getChildren(dir, false);
+    } catch (KeeperException.NoNodeException gone) {
+      return List.of();
+    }
+  }
+
+  private static Map<String, String> dataOf(ZooKeeper zk, String path)
+      throws KeeperException, InterruptedException {
+    try {
+      return parse(zk.getData(path, false, null));
+    } catch (KeeperException.NoNodeException gone) {
+      return Map.of();
+    }
+  }
+
+  private static Map<String, String> parse(byte[] data) {
+    return data == null || data.length == 0
+        ? Map.of()
+        : Json.parseObject(new String(data, StandardCharsets.UTF_8));
+  }
+
+  private static List<CompletableFuture<Inspection.Read>> send(
+      ZooKeeper zk, String dir, List<String> names) {
+    List<CompletableFuture<Inspection.Read>> out = new ArrayList<>(names.size());
+    for (String n : names) {
+      CompletableFuture<Inspection.Read> f = new CompletableFuture<>();
+      String path = dir + "/" + n;
+      zk.getData(
+          path,
+          false,
+          (rc, p, c, data, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK) {
+              f.complete(
+                  new Inspection.Read(
+                      n,
+                      path,
+                      stat.getCzxid(),
+                      stat.getCtime(),
+                      stat.getEphemeralOwner(),
+                      stat.getVersion(),
+                      parse(data)));
+            } else if (code == Code.NONODE) {
+              f.complete(null); // released between the listing and the read
+            } else {
+              f.completeExceptionally(KeeperException.create(code, p));
+            }
+          },
+          null);
+      out.add(f);
+    }
+    return out;
+  }
+
+  private static List<Inspection.Read> collect(List<CompletableFuture<Inspection.Read>> fs)
+      throws KeeperException, InterruptedException {
+    List<Inspection.Read> out = new ArrayList<>(fs.size());
+    for (CompletableFuture<Inspection.Read> f : fs) {
+      try {
+        Inspection.Read r = f.get();
+        if (r != null) {
+          out.add(r);
+        }
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof KeeperException k) {
+          throw k;
+        }
+        throw new IllegalStateException(e.getCause());
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- forced and requested release
+
+  public List<LockNode> forceRelease(String name) {
+    List<LockNode> released = new ArrayList<>();
+    Optional<LockInfo> info = inspect(name);
+    if (info.isPresent()) {
+      for (LockNode holder : info.get().holders()) {
+        if (forceRelease(holder)) {
+          released.add(holder);
+        }
+      }
+    }
+    return released;
+  }
+
+  public boolean forceRelease(LockNode holder) {
+    checkInNamespace(holder);
+    return io(
+        holder.path(),
+        zk -> {
+          int version = -1;
+          if (holder.kind() == LockNode.Kind.SIMPLE) {
+            // the simple lock's node name is reused by each holder: delete only this holder's
+            Stat stat = zk.exists(holder.path(), false);
+            if (stat == null || stat.getCzxid() != holder.fencingToken()) {
+              return false;
+            }
+            version = stat.getVersion();
+          }
+          try {
+            zk.delete(holder.path(), version);
+            return true;
+          } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+            return false; // released (or asked to release, then released) meanwhile
+          }
+        });
+  }
+
+  public List<LockNode> requestRelease(String name) {
+    List<LockNode> asked = new ArrayList<>();
+    Optional<LockInfo> info = inspect(name);
+    if (info.isPresent()) {
+      for (LockNode holder : info.get().holders()) {
+        if (requestRelease(holder)) {
+          asked.add(holder);
+        }
+      }
+    }
+    return asked;
+  }
+
+  /**
+   * Asks {@code holder} to release: a change of its node's data, which its own-node watch hears.
+   * The data keeps every field (the simple lock reads its attempt id back) and gains {@link
+   * Inspection#RELEASE_FIELD}. True if the node is still there and now asked (by us or before).
+   */
+  private boolean requestRelease(LockNode holder) {
+    checkInNamespace(holder);
+    return io(
+        holder.path(),
+        zk -> {
+          Stat stat = new Stat();
+          byte[] data;
+          try {
+            data = zk.getData(holder.path(), false, stat);
+          } catch (KeeperException.NoNodeException gone) {
+            return false;
+          }
+          if (stat.getCzxid() != holder.fencingToken()) {
+            return false; // a later holder of the simple lock's reused name
+          }
+          if (stat.getVersion() > 0) {
+            return true; // asked already
+          }
+          try {
+            zk.setData(holder.path(), withReleaseField(data), stat.getVersion());
+            return true;
+          } catch (KeeperException.NoNodeException gone) {
+            return false;
+          } catch (KeeperException.BadVersionException raced) {
+            return true; // someone else asked first
+          }
+        });
+  }
+
+  private byte[] withReleaseField(byte[] data) {
+    String json = data == null ? "" : new String(data, StandardCharsets.UTF_8).stripTrailing();
+    String field = Json.quote(Inspection.RELEASE_FIELD) + ":" + Json.quote(config.clientName());
+    if (json.endsWith("}") && !Json.parseObject(json).isEmpty()) {
+      json = json.substring(0, json.length() - 1) + "," + field + "}";
+    } else if (json.isEmpty() || json.equals("{}")) {
+      json = "{" + field + "}";
+    } // else foreign data: kept as it is; the version change alone asks
+    return json.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private void checkInNamespace(LockNode node) {
+    String ns = config.namespace();
+    if (!node.path().startsWith(ns + "/")) {
+      throw new IllegalArgumentException(
+          "lock node "
+              + node.path()
+              + " is not under this instance's namespace "
+              + (config.namespace().isEmpty() ? "/" : config.namespace()));
+    }
+  }
+
+  // ---------------------------------------------------------------- connection
+
+  /**
+   * Runs {@code io} on a connected session; waits up to the connect timeout for a connection, and
+   * tries again after a connection loss within that time.
+   */
+  private <T> T io(String path, Io<T> io) {
+    lifecycle.checkOpen();
+    Waiting waiting = Waiting.after(config.connectTimeout().toNanos(), clock);
+    while (true) {
+      CompletableFuture<Session.Conn> c = new CompletableFuture<>();
+      session.whenConnected(
+          c::complete,
+          () -> c.completeExceptionally(new ZkLockException("this ZkLocks instance is closed")));
+      Session.Conn conn;
+      try {
+        conn = c.get(Math.max(0L, waiting.remainingNanos(clock)), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        throw new ZkLockException(
+            "not connected to ZooKeeper at '"
+                + config.connectString()
+                + "' within the connect timeout of "
+                + config.connectTimeout().toMillis()
+                + " ms",
+            path,
+            0L,
+            null);
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof RuntimeException r
+            ? r
+            : new ZkLockException("not connected", path, 0L, e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ZkLockException("interrupted", path, 0L, e);
+      }
+      try {
+        return io.run(conn.zk());
+      } catch (KeeperException e) {
+        ErrorKind kind = ErrorKind.of(e.code());
+        if (kind != ErrorKind.FINAL) {
+          if (waiting.expired(clock)) {
+            throw new ZkLockException(
+                kind == ErrorKind.SESSION_ENDED
+                    ? "session expired"
+                    : "connection lost: " + e.code(),
+                path,
+                conn.sessionId(),
+                e);
+          }
+          pause(path);
+          continue;
+        }
+        throw new ZkLockException(
+            "cannot read or change "
+                + (e.getPath() != null ? e.getPath() : path)
+                + ": "
+                + e.code()
+                + (e.code() == Code.NOAUTH ? " (not authorized)" : ""),
+            path,
+            conn.sessionId(),
+            e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ZkLockException("interrupted", path, conn.sessionId(), e);
+      }
+    }
+  }
+
+  /** A short pause before trying again, while the session learns of the loss. */
+  private static void pause(String path) {
+    try {
+      Thread.sleep(10);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ZkLockException("interrupted", path, 0L, e);
+    }
+  }
+}

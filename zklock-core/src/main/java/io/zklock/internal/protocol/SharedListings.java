@@ -1,0 +1,184 @@
+package io.zklock.internal.protocol;
+
+import io.zklock.internal.rules.Listing;
+import io.zklock.internal.zk.ZkOps;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.zookeeper.KeeperException.Code;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Listings of a lock directory shared between the requests of one connection: a request that needs
+ * a listing joins the next {@code getChildren} sent on its connection, and every request of that
+ * round reads one reply, parsed and sorted once ({@link Listing}). Without it, N requests queued at
+ * once would each list N children: O(N) per request, O(N²) in all (ten thousand pending {@code
+ * acquireAsync()} took over a minute to queue).
+ *
+ * <p>Adaptive batching, per connection and directory ({@link Rounds}): with no listing in flight, a
+ * request's listing is sent at once (an uncontended request pays one round trip, nothing added);
+ * while one is in flight, later requests join the next round, sent as soon as the one in flight
+ * returns. So at most one listing per directory is in flight on a connection, and a burst of N
+ * requests costs a few listings instead of N.
+ *
+ * <p>Why a round's listing is good for each of its requests: a request joins only after it has sent
+ * what the listing must show (its create, or the notification it acts on was received), and a round
+ * is sent only after all its requests joined, on the same connection. One session's requests are
+ * applied in the order they are sent, so the listing includes the request's node.
+ */
+public final class SharedListings {
+  private static final Logger log = LoggerFactory.getLogger(SharedListings.class);
+
+  /** What a request does with its round's reply. */
+  @FunctionalInterface
+  interface Reader {
+    /**
+     * @param rc the reply's code
+     * @param listing the directory's children in queue order, when {@code rc} is OK; else null
+     */
+    void listed(int rc, Listing listing);
+  }
+
+  /** A connection and a directory; connections compare by identity. */
+  private static final class Key {
+    final ZkOps ops;
+    final String dir;
+
+    Key(ZkOps ops, String dir) {
+      this.ops = ops;
+      this.dir = dir;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key k && k.ops == ops && k.dir.equals(dir);
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(ops) * 31 + dir.hashCode();
+    }
+  }
+
+  private final ConcurrentHashMap<Key, Rounds<Reader>> rounds = new ConcurrentHashMap<>();
+
+  /**
+   * Lists {@code dir} on {@code ops} for {@code reader}, in a listing sent after this call: call it
+   * only after sending what the listing must show. {@code reader} runs on ZooKeeper's event thread.
+   */
+  void list(ZkOps ops, String dir, Reader reader) {
+    Objects.requireNonNull(reader);
+    Key key = new Key(ops, dir);
+    List<List<Reader>> send = new ArrayList<>(1);
+    rounds.compute(
+        key,
+        (k, r) -> {
+          Rounds<Reader> rs = r == null ? new Rounds<>() : r;
+          List<Reader> now = rs.join(reader);
+          if (now != null) {
+            send.add(now);
+          }
+          return rs;
+        });
+    if (!send.isEmpty()) {
+      send(key, send.get(0));
+    }
+  }
+
+  /** Whether a listing of {@code dir} is in flight on {@code ops} (for tests). */
+  boolean inFlight(ZkOps ops, String dir) {
+    return rounds.containsKey(new Key(ops, dir));
+  }
+
+  private void send(Key key, List<Reader> round) {
+    try {
+      key.ops.getChildren(
+          key.dir, null, (rc, p, c, children, stat) -> replied(key, round, rc, children));
+    } catch (RuntimeException e) {
+      // a listing that cannot be sent must not keep the next rounds waiting for its reply
+      log.warn("cannot list {}: {}", key.dir, e.toString());
+      replied(key, round, Code.CONNECTIONLOSS.intValue(), null);
+    }
+  }
+
+  private void replied(Key key, List<Reader> round, int rc, List<String> children) {
+    List<List<Reader>> next = new ArrayList<>(1);
+    rounds.computeIfPresent(
+        key,
+        (k, r) -> {
+          List<Reader> n = r.replied();
+          if (n == null) {
+            return null; // idle: no entry left behind
+          }
+          next.add(n);
+          return r;
+        });
+    if (!next.isEmpty()) {
+      send(key, next.get(0)); // in flight while this round is judged
+    }
+    Listing listing = Code.get(rc) == Code.OK && children != null ? Listing.of(children) : null;
+    for (Reader reader : round) {
+      try {
+        reader.listed(rc, listing);
+      } catch (RuntimeException e) {
+        log.error("a lock request failed on a listing of {}", key.dir, e);
+      }
+    }
+  }
+
+  /**
+   * The pure part: the rounds of one connection and directory. At most one round is in flight; a
+   * member joins the round in flight never, the next one always. Not thread-safe: {@link
+   * SharedListings} calls it inside its map's atomic updates.
+   *
+   * @param <T> a member of a round
+   */
+  static final class Rounds<T> {
+    private boolean inFlight;
+    private List<T> next = new ArrayList<>();
+
+    /**
+     * {@code member} needs a listing: returns the round to send now (just {@code member}, when none
+     * is in flight), or null when it joined the next round.
+     */
+    List<T> join(T member) {
+      if (!inFlight) {
+        inFlight = true;
+        List<T> now = new ArrayList<>(1);
+        now.add(member);
+        return now;
+      }
+      next.add(member);
+      return null;
+    }
+
+    /**
+     * The round in flight was answered: returns the next round, to send now, or null when nobody
+     * waits for one (then nothing is in flight).
+     */
+    List<T> replied() {
+      if (!inFlight) {
+        throw new IllegalStateException("no round in flight");
+      }
+      if (next.isEmpty()) {
+        inFlight = false;
+        return null;
+      }
+      List<T> round = next;
+      next = new ArrayList<>();
+      return round;
+    }
+
+    /** Whether a round is in flight. */
+    boolean inFlight() {
+      return inFlight;
+    }
+
+    /** How many wait for the next round. */
+    int waiting() {
+      return next.size();
+    }
+  }
+}

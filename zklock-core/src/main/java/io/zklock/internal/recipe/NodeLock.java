@@ -1,0 +1,139 @@
+package io.zklock.internal.recipe;
+
+import io.zklock.LockHandle;
+import io.zklock.internal.engine.LockRequest;
+import io.zklock.internal.engine.RequestContext;
+import io.zklock.internal.engine.Ticket;
+import io.zklock.internal.protocol.NodeProtocol;
+import io.zklock.internal.protocol.QueueProtocol;
+import io.zklock.internal.protocol.SingleNodeProtocol;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.Ordering;
+import io.zklock.internal.rules.Waiting;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
+
+/**
+ * A lock whose requests run on the engine ({@link LockRequest}) with one {@link NodeProtocol}:
+ *
+ * <ul>
+ *   <li>{@link #queue}: requests queue as sequential nodes in one directory and are granted by an
+ *       {@link Ordering.Rule} ({@link QueueProtocol}): the mutex ({@link NodeKind#MUTEX}), the two
+ *       sides of the read-write lock ({@link NodeKind#READ}, {@link NodeKind#WRITE}), the
+ *       semaphore's admission and leases ({@link NodeKind#SEMAPHORE}), the election ({@link
+ *       NodeKind#ELECTION}) and a cohort's global request;
+ *   <li>{@link #simple}: the simple lock, one EPHEMERAL node whose creator holds the lock ({@link
+ *       SingleNodeProtocol}); not fair, and a herd.
+ * </ul>
+ */
+public final class NodeLock implements LockPart {
+  private final RecipeContext ctx;
+  private final String name;
+  private final NodeProtocol protocol;
+  private final Function<LockRequest, ? extends LockHandle> grantView;
+  private final Lock view;
+
+  /**
+   * @param name the user's name of the lock
+   * @param view makes the {@link #asLock()} view
+   * @param grantView what a caller is handed at a grant (a recipe's wrapper of the request)
+   */
+  private NodeLock(
+      RecipeContext ctx,
+      String name,
+      NodeProtocol protocol,
+      Function<NodeLock, Lock> view,
+      Function<LockRequest, ? extends LockHandle> grantView) {
+    this.ctx = ctx;
+    this.name = name;
+    this.protocol = protocol;
+    this.grantView = grantView;
+    this.view = view.apply(this);
+  }
+
+  /** A queue lock of {@code kind} in the lock's own directory, by the kind's rule. */
+  public static NodeLock queue(RecipeContext ctx, String name, NodeKind kind) {
+    return queue(
+        ctx, name, ctx.dirOf(name), kind, Ordering.forKind(kind), Map.of(), ReentrantView::new);
+  }
+
+  /** A queue lock with everything chosen by the recipe; grants are handed out as they are. */
+  static NodeLock queue(
+      RecipeContext ctx,
+      String name,
+      String dir,
+      NodeKind kind,
+      Ordering.Rule rule,
+      Map<String, String> extraData,
+      Function<NodeLock, Lock> view) {
+    return queue(ctx, name, dir, kind, rule, extraData, view, r -> r);
+  }
+
+  /**
+   * A queue lock with everything chosen by the recipe.
+   *
+   * @param dir the directory where requests queue
+   * @param extraData extra fields of every node's data
+   * @param grantView what a caller is handed at a grant
+   */
+  static NodeLock queue(
+      RecipeContext ctx,
+      String name,
+      String dir,
+      NodeKind kind,
+      Ordering.Rule rule,
+      Map<String, String> extraData,
+      Function<NodeLock, Lock> view,
+      Function<LockRequest, ? extends LockHandle> grantView) {
+    return new NodeLock(ctx, name, new QueueProtocol(dir, kind, rule, extraData), view, grantView);
+  }
+
+  /** The simple lock {@code name}: its node is {@code <dir>/}{@link NodeKind#SIMPLE_NODE}. */
+  public static NodeLock simple(RecipeContext ctx, String name) {
+    return new NodeLock(
+        ctx, name, new SingleNodeProtocol(ctx.dirOf(name)), ReentrantView::new, r -> r);
+  }
+
+  @Override
+  public RecipeContext ctx() {
+    return ctx;
+  }
+
+  @Override
+  public String dir() {
+    return protocol.dir();
+  }
+
+  @Override
+  public String sortKey() {
+    return dir() + "\u0000" + kind().prefix();
+  }
+
+  NodeKind kind() {
+    return protocol.kind();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> start(Waiting waiting) {
+    ctx.checkOpen();
+    RequestContext rc = ctx.requests();
+    return new LockRequest(name, protocol, rc, new Ticket(rc, waiting), grantView).start();
+  }
+
+  @Override
+  public Lock asLock() {
+    return view;
+  }
+
+  @Override
+  public String toString() {
+    return protocol.label() + " " + dir();
+  }
+}

@@ -1,0 +1,223 @@
+package io.zklock.internal.recipe;
+
+import io.zklock.DistributedSemaphore;
+import io.zklock.LockHandle;
+import io.zklock.internal.engine.Acquisitions;
+import io.zklock.internal.inspect.Inspection;
+import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.Ordering;
+import io.zklock.internal.rules.Waiting;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The counting semaphore, composed of two queue locks in the semaphore's directory:
+ *
+ * <ul>
+ *   <li>{@code <dir>/queue}: a fair mutex ({@link NodeKind#MUTEX}) that admits one waiting request
+ *       at a time, herd-free;
+ *   <li>{@code <dir>/leases}: the leases ({@link NodeKind#SEMAPHORE}), granted by {@link
+ *       Ordering#lease(int)}: a lease holds when fewer than {@code permits} leases are ahead of it.
+ * </ul>
+ *
+ * The admitted request creates its lease; if it holds, it releases the admission mutex at once;
+ * otherwise it waits, the only watcher of the leases directory, for a lease to go. The lease rule
+ * alone keeps the count at most {@code permits}; the mutex only keeps waiters from herding. See
+ * {@link SemaphoreRequest}.
+ */
+public final class SemaphoreImpl implements DistributedSemaphore {
+  private final RecipeContext ctx;
+  private final String name;
+  private final int permits;
+  private final NodeLock admission;
+  private final NodeLock leases;
+  private final Ordering.Rule leaseRule;
+  private final PermitCount permitCount;
+
+  public SemaphoreImpl(RecipeContext ctx, String name, int permits) {
+    if (permits < 1) {
+      throw new IllegalArgumentException(
+          "permits of semaphore '" + name + "' must be at least 1: " + permits);
+    }
+    this.ctx = ctx;
+    this.name = name;
+    this.permits = permits;
+    String dir = ctx.dirOf(name);
+    this.admission =
+        NodeLock.queue(
+            ctx,
+            name,
+            dir + "/" + Inspector.QUEUE,
+            NodeKind.MUTEX,
+            Ordering.forKind(NodeKind.MUTEX),
+            Map.of(),
+            ReentrantView::new);
+    this.leaseRule = Ordering.lease(permits);
+    this.permitCount = new PermitCount(ctx.requests(), dir, permits);
+    this.leases =
+        NodeLock.queue(
+            ctx,
+            name,
+            dir + "/" + Inspector.LEASES,
+            NodeKind.SEMAPHORE,
+            leaseRule,
+            Map.of(Inspection.PERMITS_FIELD, Integer.toString(permits)),
+            ReentrantView::new);
+  }
+
+  /**
+   * The leases as requested by a waiter admitted with the admission node {@code admissionNode}: the
+   * lease's data names that node, so that {@code ZkLocks#inspect} counts the request once.
+   */
+  private NodeLock leasesAdmittedBy(String admissionNode) {
+    return NodeLock.queue(
+        ctx,
+        name,
+        leases.dir(),
+        NodeKind.SEMAPHORE,
+        leaseRule,
+        Map.of(
+            Inspection.PERMITS_FIELD,
+            Integer.toString(permits),
+            Inspection.ADMISSION_FIELD,
+            admissionNode),
+        ReentrantView::new);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public int permits() {
+    return permits;
+  }
+
+  @Override
+  public LockHandle acquire() throws InterruptedException {
+    return acquire(1);
+  }
+
+  @Override
+  public LockHandle acquire(int count) throws InterruptedException {
+    return Acquisitions.await(start(count(count), Waiting.FOREVER), leases.dir());
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquire() {
+    return tryAcquire(1);
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquire(int count) {
+    count(count);
+    ctx.lifecycle().checkConnected(leases.dir());
+    CompletableFuture<Void> checked = permitCount.check();
+    List<CompletableFuture<LockHandle>> tries = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      tries.add(leases.start(Waiting.NOW));
+    }
+    List<LockHandle> got = new ArrayList<>(count);
+    RuntimeException failure = null;
+    for (CompletableFuture<LockHandle> f : tries) {
+      try {
+        Acquisitions.awaitUninterruptibly(f, leases.dir()).ifPresent(got::add);
+      } catch (RuntimeException e) {
+        failure = failure == null ? e : failure;
+      }
+    }
+    try {
+      checked.join();
+    } catch (CompletionException e) {
+      failure = Acquisitions.unwrap(e.getCause(), leases.dir());
+    }
+    if (failure != null || got.size() < count) {
+      // all or nothing: the leases taken are given back before answering, nothing left behind
+      for (LockHandle h : got) {
+        try {
+          h.release();
+        } catch (RuntimeException e) {
+          failure = failure == null ? e : failure;
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+      return Optional.empty();
+    }
+    return Optional.of(count == 1 ? got.get(0) : new MultiLock.MultiHandle(name, got));
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
+    return tryAcquire(1, timeout);
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquire(int count, Duration timeout) throws InterruptedException {
+    count(count);
+    Waiting waiting = Waiting.after(timeout, ctx.clock());
+    if (waiting.isNow()) {
+      return tryAcquire(count);
+    }
+    return Optional.ofNullable(Acquisitions.await(start(count, waiting), leases.dir()));
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> acquireAsync() {
+    return acquireAsync(1);
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> acquireAsync(int count) {
+    return start(count(count), Waiting.FOREVER);
+  }
+
+  /** Checks a number of permits asked for at once. */
+  private int count(int count) {
+    if (count < 1 || count > permits) {
+      throw new IllegalArgumentException(
+          "permits asked for at once must be between 1 and "
+              + permits
+              + " (the semaphore's count): "
+              + count
+              + " [semaphore "
+              + ctx.dirOf(name)
+              + "]");
+    }
+    return count;
+  }
+
+  /** {@code waiting} is never {@link Waiting#NOW}: {@link #tryAcquire(int)} takes leases itself. */
+  private CompletableFuture<LockHandle> start(int count, Waiting waiting) {
+    ctx.checkOpen();
+    return ctx.lifecycle().whenReady(w -> startNow(count, w), waiting, leases.dir());
+  }
+
+  private CompletableFuture<LockHandle> startNow(int count, Waiting waiting) {
+    ctx.checkOpen();
+    SemaphoreRequest r =
+        new SemaphoreRequest(
+            ctx.requests(),
+            name,
+            admission,
+            this::leasesAdmittedBy,
+            count,
+            permitCount.check(),
+            waiting);
+    r.start();
+    return r.result;
+  }
+
+  @Override
+  public String toString() {
+    return "Semaphore[" + ctx.dirOf(name) + ", permits=" + permits + "]";
+  }
+}

@@ -1,0 +1,188 @@
+package io.zklock.internal.recipe;
+
+import io.zklock.LockHandle;
+import io.zklock.internal.engine.LockRequest;
+import io.zklock.internal.engine.RequestContext;
+import io.zklock.internal.rules.Ordering;
+import io.zklock.internal.rules.Waiting;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+
+/**
+ * One waiting request for {@code count} semaphore leases: first the admission mutex, then the
+ * leases, all under one deadline. Withdrawal (timeout, interrupt, cancel) cancels whichever step is
+ * under way; each step's {@link LockRequest} deletes its own node, so nothing is left behind. The
+ * admission mutex is released as soon as the leases are decided. Each lease's data names the
+ * admission node, so that an inspection counts the request once.
+ *
+ * <p>Several permits: the admitted request asks for its {@code count} leases at once; each is
+ * granted by the lease rule alone, and the request holds when all are ({@link
+ * Ordering#leaseRequest}). Only one waiting request is admitted at a time, so no two requests can
+ * each hold part of what the other needs: the admitted one gets all its permits as soon as enough
+ * holders release. If one lease fails, the others are withdrawn or released: all or nothing.
+ *
+ * <p>The permit count stored with the semaphore ({@link PermitCount}) is checked alongside the
+ * admission; a mismatch fails the request before any lease is taken.
+ */
+final class SemaphoreRequest {
+  private final RequestContext ctx;
+  private final String name;
+  private final NodeLock admission;
+  private final Function<String, NodeLock> leasesFor;
+  private final int count;
+  private final CompletableFuture<Void> checked;
+  private final Waiting waiting; // one deadline for the admission and the leases
+  final CompletableFuture<LockHandle> result = new CompletableFuture<>();
+
+  // guarded by this
+  private List<CompletableFuture<LockHandle>> steps = List.of();
+
+  /**
+   * @param leasesFor the leases as requested by the holder of a given admission node
+   * @param count how many leases, at least 1
+   * @param checked completes when the stored permit count is known to match, exceptionally if not
+   * @param waiting how long to wait for the admission and the leases; never {@link Waiting#NOW}
+   */
+  SemaphoreRequest(
+      RequestContext ctx,
+      String name,
+      NodeLock admission,
+      Function<String, NodeLock> leasesFor,
+      int count,
+      CompletableFuture<Void> checked,
+      Waiting waiting) {
+    this.ctx = ctx;
+    this.name = name;
+    this.admission = admission;
+    this.leasesFor = leasesFor;
+    this.count = count;
+    this.checked = checked;
+    this.waiting = waiting;
+  }
+
+  void start() {
+    CompletableFuture<LockHandle> first;
+    synchronized (this) {
+      first = admission.start(waiting);
+      steps = List.of(first);
+    }
+    result.whenComplete(
+        (h, err) -> {
+          if (result.isCancelled()) {
+            cancelSteps();
+          }
+        });
+    checked.whenComplete(
+        (v, err) -> {
+          if (err != null && result.completeExceptionally(unwrap(err))) {
+            cancelSteps(); // a withdrawn step deletes its node; a granted one is released below
+          }
+        });
+    first.whenComplete(this::admitted);
+  }
+
+  private void cancelSteps() {
+    List<CompletableFuture<LockHandle>> s;
+    synchronized (this) {
+      s = steps;
+    }
+    s.forEach(f -> f.cancel(true));
+  }
+
+  private void admitted(LockHandle mutex, Throwable err) {
+    if (err != null || mutex == null) {
+      finish(null, err);
+      return;
+    }
+    checked.whenComplete(
+        (v, checkErr) -> {
+          if (checkErr != null) {
+            mutex
+                .releaseAsync()
+                .whenCompleteAsync((x, t) -> finish(null, checkErr), ctx.executor());
+          } else {
+            takeLeases(mutex);
+          }
+        });
+  }
+
+  private void takeLeases(LockHandle mutex) {
+    List<CompletableFuture<LockHandle>> leases = new ArrayList<>(count);
+    synchronized (this) {
+      if (result.isDone() || waiting.expired(ctx.clock())) {
+        mutex.releaseAsync().whenCompleteAsync((v, t) -> finish(null, null), ctx.executor());
+        return;
+      }
+      String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
+      NodeLock q = leasesFor.apply(admissionNode);
+      for (int i = 0; i < count; i++) {
+        leases.add(q.start(waiting));
+      }
+      steps = leases;
+    }
+    for (CompletableFuture<LockHandle> f : leases) {
+      f.whenComplete(
+          (h, e) -> {
+            if (h == null) { // timed out, failed or cancelled: all or nothing
+              leases.forEach(other -> other.cancel(true));
+            }
+          });
+    }
+    CompletableFuture.allOf(leases.toArray(new CompletableFuture<?>[0]))
+        .whenComplete(
+            (v, e) -> {
+              CompletableFuture<Void> gone = mutex.releaseAsync(); // the next waiter may try now
+              List<LockHandle> got = new ArrayList<>(count);
+              Throwable failure = null;
+              for (CompletableFuture<LockHandle> f : leases) {
+                try {
+                  LockHandle h = f.getNow(null);
+                  if (h != null) {
+                    got.add(h);
+                  }
+                } catch (CancellationException cancelled) {
+                  // ours, after another lease ended without a grant
+                } catch (CompletionException failed) {
+                  if (failure == null && !(failed.getCause() instanceof CancellationException)) {
+                    failure = failed.getCause();
+                  }
+                }
+              }
+              if (got.size() == count) {
+                finish(count == 1 ? got.get(0) : new MultiLock.MultiHandle(name, got), null);
+              } else {
+                // a failure is answered once the admission mutex and every lease taken are given
+                // back: nothing is left held when it is returned
+                List<CompletableFuture<Void>> released = new ArrayList<>();
+                released.add(gone);
+                got.forEach(h -> released.add(h.releaseAsync()));
+                Throwable err = failure;
+                CompletableFuture.allOf(released.toArray(new CompletableFuture<?>[0]))
+                    .whenCompleteAsync((x, t) -> finish(null, err), ctx.executor());
+              }
+            });
+  }
+
+  private static Throwable unwrap(Throwable err) {
+    return err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+  }
+
+  private void finish(LockHandle h, Throwable err) {
+    if (err != null) {
+      Throwable cause = unwrap(err);
+      if (!(cause instanceof CancellationException)) {
+        result.completeExceptionally(cause);
+      } else {
+        result.complete(null);
+      }
+      return;
+    }
+    if (!result.complete(h) && h != null) {
+      h.releaseAsync(); // cancelled or failed meanwhile
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.zklock.internal.recipe;
+
+import io.zklock.DistributedLock;
+import io.zklock.LockHandle;
+import io.zklock.internal.engine.Acquisitions;
+import io.zklock.internal.rules.Waiting;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A lock of this library seen through its one primitive, {@link #start}: the blocking, try and
+ * asynchronous ways to acquire of {@link DistributedLock} are built on it, the same for every
+ * recipe.
+ */
+interface StartableLock extends DistributedLock {
+
+  /** The instance whose session the lock uses. */
+  RecipeContext ctx();
+
+  /** What errors of this lock name: the lock directory, or a multi-lock's name. */
+  String errorPath();
+
+  /**
+   * Starts one request that waits for a holder as {@code waiting} says. The future completes with
+   * the handle, or null when busy or timed out; cancelling it withdraws the request.
+   */
+  CompletableFuture<LockHandle> start(Waiting waiting);
+
+  /** An interrupted caller is refused before any request is made, as by the JDK's locks. */
+  @Override
+  default LockHandle acquire() throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted before acquiring " + errorPath());
+    }
+    return Acquisitions.await(
+        ctx().lifecycle().whenReady(this::start, Waiting.FOREVER, errorPath()), errorPath());
+  }
+
+  /** Never waits for a holder, and refuses to guess while the connection is down. */
+  @Override
+  default Optional<LockHandle> tryAcquire() {
+    ctx().lifecycle().checkConnected(errorPath());
+    return Acquisitions.awaitUninterruptibly(start(Waiting.NOW), errorPath());
+  }
+
+  /** A zero timeout is {@link #tryAcquire()}. */
+  @Override
+  default Optional<LockHandle> tryAcquire(Duration timeout) throws InterruptedException {
+    Waiting waiting = Waiting.after(timeout, ctx().clock());
+    if (waiting.isNow()) {
+      return tryAcquire();
+    }
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted before acquiring " + errorPath());
+    }
+    return Optional.ofNullable(
+        Acquisitions.await(
+            ctx().lifecycle().whenReady(this::start, waiting, errorPath()), errorPath()));
+  }
+
+  @Override
+  default CompletableFuture<LockHandle> acquireAsync() {
+    return ctx().lifecycle().whenReady(this::start, Waiting.FOREVER, errorPath());
+  }
+
+  @Override
+  default DistributedLock withLease(Duration lease) {
+    return new LeasedLock(this, lease);
+  }
+}

@@ -1,0 +1,147 @@
+package io.zklock.internal.rules;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * One child of a lock directory, parsed from its name {@code <kind>-<attempt>-<sequence>}: for
+ * example {@code m-0f3k9qv2x7ab-0000000017}. The attempt id is {@link #ATTEMPT_ID_LENGTH}
+ * characters, random per request, so that a client can recognise its own node after a connection
+ * loss. The sequence is the ten-digit suffix ZooKeeper appends, a signed 32-bit counter that wraps
+ * to negative after 2^31 creations under one parent.
+ *
+ * <h2>The counter's overflow, as ZooKeeper really behaves</h2>
+ *
+ * ZooKeeper's documentation says the counter wraps to -2147483648. ZooKeeper 3.9's data tree,
+ * however, only ever raises a parent's counter, so once a counter reaches 2147483647 it sticks
+ * there: every later child gets the suffix {@code 2147483647} (a burst of creates may still see a
+ * few negative values from the request pipeline). From then on the suffix says nothing about order.
+ * So when a listing holds any sequence within {@link #OVERFLOW_MARGIN} of either end of the int
+ * range, the recipes order the queue by each node's creation zxid ({@code czxid}) instead, read
+ * with one {@code exists} per node: correct, and only paid by a directory that has seen two billion
+ * requests without once being idle long enough for the server to reap it.
+ */
+public record QueueNode(String name, NodeKind kind, String attemptId, int sequence, long czxid) {
+
+  /** Length of an attempt id. */
+  public static final int ATTEMPT_ID_LENGTH = 12;
+
+  private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuv".toCharArray();
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * Queue order: by sequence, compared with wrap-around arithmetic. Sequence {@code a} comes before
+   * {@code b} when {@code a - b}, computed in 32-bit two's complement, is negative. This is a total
+   * order on any set of sequences spanning less than 2^31, which holds for the live children of one
+   * directory (it would take 2^31 creations while the oldest waiter still waits).
+   */
+  public static final Comparator<QueueNode> ORDER =
+      (a, b) -> {
+        int c = Integer.compare(a.sequence - b.sequence, 0);
+        return c != 0 ? c : a.name.compareTo(b.name);
+      };
+
+  /**
+   * Sequences this close to either end of the int range mean the counter has (nearly) overflowed.
+   */
+  public static final int OVERFLOW_MARGIN = 1 << 24;
+
+  /** Creation order, by zxid: always right, needs each node's {@code czxid}. */
+  public static final Comparator<QueueNode> BY_CREATION =
+      Comparator.comparingLong(QueueNode::czxid).thenComparing(QueueNode::name);
+
+  /** A copy of this node that knows its creation zxid. */
+  public QueueNode withCzxid(long zxid) {
+    return new QueueNode(name, kind, attemptId, sequence, zxid);
+  }
+
+  /**
+   * Whether the sequence suffixes of this queue cannot be trusted for order (see the class
+   * comment): some sequence lies within {@link #OVERFLOW_MARGIN} of {@link Integer#MAX_VALUE} or
+   * {@link Integer#MIN_VALUE}.
+   */
+  public static boolean nearOverflow(List<QueueNode> queue) {
+    for (QueueNode n : queue) {
+      if (n.sequence > Integer.MAX_VALUE - OVERFLOW_MARGIN
+          || n.sequence < Integer.MIN_VALUE + OVERFLOW_MARGIN) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A fresh random attempt id. */
+  public static String newAttemptId() {
+    long bits = RANDOM.nextLong();
+    char[] out = new char[ATTEMPT_ID_LENGTH];
+    for (int i = 0; i < ATTEMPT_ID_LENGTH; i++) {
+      out[i] = ALPHABET[(int) (bits & 31)];
+      bits >>>= 5;
+    }
+    return new String(out);
+  }
+
+  /** The name prefix to create a node with, to which ZooKeeper appends the sequence. */
+  public static String prefix(NodeKind kind, String attemptId) {
+    return kind.prefix() + "-" + attemptId + "-";
+  }
+
+  /** Parses a child name, or returns null if it is not a lock node of ours. */
+  public static QueueNode parse(String name) {
+    int dash = name.indexOf('-');
+    if (dash < 1) {
+      return null;
+    }
+    NodeKind kind = NodeKind.ofPrefix(name.substring(0, dash));
+    if (kind == NodeKind.SIMPLE) {
+      return null; // the simple lock's one node, x-lock, never queues
+    }
+    int idEnd = dash + 1 + ATTEMPT_ID_LENGTH;
+    if (kind == null || name.length() <= idEnd + 1 || name.charAt(idEnd) != '-') {
+      return null;
+    }
+    String seq = name.substring(idEnd + 1);
+    if (seq.length() < 10 || seq.length() > 11) {
+      return null;
+    }
+    int sequence;
+    try {
+      sequence = Integer.parseInt(seq);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+    return new QueueNode(name, kind, name.substring(dash + 1, idEnd), sequence, 0L);
+  }
+
+  /** Parses and sorts the children of a lock directory into queue order, skipping foreign names. */
+  public static List<QueueNode> queue(Collection<String> children) {
+    List<QueueNode> out = new ArrayList<>(children.size());
+    for (String child : children) {
+      QueueNode n = parse(child);
+      if (n != null) {
+        out.add(n);
+      }
+    }
+    out.sort(ORDER);
+    return out;
+  }
+
+  /**
+   * The index of the node named {@code name} in a queue, or -1: a binary search in a {@link
+   * Listing} (parsed and sorted once, shared by many requests), else a scan.
+   */
+  public static int indexOf(List<QueueNode> queue, String name) {
+    if (queue instanceof Listing listing) {
+      return listing.indexOfName(name);
+    }
+    for (int i = 0; i < queue.size(); i++) {
+      if (queue.get(i).name.equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,742 @@
+package io.zklock.internal.zk;
+
+import io.zklock.LockLostException;
+import io.zklock.SessionListener;
+import io.zklock.SessionState;
+import io.zklock.TlsConfig;
+import io.zklock.ZkLockException;
+import io.zklock.internal.rules.Clock;
+import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.rules.SessionDeadline;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ClientX509Util;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one ZooKeeper session of a {@link io.zklock.ZkLocks}: connects, tracks the {@link
+ * SessionState}, replaces an expired session with a new one, and tells listeners.
+ *
+ * <p>ZooKeeper delivers connection events on its single event thread; this class never blocks it.
+ * It records the transition and hands listener calls to a serial executor.
+ *
+ * <p><b>The session deadline.</b> The ensemble expires a session once it has received nothing from
+ * the client for the negotiated timeout T; a client cut off from the ensemble may never hear {@code
+ * Expired}. So zklock keeps its own deadline: while the session lives it sends a heartbeat (a
+ * {@code sync}, which only the leader answers) every T/3 and records, for each answer, when the
+ * request was <em>sent</em>. The server heard from the session no earlier than that, so it cannot
+ * expire the session before {@code heardSentAt + T}. At {@code heardSentAt + T - margin} (see
+ * {@link SessionDeadline#marginNanos}) with no newer answer, the session is declared lost exactly
+ * as if it had expired: held locks are lost with {@link
+ * io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
+ * session, the old handle is closed in the background.
+ */
+public final class Session implements SessionPort {
+  private static final Logger log = LoggerFactory.getLogger(Session.class);
+
+  /**
+   * One live ZooKeeper handle and its session id, and the calls a request makes on it ({@code ops};
+   * a test gives fake ones and no handle). Immutable; a new one per session.
+   */
+  public record Conn(ZooKeeper zk, long sessionId, ZkOps ops) {
+    Conn(ZooKeeper zk, long sessionId) {
+      this(zk, sessionId, ZkOps.of(zk));
+    }
+  }
+
+  /** Internal listener of the recipes: unlike {@link SessionListener} it is told which handle. */
+  public interface Observer {
+    /** The session is connected (first time, again after suspension, or a new session). */
+    void connected(Conn conn);
+
+    /** The connection dropped; the session may be alive. */
+    void suspended(Conn conn);
+
+    /** The session {@code expired} is gone; every ephemeral node of it is gone. */
+    void expired(Conn expired);
+
+    /** The {@link io.zklock.ZkLocks} was closed. */
+    void closed();
+  }
+
+  /** The least margin between zklock's session deadline and the ensemble's earliest expiry. */
+  private final SessionConfig config;
+
+  private final Executor events; // serial: observers and listeners hear transitions in order
+  private final ScheduledExecutorService scheduler;
+  private final Clock clock;
+  private final List<SessionListener> listeners = new CopyOnWriteArrayList<>();
+  private final List<Observer> observers = new CopyOnWriteArrayList<>();
+  private final Object lock = new Object();
+
+  // guarded by lock
+  private SessionState state = SessionState.SUSPENDED;
+  private ZooKeeper currentZk; // the handle in use; events of any other are late and ignored
+  private Conn conn; // the session of currentZk once it has connected; null after an expiry
+  private CompletableFuture<Conn> ready = new CompletableFuture<>();
+  private boolean closed;
+  // the deadline of the session of conn (guarded by lock)
+  private CompletableFuture<Void> ended = new CompletableFuture<>(); // conn's session is over
+  private long timeoutNanos; // negotiated
+  private long heardSentAt; // send time of the latest request of conn's session answered
+  private boolean heardAny; // whether any heartbeat of conn's session was answered yet
+  private ScheduledFuture<?> beatTask;
+  private ScheduledFuture<?> deadlineTask;
+  private volatile long negotiatedMillis;
+
+  public Session(
+      SessionConfig config,
+      Executor serialEvents,
+      ScheduledExecutorService scheduler,
+      Clock clock) {
+    this.config = config;
+    this.events = serialEvents;
+    this.scheduler = scheduler;
+    this.clock = clock;
+  }
+
+  /** The session timeout the ensemble granted to the current (or last) session; 0 before. */
+  public Duration negotiatedTimeout() {
+    return Duration.ofMillis(negotiatedMillis);
+  }
+
+  SessionConfig config() {
+    return config;
+  }
+
+  /**
+   * Opens the first session and waits until it is connected.
+   *
+   * @throws ZkLockException naming the connect string if no session is established in time
+   */
+  public void start() {
+    AtomicReference<Watcher.Event.KeeperState> failure = new AtomicReference<>();
+    CountDownLatch first = new CountDownLatch(1);
+    ZooKeeper zk = newZooKeeper(failure, first);
+    try {
+      boolean connected = first.await(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      Watcher.Event.KeeperState bad = failure.get();
+      if (bad != null) {
+        closeQuietly(zk);
+        throw new ZkLockException(
+            "cannot connect to ZooKeeper at '"
+                + config.connectString()
+                + "': "
+                + (bad == Watcher.Event.KeeperState.AuthFailed
+                    ? "authentication failed"
+                    : "the session was refused (" + bad + ")"));
+      }
+      if (!connected || zk.getState() != ZooKeeper.States.CONNECTED) {
+        closeQuietly(zk);
+        // ZooKeeper's client retries quietly and keeps the cause to itself: look for it
+        ConnectProbe.Finding why = ConnectProbe.diagnose(config);
+        throw new ZkLockException(
+            "cannot connect to ZooKeeper at '"
+                + config.connectString()
+                + "' within "
+                + config.connectTimeout().toMillis()
+                + " ms: no server answered"
+                + (why != null
+                    ? ": " + why.message()
+                    : (config.tls() != null ? " (TLS handshake may have failed)" : "")
+                        + "; is the ensemble running and reachable?"),
+            why != null ? why.cause() : null);
+      }
+      long asked = config.sessionTimeout().toMillis();
+      int granted = zk.getSessionTimeout();
+      if (granted != asked) {
+        log.warn(
+            "ZooKeeper at '{}' granted a session timeout of {} ms instead of the {} ms asked for"
+                + " (servers clamp it to their minSessionTimeout..maxSessionTimeout, by default"
+                + " 2 to 20 ticks); locks are lost after {} ms without the ensemble",
+            config.connectString(),
+            granted,
+            asked,
+            granted);
+      }
+      checkChroot(zk);
+    } catch (InterruptedException e) {
+      closeQuietly(zk);
+      Thread.currentThread().interrupt();
+      throw new ZkLockException(
+          "interrupted while connecting to '" + config.connectString() + "'", e);
+    }
+  }
+
+  /**
+   * Opens the first session without waiting for it ({@code connectInBackground}): ZooKeeper's
+   * client keeps trying the servers; the state stays {@link SessionState#SUSPENDED} until one
+   * answers, then it turns {@link SessionState#CONNECTED} as after any connection.
+   *
+   * @throws ZkLockException if the client cannot even be created (a malformed connect string)
+   */
+  public void startInBackground() {
+    newZooKeeper(new AtomicReference<>(), null);
+  }
+
+  private void checkChroot(ZooKeeper zk) throws InterruptedException {
+    int slash = config.connectString().indexOf('/');
+    if (slash < 0 || config.connectString().length() == slash + 1) {
+      return;
+    }
+    String chroot = config.connectString().substring(slash);
+    try {
+      if (zk.exists("/", false) == null) {
+        closeQuietly(zk);
+        throw new ZkLockException(
+            "cannot use ZooKeeper at '"
+                + config.connectString()
+                + "': the chroot "
+                + chroot
+                + " does not exist; create it first");
+      }
+    } catch (KeeperException e) {
+      closeQuietly(zk);
+      throw new ZkLockException(
+          "cannot use ZooKeeper at '" + config.connectString() + "': " + e.getMessage(), e);
+    }
+  }
+
+  private ZooKeeper newZooKeeper(
+      AtomicReference<Watcher.Event.KeeperState> failure, CountDownLatch first) {
+    ZKClientConfig clientConfig = clientConfig(config.tls());
+    ZooKeeper[] holder = new ZooKeeper[1];
+    Watcher watcher =
+        event -> {
+          if (event.getType() == Watcher.Event.EventType.None) {
+            Watcher.Event.KeeperState s = event.getState();
+            if (first != null
+                && (s == Watcher.Event.KeeperState.AuthFailed
+                    || s == Watcher.Event.KeeperState.Expired)) {
+              failure.compareAndSet(null, s);
+              first.countDown();
+            }
+            ZooKeeper zk;
+            synchronized (holder) { // until the constructor below has returned and been recorded
+              zk = holder[0];
+            }
+            onConnectionEvent(zk, s);
+            if (first != null && s == Watcher.Event.KeeperState.SyncConnected) {
+              first.countDown();
+            }
+          }
+        };
+    try {
+      ZooKeeper zk;
+      synchronized (holder) {
+        zk =
+            new ZooKeeper(
+                config.connectString(),
+                (int) config.sessionTimeout().toMillis(),
+                watcher,
+                false,
+                clientConfig);
+        holder[0] = zk;
+        synchronized (lock) {
+          currentZk = zk;
+        }
+      }
+      for (SessionConfig.Auth a : config.auth()) {
+        zk.addAuthInfo(a.scheme(), a.credentials());
+      }
+      return zk;
+    } catch (IOException | RuntimeException e) {
+      throw new ZkLockException(
+          "cannot create a ZooKeeper client for '"
+              + config.connectString()
+              + "': "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  static ZKClientConfig clientConfig(TlsConfig tls) {
+    ZKClientConfig c = new ZKClientConfig();
+    if (tls != null) {
+      c.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
+      c.setProperty(
+          ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET,
+          "org.apache.zookeeper.ClientCnxnSocketNetty");
+      try (ClientX509Util x509 = new ClientX509Util()) {
+        c.setProperty(x509.getSslTruststoreLocationProperty(), tls.trustStore().toString());
+        if (tls.trustStorePassword() != null) {
+          c.setProperty(
+              x509.getSslTruststorePasswdProperty(), new String(tls.trustStorePassword()));
+        }
+        if (tls.trustStoreType() != null) {
+          c.setProperty(x509.getSslTruststoreTypeProperty(), tls.trustStoreType());
+        }
+        if (tls.keyStore() != null) {
+          c.setProperty(x509.getSslKeystoreLocationProperty(), tls.keyStore().toString());
+          if (tls.keyStorePassword() != null) {
+            c.setProperty(x509.getSslKeystorePasswdProperty(), new String(tls.keyStorePassword()));
+          }
+          if (tls.keyStoreType() != null) {
+            c.setProperty(x509.getSslKeystoreTypeProperty(), tls.keyStoreType());
+          }
+        }
+        c.setProperty(
+            x509.getSslHostnameVerificationEnabledProperty(),
+            Boolean.toString(tls.hostnameVerification()));
+      }
+    }
+    return c;
+  }
+
+  /** Runs on ZooKeeper's event thread: record, then hand the news to the serial executor. */
+  private void onConnectionEvent(ZooKeeper zk, Watcher.Event.KeeperState s) {
+    Runnable news = null;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      if (zk != currentZk) {
+        return; // an old handle's late event
+      }
+      switch (s) {
+        case SyncConnected:
+        case ConnectedReadOnly:
+          {
+            Conn c = new Conn(zk, zk.getSessionId());
+            boolean sameSession = conn != null && conn.sessionId() == c.sessionId();
+            conn = c;
+            if (!sameSession) {
+              startDeadline(c);
+            }
+            beat(c); // at once: a reconnection does not tell when the server last heard us
+            if (state != SessionState.CONNECTED) {
+              state = SessionState.CONNECTED;
+              CompletableFuture<Conn> r = ready;
+              news =
+                  () -> {
+                    observers.forEach(o -> o.connected(c));
+                    tell(SessionState.CONNECTED, c.sessionId());
+                    r.complete(c);
+                  };
+            }
+            break;
+          }
+        case Disconnected:
+          if (state == SessionState.CONNECTED && conn != null) {
+            Conn c = conn;
+            state = SessionState.SUSPENDED;
+            ready = new CompletableFuture<>();
+            news =
+                () -> {
+                  observers.forEach(o -> o.suspended(c));
+                  tell(SessionState.SUSPENDED, c.sessionId());
+                };
+          }
+          break;
+        case Expired:
+          if (conn != null && state != SessionState.LOST) {
+            news = endLocked(false);
+          }
+          break;
+        case AuthFailed:
+          log.error(
+              "authentication failed for ZooKeeper at '{}'; check the credentials",
+              config.connectString());
+          break;
+        default:
+          break;
+      }
+    }
+    if (news != null) {
+      events.execute(news);
+    }
+  }
+
+  /**
+   * Called holding the lock: the session of {@code conn} is over, because the ensemble said it
+   * expired ({@code declared} false) or because zklock's deadline passed ({@code declared} true).
+   * Returns the news to run on the serial executor: holders lose their locks, waiters queue again,
+   * listeners hear {@link SessionState#LOST}, and a new session is opened.
+   */
+  private Runnable endLocked(boolean declared) {
+    Conn old = conn;
+    CompletableFuture<Void> oldEnded = ended;
+    state = SessionState.LOST;
+    if (ready.isDone()) {
+      ready = new CompletableFuture<>();
+    }
+    conn = null;
+    currentZk = null; // from now on the old handle's events are ignored: it must not come back
+    ended = new CompletableFuture<>();
+    stopDeadline();
+    return () -> {
+      if (declared) {
+        // closing may wait for a server that does not answer: never on a caller's thread
+        Thread t = new Thread(() -> closeQuietly(old.zk()), "zklock-close-" + hex(old));
+        t.setDaemon(true);
+        t.start();
+      } else {
+        closeQuietly(old.zk());
+      }
+      observers.forEach(o -> o.expired(old));
+      oldEnded.complete(null);
+      tell(SessionState.LOST, old.sessionId());
+      reopen();
+    };
+  }
+
+  private static String hex(Conn c) {
+    return "0x" + Long.toHexString(c.sessionId());
+  }
+
+  /** Called holding the lock, when {@code c} is a new session: arms its heartbeat and deadline. */
+  private void startDeadline(Conn c) {
+    stopDeadline();
+    timeoutNanos = TimeUnit.MILLISECONDS.toNanos(c.zk().getSessionTimeout());
+    negotiatedMillis = c.zk().getSessionTimeout();
+    heardAny = false; // armed by the first answer: nothing is held on c before it arrives
+    long period = SessionDeadline.beatNanos(timeoutNanos);
+    beatTask =
+        scheduler.scheduleWithFixedDelay(
+            () -> {
+              synchronized (lock) {
+                if (conn != null
+                    && conn.sessionId() == c.sessionId()
+                    && state == SessionState.CONNECTED) {
+                  beat(conn);
+                }
+              }
+            },
+            period,
+            period,
+            TimeUnit.NANOSECONDS);
+  }
+
+  /** Called holding the lock. */
+  private void stopDeadline() {
+    if (beatTask != null) {
+      beatTask.cancel(false);
+      beatTask = null;
+    }
+    if (deadlineTask != null) {
+      deadlineTask.cancel(false);
+      deadlineTask = null;
+    }
+  }
+
+  /**
+   * Sends one heartbeat on {@code c}. The time is taken before sending: the server receives the
+   * request no earlier. {@code sync} is answered through the leader, so an answer also proves that
+   * the leader was reachable after that time (a follower cut off from the leader cannot answer).
+   */
+  private void beat(Conn c) {
+    long sentAt = clock.nanoTime();
+    try {
+      c.zk()
+          .sync(
+              "/",
+              (rc, path, ctx) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK || code == Code.NONODE) {
+                  heard(c, sentAt);
+                }
+              },
+              null);
+    } catch (RuntimeException e) {
+      log.debug("heartbeat of session {} not sent", hex(c), e);
+    }
+  }
+
+  /** A request of {@code c} sent at {@code sentAt} was answered: the deadline moves on. */
+  private void heard(Conn c, long sentAt) {
+    synchronized (lock) {
+      if (closed || conn == null || conn.sessionId() != c.sessionId()) {
+        return;
+      }
+      if (!heardAny || sentAt - heardSentAt > 0) {
+        heardSentAt = sentAt;
+      }
+      if (!heardAny) {
+        heardAny = true;
+        scheduleDeadline(c.sessionId());
+      }
+    }
+  }
+
+  /** Called holding the lock: the deadline task, at the current deadline. */
+  private void scheduleDeadline(long sessionId) {
+    long due = SessionDeadline.dueNanos(heardSentAt, timeoutNanos);
+    long delay = Math.max(0L, due - clock.nanoTime());
+    deadlineTask = scheduler.schedule(() -> checkDeadline(sessionId), delay, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * The deadline task: if nothing newer was heard, the session is declared lost (whatever the
+   * connection state: ZooKeeper's client may not have noticed yet); else it runs again at the new
+   * deadline.
+   */
+  private void checkDeadline(long sessionId) {
+    Runnable news;
+    long silentMillis;
+    synchronized (lock) {
+      if (closed || conn == null || conn.sessionId() != sessionId) {
+        return;
+      }
+      long due = SessionDeadline.dueNanos(heardSentAt, timeoutNanos);
+      long now = clock.nanoTime();
+      if (due - now > 0) {
+        scheduleDeadline(sessionId);
+        return;
+      }
+      silentMillis = TimeUnit.NANOSECONDS.toMillis(now - heardSentAt);
+      news = endLocked(true);
+    }
+    log.warn(
+        "ZooKeeper session 0x{} at '{}' declared lost: no answer to requests sent in the last {}"
+            + " ms, and the ensemble may expire it {} ms after the last one it received; its locks"
+            + " are lost, a new session is being opened",
+        Long.toHexString(sessionId),
+        config.connectString(),
+        silentMillis,
+        TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+    events.execute(news);
+  }
+
+  /** After an expiry: a new handle; its SyncConnected event makes the state CONNECTED again. */
+  private void reopen() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+    }
+    try {
+      ZooKeeper zk = newZooKeeper(new AtomicReference<>(), null);
+      synchronized (lock) {
+        if (closed) {
+          closeQuietly(zk);
+        }
+      }
+    } catch (ZkLockException e) {
+      log.error("cannot open a new ZooKeeper session; retrying in 1 s", e);
+      scheduler.schedule(() -> events.execute(this::reopen), 1, TimeUnit.SECONDS);
+    }
+  }
+
+  private void tell(SessionState s, long sessionId) {
+    for (SessionListener l : listeners) {
+      try {
+        l.stateChanged(s, sessionId);
+      } catch (RuntimeException e) {
+        log.warn("session listener {} threw; ignored", l, e);
+      }
+    }
+  }
+
+  public SessionState state() {
+    synchronized (lock) {
+      return closed ? SessionState.CLOSED : state;
+    }
+  }
+
+  /** The live handle, or null if not connected. */
+  @Override
+  public Conn current() {
+    synchronized (lock) {
+      return state == SessionState.CONNECTED ? conn : null;
+    }
+  }
+
+  /** The handle of the session now being used (connected or suspended), or null after expiry. */
+  Conn session() {
+    synchronized (lock) {
+      return conn;
+    }
+  }
+
+  public long sessionId() {
+    synchronized (lock) {
+      return closed || conn == null ? 0L : conn.sessionId();
+    }
+  }
+
+  /**
+   * Runs {@code action} with the live handle as soon as the session is connected: at once (on the
+   * caller's thread) if it is. Runs nothing once closed; {@code onClosed} then runs instead.
+   */
+  @Override
+  public void whenConnected(Consumer<Conn> action, Runnable onClosed) {
+    CompletableFuture<Conn> r;
+    synchronized (lock) {
+      if (closed) {
+        r = null;
+      } else if (state == SessionState.CONNECTED && conn != null) {
+        Conn c = conn;
+        r = CompletableFuture.completedFuture(c);
+      } else {
+        r = ready;
+      }
+    }
+    if (r == null) {
+      onClosed.run();
+      return;
+    }
+    r.whenComplete(
+        (c, err) -> {
+          if (c != null) {
+            action.accept(c);
+          } else {
+            onClosed.run();
+          }
+        });
+  }
+
+  /**
+   * For work on a node of session {@code owner} (deleting it): runs {@code action} with the live
+   * handle as soon as {@code owner} is connected, or {@code gone} as soon as {@code owner} is over
+   * (expired, declared lost at zklock's deadline, or closed), whichever comes first; exactly one of
+   * them runs. When the session is over its ephemeral nodes are gone, or will be once the ensemble
+   * expires it, so nothing waits past the session deadline.
+   */
+  @Override
+  public void whenConnectedTo(long owner, Consumer<Conn> action, Runnable gone) {
+    CompletableFuture<Conn> r;
+    CompletableFuture<Void> end;
+    synchronized (lock) {
+      if (closed || conn == null || conn.sessionId() != owner) {
+        r = null;
+        end = null;
+      } else if (state == SessionState.CONNECTED) {
+        r = CompletableFuture.completedFuture(conn);
+        end = null;
+      } else {
+        r = ready;
+        end = ended;
+      }
+    }
+    if (r == null) {
+      gone.run();
+      return;
+    }
+    AtomicBoolean once = new AtomicBoolean();
+    r.whenComplete(
+        (c, err) -> {
+          if (once.compareAndSet(false, true)) {
+            if (c != null && c.sessionId() == owner) {
+              action.accept(c);
+            } else {
+              gone.run();
+            }
+          }
+        });
+    if (end != null) {
+      end.whenComplete(
+          (v, err) -> {
+            if (once.compareAndSet(false, true)) {
+              gone.run();
+            }
+          });
+    }
+  }
+
+  /**
+   * Finds out why a held node of session {@code nodeSession} vanished, and tells {@code verdict}. A
+   * session expiry deletes the node too, and the server may report the deletion before it closes
+   * the connection, so this asks the server once: a live session means someone deleted the node
+   * ({@link LockLostException.Reason#NODE_DELETED}); an ended one, that the session expired. A
+   * connection loss on the way asks again when the connection is back.
+   *
+   * @param path any path; only the answer's code matters
+   */
+  @Override
+  public void classifyLoss(
+      long nodeSession,
+      String path,
+      Consumer<LockLostException.Reason> verdict,
+      Runnable onClosed) {
+    whenConnected(
+        c -> {
+          if (c.sessionId() != nodeSession) {
+            verdict.accept(LockLostException.Reason.SESSION_EXPIRED);
+            return;
+          }
+          c.ops()
+              .exists(
+                  path,
+                  null,
+                  (rc, p, x, stat) -> {
+                    Code code = Code.get(rc);
+                    if (ErrorKind.retryWhenConnected(code)) {
+                      classifyLoss(nodeSession, path, verdict, onClosed);
+                    } else if (ErrorKind.of(code) == ErrorKind.SESSION_ENDED) {
+                      verdict.accept(LockLostException.Reason.SESSION_EXPIRED);
+                    } else {
+                      verdict.accept(LockLostException.Reason.NODE_DELETED);
+                    }
+                  });
+        },
+        onClosed);
+  }
+
+  public void addListener(SessionListener l) {
+    listeners.add(l);
+  }
+
+  public void removeListener(SessionListener l) {
+    listeners.remove(l);
+  }
+
+  public void addObserver(Observer o) {
+    observers.add(o);
+  }
+
+  public void removeObserver(Observer o) {
+    observers.remove(o);
+  }
+
+  /** Ends the session. Idempotent. */
+  public void close() {
+    Conn c;
+    CompletableFuture<Conn> r;
+    CompletableFuture<Void> end;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      c = currentZk == null ? null : new Conn(currentZk, conn == null ? 0L : conn.sessionId());
+      r = ready;
+      end = ended;
+      stopDeadline();
+    }
+    observers.forEach(Observer::closed);
+    if (c != null) {
+      closeQuietly(c.zk());
+    }
+    r.completeExceptionally(new ZkLockException("closed"));
+    end.complete(null);
+    long id = c != null ? c.sessionId() : 0L;
+    events.execute(() -> tell(SessionState.CLOSED, id));
+  }
+
+  private static void closeQuietly(ZooKeeper zk) {
+    try {
+      zk.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      log.debug("closing a ZooKeeper handle failed", e);
+    }
+  }
+}

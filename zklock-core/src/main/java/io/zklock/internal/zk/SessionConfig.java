@@ -1,0 +1,37 @@
+package io.zklock.internal.zk;
+
+import io.zklock.NodeAcl;
+import io.zklock.SuspensionPolicy;
+import io.zklock.TlsConfig;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything a {@link io.zklock.ZkLocks} was built with; validated by the builder. {@code
+ * connectInBackground}: {@code build()} returns before the first connection ({@code
+ * ZkLocks.Builder#connectInBackground()}).
+ */
+public record SessionConfig(
+    String connectString,
+    String namespace,
+    Duration sessionTimeout,
+    Duration connectTimeout,
+    String clientName,
+    List<Auth> auth,
+    NodeAcl acl,
+    TlsConfig tls,
+    SuspensionPolicy suspensionPolicy,
+    boolean trustExistingAcl,
+    boolean connectInBackground) {
+
+  /**
+   * Whether lock directories are checked before queueing: only for a client with an identity, and
+   * unless it trusts existing ACLs.
+   */
+  public boolean guardsDirectories() {
+    return !auth.isEmpty() && !trustExistingAcl;
+  }
+
+  /** One {@code addAuthInfo} credential. */
+  public record Auth(String scheme, byte[] credentials) {}
+}

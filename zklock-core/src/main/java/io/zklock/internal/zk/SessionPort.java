@@ -1,0 +1,33 @@
+package io.zklock.internal.zk;
+
+import io.zklock.LockLostException;
+import java.util.function.Consumer;
+
+/**
+ * What a lock request needs of the session: the live connection, and word of when there is one.
+ * {@link Session} is the real one; tests of the request engine give a fake.
+ */
+public interface SessionPort {
+  /** The live connection, or null if not connected. */
+  Session.Conn current();
+
+  /**
+   * Runs {@code action} with the live connection as soon as there is one: at once (on the caller's
+   * thread) if connected. Once closed, runs {@code onClosed} instead.
+   */
+  void whenConnected(Consumer<Session.Conn> action, Runnable onClosed);
+
+  /**
+   * For work on a node of session {@code owner}: runs {@code action} as soon as {@code owner} is
+   * connected, or {@code gone} as soon as {@code owner} is over (expired, declared lost, closed);
+   * exactly one of them runs.
+   */
+  void whenConnectedTo(long owner, Consumer<Session.Conn> action, Runnable gone);
+
+  /**
+   * Finds out why a held node of session {@code nodeSession} vanished: a live session means someone
+   * deleted it, an ended one that the session expired.
+   */
+  void classifyLoss(
+      long nodeSession, String path, Consumer<LockLostException.Reason> verdict, Runnable onClosed);
+}

@@ -1,0 +1,109 @@
+package io.zklock.internal.zk;
+
+import java.util.List;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * The asynchronous ZooKeeper calls zklock makes, and nothing else: the seam between the server and
+ * everything above the session (the request engine, its node protocols, the {@link Deleter}, the
+ * recipes), so that they can be driven without a server in tests. {@link #of} adapts a live handle.
+ *
+ * <p>A null watcher sets no watch. Every callback runs on the client's event thread, in the order
+ * the requests were sent (one session's requests are applied in order).
+ */
+public interface ZkOps {
+  void create(
+      String path, byte[] data, List<ACL> acl, CreateMode mode, AsyncCallback.Create2Callback cb);
+
+  void getChildren(String path, Watcher watcher, AsyncCallback.Children2Callback cb);
+
+  void getData(String path, Watcher watcher, AsyncCallback.DataCallback cb);
+
+  void exists(String path, Watcher watcher, AsyncCallback.StatCallback cb);
+
+  void delete(String path, AsyncCallback.VoidCallback cb);
+
+  /** Sets the data of {@code path} if its version is {@code version} ({@code -1}: any). */
+  void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb);
+
+  /** Removes this client's {@code watcher} of {@code type} on {@code path}, locally too. */
+  void removeWatches(String path, Watcher watcher, WatcherType type, AsyncCallback.VoidCallback cb);
+
+  /** Removes every watch of this client of {@code type} on {@code path}, locally too. */
+  void removeAllWatches(String path, WatcherType type, AsyncCallback.VoidCallback cb);
+
+  void sync(String path, AsyncCallback.VoidCallback cb);
+
+  /** The calls on a live handle. */
+  static ZkOps of(ZooKeeper zk) {
+    return new ZkOps() {
+      @Override
+      public void create(
+          String path,
+          byte[] data,
+          List<ACL> acl,
+          CreateMode mode,
+          AsyncCallback.Create2Callback cb) {
+        zk.create(path, data, acl, mode, cb, null, -1);
+      }
+
+      @Override
+      public void getChildren(String path, Watcher watcher, AsyncCallback.Children2Callback cb) {
+        if (watcher == null) {
+          zk.getChildren(path, false, cb, null);
+        } else {
+          zk.getChildren(path, watcher, cb, null);
+        }
+      }
+
+      @Override
+      public void getData(String path, Watcher watcher, AsyncCallback.DataCallback cb) {
+        if (watcher == null) {
+          zk.getData(path, false, cb, null);
+        } else {
+          zk.getData(path, watcher, cb, null);
+        }
+      }
+
+      @Override
+      public void exists(String path, Watcher watcher, AsyncCallback.StatCallback cb) {
+        if (watcher == null) {
+          zk.exists(path, false, cb, null);
+        } else {
+          zk.exists(path, watcher, cb, null);
+        }
+      }
+
+      @Override
+      public void delete(String path, AsyncCallback.VoidCallback cb) {
+        zk.delete(path, -1, cb, null);
+      }
+
+      @Override
+      public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {
+        zk.setData(path, data, version, cb, null);
+      }
+
+      @Override
+      public void removeWatches(
+          String path, Watcher watcher, WatcherType type, AsyncCallback.VoidCallback cb) {
+        zk.removeWatches(path, watcher, type, true, cb, null);
+      }
+
+      @Override
+      public void removeAllWatches(String path, WatcherType type, AsyncCallback.VoidCallback cb) {
+        zk.removeAllWatches(path, type, true, cb, null);
+      }
+
+      @Override
+      public void sync(String path, AsyncCallback.VoidCallback cb) {
+        zk.sync(path, cb, null);
+      }
+    };
+  }
+}

@@ -1,0 +1,217 @@
+package io.zklock.internal;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
+import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchRule;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layers of zklock-core, checked on its compiled classes (read from {@code target/classes}, so
+ * the check works the same on the module path). Dependencies run one way:
+ *
+ * <pre>
+ *   internal (the ZkLocks implementation and its factory: the wiring)
+ *     └► recipe ─► engine ─► protocol ─► zk ─► rules
+ *          └────► inspect ─────────────► zk
+ * </pre>
+ *
+ * A layer may use any layer below it, and the public API {@code io.zklock}; {@code rules} uses
+ * nothing internal and makes no ZooKeeper call. The API reaches the implementation through one
+ * class, {@code ZkLocksFactory}. No two internal packages depend on each other in a circle. The
+ * engine, the protocols and the recipes call ZooKeeper through the seam {@code zk.ZkOps}.
+ *
+ * <p>Rules are also run on the main classes plus a class of this test tree that breaks one on
+ * purpose ({@code Crossing*} in {@code internal.rules}, {@code internal.zk} and {@code
+ * internal.recipe}), to show that they can fail.
+ */
+class ArchitectureTest {
+  private static final String INTERNAL = "io.zklock.internal";
+
+  private static JavaClasses main;
+
+  @BeforeAll
+  static void importMainClasses() {
+    Path classes = Path.of("target", "classes");
+    assertThat(classes.resolve("io/zklock/ZkLocks.class"))
+        .as("run from the module's directory, after compiling")
+        .exists();
+    main = new ClassFileImporter().importPath(classes);
+  }
+
+  /** The layers, each allowed the layers below it (and the API, which every layer may use). */
+  static final ArchRule LAYERS =
+      layeredArchitecture()
+          .consideringOnlyDependenciesInLayers()
+          .layer("api")
+          .definedBy("io.zklock")
+          .layer("wiring")
+          .definedBy(INTERNAL)
+          .layer("recipe")
+          .definedBy(INTERNAL + ".recipe..")
+          .layer("inspect")
+          .definedBy(INTERNAL + ".inspect..")
+          .layer("engine")
+          .definedBy(INTERNAL + ".engine..")
+          .layer("protocol")
+          .definedBy(INTERNAL + ".protocol..")
+          .layer("zk")
+          .definedBy(INTERNAL + ".zk..")
+          .layer("rules")
+          .definedBy(INTERNAL + ".rules..")
+          .whereLayer("wiring")
+          .mayOnlyBeAccessedByLayers("api")
+          .whereLayer("recipe")
+          .mayOnlyBeAccessedByLayers("wiring")
+          .whereLayer("inspect")
+          .mayOnlyBeAccessedByLayers("wiring", "recipe")
+          .whereLayer("engine")
+          .mayOnlyBeAccessedByLayers("wiring", "recipe")
+          .whereLayer("protocol")
+          .mayOnlyBeAccessedByLayers("wiring", "recipe", "engine")
+          .whereLayer("zk")
+          .mayOnlyBeAccessedByLayers("wiring", "recipe", "inspect", "engine", "protocol")
+          .whereLayer("rules")
+          .mayOnlyBeAccessedByLayers(
+              "api", "wiring", "recipe", "inspect", "engine", "protocol", "zk")
+          .because("dependencies run one way: recipe → engine → protocol → zk → rules");
+
+  /** No circle between the packages of the implementation. */
+  static final ArchRule NO_CYCLES =
+      slices()
+          .matching(INTERNAL + ".(*)..")
+          .should()
+          .beFreeOfCycles()
+          .because("the packages of io.zklock.internal form layers, not a web");
+
+  /** The API names one class of the implementation: the factory its builder calls. */
+  static final ArchRule ONE_ENTRY_POINT =
+      noClasses()
+          .that()
+          .resideInAPackage("io.zklock")
+          .should()
+          .dependOnClassesThat(
+              resideInAPackage(INTERNAL + "..")
+                  .and(not(simpleName("ZkLocksFactory").and(resideInAPackage(INTERNAL)))))
+          .because("the API reaches the implementation through ZkLocksFactory alone");
+
+  /** The rules are pure: no ZooKeeper call, no watch, no callback; its data types are fine. */
+  static final ArchRule PURE_RULES =
+      noClasses()
+          .that()
+          .resideInAPackage(INTERNAL + ".rules..")
+          .should()
+          .dependOnClassesThat(
+              resideInAPackage("org.apache.zookeeper")
+                  .and(
+                      not(
+                          nameMatching(
+                              "org\\.apache\\.zookeeper\\.(KeeperException|ZooDefs)(\\$.*)?"))))
+          .because("a rule is a pure function, apart from ZooKeeper I/O");
+
+  /**
+   * The engine, the protocols and the recipes reach ZooKeeper through the asynchronous seam ({@code
+   * zk.ZkOps}), never through ZooKeeper's handle. One exception, until it moves onto the seam:
+   * {@code LeaderElection.leader()}, a blocking read on the caller's thread ({@code Election}).
+   */
+  static final ArchRule THROUGH_THE_SEAM =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              INTERNAL + ".engine..", INTERNAL + ".protocol..", INTERNAL + ".recipe..")
+          .and()
+          .doNotHaveFullyQualifiedName(INTERNAL + ".recipe.Election")
+          .should()
+          .callMethodWhere(target(owner(assignableTo("org.apache.zookeeper.ZooKeeper"))))
+          .because("the seam is what lets the engine and the recipes run on a fake");
+
+  @Test
+  void layers_runOneWay() {
+    LAYERS.check(main);
+  }
+
+  @Test
+  void internalPackages_haveNoCycles() {
+    NO_CYCLES.check(main);
+  }
+
+  @Test
+  void api_reachesTheImplementationThroughTheFactoryOnly() {
+    ONE_ENTRY_POINT.check(main);
+  }
+
+  @Test
+  void rules_makeNoZooKeeperCalls() {
+    PURE_RULES.check(main);
+  }
+
+  @Test
+  void engineProtocolsAndRecipes_callZooKeeperThroughTheSeam() {
+    THROUGH_THE_SEAM.check(main);
+  }
+
+  // ---------------------------------------------------------------- the rules can fail
+
+  @Test
+  void layers_failOnAClassThatReachesUp() {
+    JavaClasses crossed = withFixtures("rules", "CrossingUp");
+    assertThatThrownBy(() -> LAYERS.check(crossed))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("CrossingUp")
+        .hasMessageContaining("Ticket");
+  }
+
+  @Test
+  void noCycles_failsOnACircleBetweenTwoPackages() {
+    JavaClasses circled = withFixtures("zk", "CrossingBack");
+    assertThatThrownBy(() -> NO_CYCLES.check(circled))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("Cycle detected")
+        .hasMessageContaining("CrossingBack");
+  }
+
+  @Test
+  void throughTheSeam_failsOnARecipeThatCallsTheHandle() {
+    JavaClasses crossed = withFixtures("recipe", "CrossingSeam");
+    assertThatThrownBy(() -> THROUGH_THE_SEAM.check(crossed))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("CrossingSeam")
+        .hasMessageContaining("ZooKeeper.exists");
+  }
+
+  /** The main classes plus the compiled test classes named {@code <name>*} of {@code pkg}. */
+  private static JavaClasses withFixtures(String pkg, String name) {
+    Path dir = Path.of("target", "test-classes", "io", "zklock", "internal", pkg);
+    List<Path> paths;
+    try (Stream<Path> files = Files.list(dir)) {
+      paths =
+          files
+              .filter(p -> p.getFileName().toString().startsWith(name))
+              .collect(Collectors.toList());
+    } catch (IOException e) {
+      throw new AssertionError("cannot list " + dir, e);
+    }
+    assertThat(paths).as("the fixture %s in %s", name, dir).isNotEmpty();
+    paths.add(Path.of("target", "classes"));
+    return new ClassFileImporter().importPaths(paths);
+  }
+}

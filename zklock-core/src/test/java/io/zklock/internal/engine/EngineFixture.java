@@ -1,0 +1,188 @@
+package io.zklock.internal.engine;
+
+import io.zklock.LockHandle;
+import io.zklock.SuspensionPolicy;
+import io.zklock.internal.protocol.NodeProtocol;
+import io.zklock.internal.protocol.QueueProtocol;
+import io.zklock.internal.protocol.SharedListings;
+import io.zklock.internal.protocol.SingleNodeProtocol;
+import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.Ordering;
+import io.zklock.internal.rules.QueueNode;
+import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.Deleter;
+import io.zklock.internal.zk.Dirs;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs.Ids;
+
+/**
+ * A {@link RequestContext} around fakes — {@link FakeZooKeeper}, {@link FakeSession}, a {@link
+ * ManualScheduler} on a fake clock, a direct executor — and helpers that start requests the way
+ * {@code NodeLock} does. No server, no threads, no sleeping.
+ */
+final class EngineFixture {
+  static final String NS = "/zklock";
+  static final String DIR = NS + "/orders";
+  static final String SIMPLE_NODE = DIR + "/" + NodeKind.SIMPLE.prefix() + "-lock";
+  static final long FIRST_SESSION = 0x1001;
+  static final long OTHER_SESSION = 0x9009;
+
+  final FakeZooKeeper zk = new FakeZooKeeper();
+  final ManualScheduler.FakeClock clock = new ManualScheduler.FakeClock();
+  final ManualScheduler scheduler = new ManualScheduler(clock);
+  final FakeSession session = new FakeSession(zk, FIRST_SESSION);
+  final Requests requests = new Requests();
+  final RequestContext ctx;
+  private long nextSession = FIRST_SESSION + 1;
+
+  EngineFixture() {
+    this(SuspensionPolicy.WAIT_FOR_EXPIRY);
+  }
+
+  EngineFixture(SuspensionPolicy policy) {
+    zk.mkdirs(DIR);
+    session.tell(requests);
+    ctx =
+        new RequestContext(
+            session,
+            new Deleter(session),
+            new Dirs(NS, Ids.OPEN_ACL_UNSAFE, false, session),
+            requests,
+            new SharedListings(),
+            EngineFixture::nodeData,
+            Ids.OPEN_ACL_UNSAFE,
+            policy,
+            clock,
+            Runnable::run,
+            scheduler);
+  }
+
+  static byte[] nodeData(NodeKind kind, long sessionId, Map<String, String> extra) {
+    StringBuilder json =
+        new StringBuilder("{\"session\":\"0x" + Long.toHexString(sessionId) + "\",\"kind\":\"")
+            .append(kind.label())
+            .append('"');
+    extra.forEach(
+        (k, v) -> json.append(',').append(Json.quote(k)).append(':').append(Json.quote(v)));
+    return json.append('}').toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A started request: the engine's object, and the caller's future. */
+  record Started(LockRequest request, CompletableFuture<LockHandle> future) {
+    LockRequest.State state() {
+      return request.state();
+    }
+
+    /** The handle the caller got; fails the test if there is none. */
+    LockHandle handle() {
+      if (!future.isDone() || future.isCompletedExceptionally()) {
+        throw new AssertionError("not granted: " + future + ", state " + request.state());
+      }
+      LockHandle h = future.join();
+      if (h == null) {
+        throw new AssertionError("completed without a handle, state " + request.state());
+      }
+      return h;
+    }
+  }
+
+  // ---------------------------------------------------------------- requests, as the locks start
+  // them
+
+  Started mutex(boolean tryOnly, long nanos, boolean hasDeadline) {
+    return queue(NodeKind.MUTEX, Ordering.forKind(NodeKind.MUTEX), tryOnly, nanos, hasDeadline);
+  }
+
+  /** A request of the queue of sequential nodes, as {@code NodeLock.queue} starts it. */
+  Started queue(
+      NodeKind kind, Ordering.Rule rule, boolean tryOnly, long nanos, boolean hasDeadline) {
+    return start(new QueueProtocol(DIR, kind, rule, Map.of()), tryOnly, nanos, hasDeadline);
+  }
+
+  Started acquire() {
+    return mutex(false, 0, false);
+  }
+
+  Started tryAcquire() {
+    return mutex(true, 0, false);
+  }
+
+  Started acquire(Duration timeout) {
+    return mutex(false, timeout.toNanos(), true);
+  }
+
+  Started simple(boolean tryOnly, long nanos, boolean hasDeadline) {
+    return start(new SingleNodeProtocol(DIR), tryOnly, nanos, hasDeadline);
+  }
+
+  Started simpleAcquire() {
+    return simple(false, 0, false);
+  }
+
+  /** How a request waits, from the old triple: now, until a deadline, or forever. */
+  private Waiting waiting(boolean tryOnly, long nanos, boolean hasDeadline) {
+    if (tryOnly) {
+      return Waiting.NOW;
+    }
+    return hasDeadline ? Waiting.after(nanos, ctx.clock()) : Waiting.FOREVER;
+  }
+
+  private Started start(NodeProtocol protocol, boolean tryOnly, long nanos, boolean hasDeadline) {
+    LockRequest r =
+        new LockRequest(
+            "orders", protocol, ctx, new Ticket(ctx, waiting(tryOnly, nanos, hasDeadline)), x -> x);
+    return new Started(r, r.start());
+  }
+
+  // ---------------------------------------------------------------- the world around
+
+  /** Delivers every reply and event, and whatever they lead to. */
+  void settle() {
+    zk.deliverAll();
+  }
+
+  /** The children of the lock directory, sorted by name. */
+  List<String> nodes() {
+    return zk.children(DIR);
+  }
+
+  /** Another client queues a mutex node; returns its path. */
+  String otherQueues() {
+    return otherQueues(NodeKind.MUTEX);
+  }
+
+  /** Another client queues a node of {@code kind}; returns its path. */
+  String otherQueues(NodeKind kind) {
+    return zk.create(
+        OTHER_SESSION,
+        DIR + "/" + QueueNode.prefix(kind, QueueNode.newAttemptId()),
+        CreateMode.EPHEMERAL_SEQUENTIAL);
+  }
+
+  /** Another client holds the simple lock's node. */
+  String otherHoldsSimple() {
+    return zk.create(
+        OTHER_SESSION,
+        SIMPLE_NODE,
+        nodeData(NodeKind.SIMPLE, OTHER_SESSION, Map.of("attempt", QueueNode.newAttemptId())),
+        CreateMode.EPHEMERAL);
+  }
+
+  /** The session expires and the client hears it; then a new session connects. */
+  long expireAndRenew() {
+    session.expire();
+    long s = nextSession++;
+    session.newSession(s);
+    return s;
+  }
+
+  long nextSessionId() {
+    return nextSession++;
+  }
+}

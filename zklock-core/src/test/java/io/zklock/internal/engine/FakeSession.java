@@ -1,0 +1,207 @@
+package io.zklock.internal.engine;
+
+import io.zklock.LockLostException;
+import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionPort;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * A session the test drives, over a {@link FakeZooKeeper}: connected, suspended (connection down,
+ * session alive), lost (expired, no new session yet) or closed. Like {@link Session}, it tells the
+ * {@link Requests} of its instance the news (as the wiring's observer does): {@link #disconnect()}
+ * → suspended, {@link #expire()} → expired, {@link #close()} → closed. Everything runs on the
+ * test's thread; an action waiting for a connection runs when the test reconnects.
+ */
+final class FakeSession implements SessionPort {
+  enum State {
+    CONNECTED,
+    SUSPENDED,
+    LOST,
+    CLOSED
+  }
+
+  private record Waiter(Consumer<Session.Conn> action, Runnable onClosed) {}
+
+  private record OwnerWaiter(long owner, Consumer<Session.Conn> action, Runnable gone) {}
+
+  private final FakeZooKeeper zk;
+  private Requests requests;
+  private State state = State.CONNECTED;
+  private long sessionId;
+  private Session.Conn conn;
+  private final List<Waiter> waiters = new ArrayList<>();
+  private final List<OwnerWaiter> ownerWaiters = new ArrayList<>();
+
+  /** Connected on session {@code firstSession}. */
+  FakeSession(FakeZooKeeper zk, long firstSession) {
+    this.zk = zk;
+    connectTo(firstSession);
+  }
+
+  /** The registry to tell the news. */
+  void tell(Requests requests) {
+    this.requests = requests;
+  }
+
+  State state() {
+    return state;
+  }
+
+  long sessionId() {
+    return sessionId;
+  }
+
+  private void connectTo(long session) {
+    sessionId = session;
+    conn = new Session.Conn(null, session, zk.opsOf(session));
+    zk.useSession(session);
+  }
+
+  // ---------------------------------------------------------------- the test's controls
+
+  /** The connection drops (the session lives): requests in flight fail with CONNECTIONLOSS. */
+  void disconnect() {
+    require(State.CONNECTED);
+    state = State.SUSPENDED;
+    zk.disconnect(sessionId);
+    if (requests != null) {
+      requests.suspended();
+    }
+  }
+
+  /** The connection is back on the same session: waiting actions run. */
+  void reconnect() {
+    require(State.SUSPENDED);
+    zk.reconnect(sessionId);
+    state = State.CONNECTED;
+    runWaiters();
+  }
+
+  /**
+   * The session ended (the ensemble expired it, or zklock declared it lost), and the client heard:
+   * its ephemeral nodes are gone (if the fake had not expired it yet), requests hear {@code
+   * expired}, work for its nodes is dropped. No session until {@link #newSession}.
+   */
+  void expire() {
+    if (state == State.CLOSED || state == State.LOST) {
+      throw new IllegalStateException("no session to expire: " + state);
+    }
+    long old = sessionId;
+    if (!zk.isExpired(old)) {
+      zk.expire(old);
+    }
+    state = State.LOST;
+    if (requests != null) {
+      requests.expired(old);
+    }
+    List<OwnerWaiter> owners = List.copyOf(ownerWaiters);
+    ownerWaiters.clear();
+    for (OwnerWaiter w : owners) {
+      w.gone().run();
+    }
+  }
+
+  /** A new session is connected: waiting actions run on it. */
+  void newSession(long session) {
+    require(State.LOST);
+    connectTo(session);
+    state = State.CONNECTED;
+    runWaiters();
+  }
+
+  /**
+   * The instance is closed: requests hear it, waiting actions get {@code onClosed}, and the session
+   * ends (its ephemeral nodes go).
+   */
+  void close() {
+    if (state == State.CLOSED) {
+      return;
+    }
+    state = State.CLOSED;
+    if (requests != null) {
+      requests.closed();
+    }
+    List<Waiter> ws = List.copyOf(waiters);
+    waiters.clear();
+    ws.forEach(w -> w.onClosed().run());
+    List<OwnerWaiter> owners = List.copyOf(ownerWaiters);
+    ownerWaiters.clear();
+    owners.forEach(w -> w.gone().run());
+    if (!zk.isExpired(sessionId)) {
+      zk.expire(sessionId); // closing the handle ends the session: its ephemeral nodes go
+    }
+  }
+
+  /** How many actions wait for a connection. */
+  int waiting() {
+    return waiters.size() + ownerWaiters.size();
+  }
+
+  private void require(State s) {
+    if (state != s) {
+      throw new IllegalStateException("session is " + state + ", not " + s);
+    }
+  }
+
+  private void runWaiters() {
+    List<Waiter> ws = List.copyOf(waiters);
+    waiters.clear();
+    List<OwnerWaiter> owners = List.copyOf(ownerWaiters);
+    ownerWaiters.clear();
+    for (Waiter w : ws) {
+      if (state == State.CONNECTED) {
+        w.action().accept(conn);
+      } else {
+        whenConnected(w.action(), w.onClosed()); // the state moved on meanwhile
+      }
+    }
+    for (OwnerWaiter w : owners) {
+      whenConnectedTo(w.owner(), w.action(), w.gone());
+    }
+  }
+
+  // ---------------------------------------------------------------- SessionPort
+
+  @Override
+  public Session.Conn current() {
+    return state == State.CONNECTED ? conn : null;
+  }
+
+  @Override
+  public void whenConnected(Consumer<Session.Conn> action, Runnable onClosed) {
+    switch (state) {
+      case CLOSED -> onClosed.run();
+      case CONNECTED -> action.accept(conn);
+      default -> waiters.add(new Waiter(action, onClosed));
+    }
+  }
+
+  @Override
+  public void whenConnectedTo(long owner, Consumer<Session.Conn> action, Runnable gone) {
+    if (state == State.CLOSED || state == State.LOST || owner != sessionId) {
+      gone.run();
+    } else if (state == State.CONNECTED) {
+      action.accept(conn);
+    } else {
+      ownerWaiters.add(new OwnerWaiter(owner, action, gone));
+    }
+  }
+
+  /** Answers from the session's state, once connected: a live node session means a deletion. */
+  @Override
+  public void classifyLoss(
+      long nodeSession,
+      String path,
+      Consumer<LockLostException.Reason> verdict,
+      Runnable onClosed) {
+    whenConnected(
+        c ->
+            verdict.accept(
+                c.sessionId() != nodeSession || zk.isExpired(nodeSession)
+                    ? LockLostException.Reason.SESSION_EXPIRED
+                    : LockLostException.Reason.NODE_DELETED),
+        onClosed);
+  }
+}

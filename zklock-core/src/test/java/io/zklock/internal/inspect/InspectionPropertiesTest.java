@@ -1,0 +1,235 @@
+package io.zklock.internal.inspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
+import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.QueueNode;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * {@link Inspection#decide} against plain statements of each recipe's rule, on queues given in any
+ * order, whose sequence counter starts anywhere (also across the int wrap-around, and near the
+ * overflow where the creation zxid orders).
+ */
+class InspectionPropertiesTest {
+
+  private static final String DIR = "/ns/lock";
+
+  @Provide
+  Arbitrary<Integer> counterStart() {
+    return Arbitraries.oneOf(
+        Arbitraries.integers(),
+        Arbitraries.integers().between(Integer.MAX_VALUE - 20, Integer.MAX_VALUE),
+        Arbitraries.integers().between(-20, 20));
+  }
+
+  /** Nodes of the given kinds in creation order, sequences from {@code start} (wrapping). */
+  private static List<Inspection.Read> created(
+      List<NodeKind> kinds, int start, String dir, Map<String, String> extra) {
+    List<Inspection.Read> out = new ArrayList<>();
+    for (int i = 0; i < kinds.size(); i++) {
+      int seq = start + i; // wraps like ZooKeeper's counter is compared
+      String name =
+          QueueNode.prefix(kinds.get(i), String.format("a%011d", i))
+              + (seq < 0 ? String.format("%011d", seq) : String.format("%010d", seq));
+      Map<String, String> data = new HashMap<>(extra);
+      data.put("client", "c" + i);
+      out.add(new Inspection.Read(name, dir + "/" + name, 1000L + i, 5L, 77L, 0, data));
+    }
+    return out;
+  }
+
+  private static List<Inspection.Read> shuffled(List<Inspection.Read> in, long seed) {
+    List<Inspection.Read> out = new ArrayList<>(in);
+    Collections.shuffle(out, new Random(seed));
+    return out;
+  }
+
+  private static List<String> clients(List<LockNode> nodes) {
+    return nodes.stream().map(LockNode::clientName).toList();
+  }
+
+  private static List<String> clients(List<Inspection.Read> reads, int from, int to) {
+    List<String> out = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      out.add(reads.get(i).data().get("client"));
+    }
+    return out;
+  }
+
+  @Property
+  void exclusive_firstCreatedHolds_restWaitInCreationOrder(
+      @ForAll @IntRange(min = 1, max = 20) int n,
+      @ForAll("counterStart") int start,
+      @ForAll boolean election,
+      @ForAll long seed) {
+    NodeKind kind = election ? NodeKind.ELECTION : NodeKind.MUTEX;
+    List<Inspection.Read> nodes = created(Collections.nCopies(n, kind), start, DIR, Map.of());
+
+    LockInfo info =
+        Inspection.decide(
+                new Inspection.Dir(
+                    "lock", DIR, Map.of(), shuffled(nodes, seed), false, List.of(), List.of()))
+            .orElseThrow();
+
+    assertThat(info.kind()).isEqualTo(election ? LockInfo.Kind.ELECTION : LockInfo.Kind.MUTEX);
+    assertThat(clients(info.holders())).containsExactly("c0");
+    assertThat(clients(info.waiters())).isEqualTo(clients(nodes, 1, n));
+  }
+
+  @Property(tries = 300)
+  void readWrite_holdersAreTheReadersBeforeTheFirstWriter_orTheWriterAtTheHead(
+      @ForAll("sides") List<NodeKind> kinds, @ForAll("counterStart") int start, @ForAll long seed) {
+    List<Inspection.Read> nodes = created(kinds, start, DIR, Map.of());
+
+    LockInfo info =
+        Inspection.decide(
+                new Inspection.Dir(
+                    "lock", DIR, Map.of(), shuffled(nodes, seed), false, List.of(), List.of()))
+            .orElseThrow();
+
+    int firstWriter = kinds.indexOf(NodeKind.WRITE);
+    int holders = firstWriter == 0 ? 1 : firstWriter < 0 ? kinds.size() : firstWriter;
+    assertThat(info.kind()).isEqualTo(LockInfo.Kind.READ_WRITE);
+    assertThat(clients(info.holders())).isEqualTo(clients(nodes, 0, holders));
+    assertThat(clients(info.waiters())).isEqualTo(clients(nodes, holders, kinds.size()));
+    for (int i = 0; i < holders + info.waiters().size(); i++) {
+      LockNode node = i < holders ? info.holders().get(i) : info.waiters().get(i - holders);
+      assertThat(node.kind().name()).isEqualTo(kinds.get(i).name());
+    }
+  }
+
+  @Provide
+  Arbitrary<List<NodeKind>> sides() {
+    return Arbitraries.of(NodeKind.READ, NodeKind.WRITE).list().ofMinSize(1).ofMaxSize(15);
+  }
+
+  @Property(tries = 300)
+  void semaphore_firstPermitsLeasesHold_thenLeaseWaiters_thenAdmissionWaitersNotYetLeasing(
+      @ForAll @IntRange(min = 1, max = 6) int permits,
+      @ForAll @IntRange(min = 0, max = 12) int leases,
+      @ForAll @IntRange(min = 0, max = 6) int queued,
+      @ForAll("counterStart") int start,
+      @ForAll boolean stored,
+      @ForAll long seed) {
+    // every lease waiter beyond the first came through admission: its admission node is still
+    // queued (it is released once the lease is decided); one more admission node per queued request
+    List<Inspection.Read> admission =
+        created(
+            Collections.nCopies(queued + leases, NodeKind.MUTEX), start, DIR + "/queue", Map.of());
+    List<Inspection.Read> leaseNodes = new ArrayList<>();
+    List<Inspection.Read> plain =
+        created(
+            Collections.nCopies(leases, NodeKind.SEMAPHORE),
+            start + 7,
+            DIR + "/leases",
+            stored ? Map.of() : Map.of("permits", Integer.toString(permits)));
+    for (int i = 0; i < plain.size(); i++) {
+      Inspection.Read r = plain.get(i);
+      Map<String, String> d = new HashMap<>(r.data());
+      d.put("admission", admission.get(i).name());
+      leaseNodes.add(new Inspection.Read(r.name(), r.path(), r.czxid(), r.ctimeMillis(), 1L, 0, d));
+    }
+    Map<String, String> dirData =
+        stored ? Map.of("kind", "semaphore", "permits", Integer.toString(permits)) : Map.of();
+
+    Optional<LockInfo> decided =
+        Inspection.decide(
+            new Inspection.Dir(
+                "sem",
+                DIR,
+                dirData,
+                List.of(),
+                true,
+                shuffled(leaseNodes, seed),
+                shuffled(admission, seed + 1)));
+
+    if (leases + queued == 0) {
+      assertThat(decided).isEmpty();
+      return;
+    }
+    LockInfo info = decided.orElseThrow();
+    int holders = Math.min(leases, permits);
+    assertThat(info.kind()).isEqualTo(LockInfo.Kind.SEMAPHORE);
+    assertThat(info.permits()).isEqualTo(leases == 0 && !stored ? 0 : permits);
+    assertThat(info.holders()).hasSize(holders);
+    assertThat(info.holders())
+        .extracting(LockNode::path)
+        .isEqualTo(pathsOf(leaseNodes, 0, holders));
+    List<String> waiters = pathsOf(leaseNodes, holders, leases);
+    waiters.addAll(pathsOf(admission, leases, leases + queued));
+    assertThat(info.waiters()).extracting(LockNode::path).isEqualTo(waiters);
+    assertThat(info.waiters()).allMatch(w -> w.kind() == LockNode.Kind.SEMAPHORE);
+  }
+
+  private static List<String> pathsOf(List<Inspection.Read> reads, int from, int to) {
+    List<String> out = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      out.add(reads.get(i).path());
+    }
+    return out;
+  }
+
+  @Property
+  void simpleNodeHolds_nothingElse_isSimple(@ForAll @IntRange(min = 0, max = 3) int foreign) {
+    List<Inspection.Read> nodes = new ArrayList<>();
+    nodes.add(new Inspection.Read("x-lock", DIR + "/x-lock", 9L, 5L, 3L, 0, Map.of("client", "s")));
+    for (int i = 0; i < foreign; i++) {
+      nodes.add(new Inspection.Read("other-" + i, DIR + "/other-" + i, 9L, 5L, 3L, 0, Map.of()));
+    }
+    LockInfo info =
+        Inspection.decide(
+                new Inspection.Dir("s", DIR, Map.of(), nodes, false, List.of(), List.of()))
+            .orElseThrow();
+    assertThat(info.kind()).isEqualTo(LockInfo.Kind.SIMPLE);
+    assertThat(clients(info.holders())).containsExactly("s");
+    assertThat(info.waiters()).isEmpty();
+  }
+
+  @Property
+  void nodeFields_fromDataAndStat(@ForAll("versions") int version) {
+    Map<String, String> data =
+        Map.of("client", "w-1", "host", "h", "pid", "4242", "owner", "job 7", "participant", "p");
+    LockNode n =
+        Inspection.node(
+            new Inspection.Read(
+                "e-x", DIR + "/e-x", 123L, 1_700_000_000_000L, 0x99L, version, data),
+            NodeKind.ELECTION);
+    assertThat(n.clientName()).isEqualTo("w-1");
+    assertThat(n.host()).isEqualTo("h");
+    assertThat(n.pid()).isEqualTo(4242L);
+    assertThat(n.sessionId()).isEqualTo(0x99L);
+    assertThat(n.fencingToken()).isEqualTo(123L);
+    assertThat(n.since().toEpochMilli()).isEqualTo(1_700_000_000_000L);
+    assertThat(n.ownerData()).isEqualTo("job 7");
+    assertThat(n.participantId()).contains("p");
+    assertThat(n.releaseRequested()).isEqualTo(version > 0);
+    LockNode bare =
+        Inspection.node(
+            new Inspection.Read("m-x", DIR + "/m-x", 1L, 0L, 2L, 0, Map.of("pid", "?")),
+            NodeKind.MUTEX);
+    assertThat(bare.clientName()).isEmpty();
+    assertThat(bare.pid()).isZero();
+    assertThat(bare.ownerData()).isEmpty();
+    assertThat(bare.participantId()).isEmpty();
+  }
+
+  @Provide
+  Arbitrary<Integer> versions() {
+    return Arbitraries.integers().between(0, 3);
+  }
+}
