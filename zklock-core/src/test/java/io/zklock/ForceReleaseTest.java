@@ -24,7 +24,7 @@ class ForceReleaseTest extends ZkTestSupport {
   @Test
   void mutex_holderHearsNodeDeleted_nextWaiterGranted() throws Exception {
     LockHandle held = client("stuck").mutex("job").acquire();
-    Thread.sleep(200); // well past the own-node watch's 50 ms: the watch path
+    awaitDataWatch(held.path()); // the holder's own-node watch is set: the watch path
     CompletableFuture<LockHandle> next = client("next").mutex("job").acquireAsync();
     ZkLocks operator = client("operator");
     await()

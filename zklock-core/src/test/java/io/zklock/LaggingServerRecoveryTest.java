@@ -104,7 +104,11 @@ class LaggingServerRecoveryTest {
       try {
         toLeader.muteReplies();
         CompletableFuture<LockHandle> f = locks.mutex(name).acquireAsync();
-        Thread.sleep(200); // the create reaches the leader, which proposes it; no quorum acks
+        long session = locks.sessionId();
+        await("the create reaches the leader, which proposes it; no quorum acks")
+            .atMost(Duration.ofSeconds(10))
+            .ignoreExceptions()
+            .until(() -> queuedAt(leader, session) >= 1);
         toLeader.refuse(); // the reply is lost; the leader is out of the client's reach
         toLagging.pass(); // only the paused follower can be reached
         await("the client connects to the paused follower")
@@ -156,5 +160,22 @@ class LaggingServerRecoveryTest {
       throw new IllegalStateException("cannot connect to " + connectString);
     }
     return zk;
+  }
+
+  /** Requests of {@code session} the server {@code i} has received and not answered yet. */
+  private static int queuedAt(int i, long session) {
+    String cons =
+        io.zklock.testkit.FourLetterWords.send(
+            "127.0.0.1", ensemble.clientPort(i), "cons", Duration.ofSeconds(2));
+    String sid = "sid=0x" + Long.toHexString(session);
+    for (String line : cons.split("\n")) {
+      if (line.contains(sid + ",") || line.contains(sid + ")")) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("queued=(\\d+)").matcher(line);
+        if (m.find()) {
+          return Integer.parseInt(m.group(1));
+        }
+      }
+    }
+    return 0;
   }
 }

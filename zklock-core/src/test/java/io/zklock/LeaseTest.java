@@ -65,13 +65,18 @@ class LeaseTest extends ZkTestSupport {
   @Test
   void extendBeforeExpiry_keepsTheLock_wellPastTheFirstLease() throws Exception {
     Duration lease = Duration.ofSeconds(1);
-    LockHandle h = client("holder").mutex("job").withLease(lease).acquire();
+    ZkLocks holder = client("holder");
+    LockHandle h = holder.mutex("job").withLease(lease).acquire();
+    // a witness on the same client's timer: a grant with three times the lease, never extended;
+    // when it runs out, three of the holder's leases have passed
+    LockHandle witness = holder.mutex("witness").withLease(lease.multipliedBy(3)).acquire();
     CompletableFuture<LockHandle> next = client("next").mutex("job").acquireAsync();
     ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor();
     try {
       // a heartbeat ten times as often as the lease: only a stall of ~1 s could miss it
       heartbeat.scheduleAtFixedRate(() -> h.extend(lease), 100, 100, TimeUnit.MILLISECONDS);
-      Thread.sleep(3 * lease.toMillis());
+      assertThat(witness.lost().get(20, TimeUnit.SECONDS).reason())
+          .isEqualTo(LockLostException.Reason.LEASE_EXPIRED);
       assertThat(h.isHeld()).as("extended, so still held after three leases").isTrue();
       assertThat(h.lost()).isNotDone();
       assertThat(next).isNotDone();
@@ -87,9 +92,14 @@ class LeaseTest extends ZkTestSupport {
 
   @Test
   void releasedBeforeExpiry_neverLost() throws Exception {
-    LockHandle h = client().simpleLock("job").withLease(Duration.ofMillis(200)).acquire();
+    ZkLocks locks = client();
+    LockHandle h = locks.simpleLock("job").withLease(Duration.ofMillis(200)).acquire();
     h.release();
-    Thread.sleep(600); // three leases: an expiry would have come by now
+    // a witness on the same timer, three times the lease: when it runs out, an expiry of the
+    // released grant would have come
+    LockHandle witness = locks.simpleLock("witness").withLease(Duration.ofMillis(600)).acquire();
+    assertThat(witness.lost().get(20, TimeUnit.SECONDS).reason())
+        .isEqualTo(LockLostException.Reason.LEASE_EXPIRED);
     assertThat(h.lost()).isNotDone();
     assertThat(h.extend(Duration.ofSeconds(1))).isFalse();
   }

@@ -74,9 +74,7 @@ class RequestLifecycleTest extends ZkTestSupport {
   private void awaitAdopted(String node) {
     await("the node " + node + " is adopted")
         .atMost(Duration.ofSeconds(20))
-        .until(
-            () ->
-                server.server().getZKDatabase().getDataTree().getWatchesByPath().hasSessions(node));
+        .until(() -> hasDataWatch(node));
   }
 
   /** The lock nodes of {@code locks}'s current session. */
@@ -277,7 +275,7 @@ class RequestLifecycleTest extends ZkTestSupport {
           case "read" -> locks.readWriteLock("gone").readLock().acquire();
           default -> locks.semaphore("gone", 1).acquire();
         };
-    Thread.sleep(3 * 50); // past the delayed watch on the holder's own node
+    awaitDataWatch(held.path()); // the delayed watch on the holder's own node is set
     long session = locks.sessionId();
     proxy.refuse();
     awaitState(locks, SessionState.SUSPENDED);
@@ -329,13 +327,13 @@ class RequestLifecycleTest extends ZkTestSupport {
     LockHandle held =
         kind.equals("mutex") ? locks.mutex("seen").acquire() : locks.simpleLock("seen").acquire();
     proxy.delay(Duration.ofMillis(delayMillis));
-    Thread.sleep(4 * delayMillis); // the holder's own-node watch is set by now
+    awaitDataWatch(held.path()); // the holder's own-node watch is set
 
     raw().delete(held.path(), -1);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (held.isHeld() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    await("isHeld() turns false")
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> !held.isHeld());
     long notHeldAt = System.nanoTime();
     assertThat(held.isHeld()).as("isHeld() turned false").isFalse();
     LockLostException lost = held.lost().get(20, TimeUnit.SECONDS);

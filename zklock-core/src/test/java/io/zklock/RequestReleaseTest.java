@@ -144,8 +144,16 @@ class RequestReleaseTest extends ZkTestSupport {
 
     operator.requestRelease("b");
     await().atMost(Duration.ofSeconds(10)).until(() -> told.get() == 1);
+    // a witness of the same client, asked after "a": its action runs after "a"'s request reached
+    // the holder (a session's watch events arrive in the order of the changes)
+    LockHandle witness = c.mutex("w").acquire();
+    AtomicInteger witnessTold = new AtomicInteger();
+    witness.onReleaseRequested(witnessTold::incrementAndGet);
+    awaitDataWatch(witness.path());
+    awaitDataWatch(both.path());
     operator.requestRelease("a");
-    Thread.sleep(300); // a second action run would come within a round trip
+    operator.requestRelease("w");
+    await().atMost(Duration.ofSeconds(10)).until(() -> witnessTold.get() == 1);
     assertThat(told.get()).isEqualTo(1);
     assertThat(both.isReleaseRequested()).isTrue();
     both.release();

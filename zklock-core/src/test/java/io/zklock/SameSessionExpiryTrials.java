@@ -82,16 +82,30 @@ public final class SameSessionExpiryTrials {
     LockHandle held = holderSide.apply(locks).acquire();
     CompletableFuture<LockHandle> waiting = waiterSide.apply(locks).acquireAsync();
     String dir = held.path().substring(0, held.path().lastIndexOf('/'));
-    if (kind.equals("simple")) {
-      Thread.sleep(20); // the waiter's create fails and it watches the holder's node
-    } else {
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (raw.getChildren(dir, false).size() < 2) {
-        if (System.nanoTime() > until) {
-          return "the waiter never queued";
-        }
-        Thread.sleep(2);
+    try {
+      if (kind.equals("simple")) {
+        // the waiter's create fails and it watches the holder's node: the server shows the node
+        // watched (by this one session: the waiter, or the holder's own-node watch, set 50 ms
+        // after the grant, long after the waiter's watch on a live connection)
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(10))
+            .pollInterval(java.time.Duration.ofMillis(2))
+            .until(
+                () ->
+                    server
+                        .server()
+                        .getZKDatabase()
+                        .getDataTree()
+                        .getWatchesByPath()
+                        .hasSessions(held.path()));
+      } else {
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(10))
+            .pollInterval(java.time.Duration.ofMillis(2))
+            .until(() -> raw.getChildren(dir, false).size() >= 2);
       }
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      return "the waiter never queued";
     }
     long oldSession = locks.sessionId();
 

@@ -164,14 +164,21 @@ class SessionDeadlineTest extends ZkTestSupport {
         LockLostException.Reason reason = told ? held.lost().getNow(null).reason() : null;
         granted.release();
         // the instant of telling, for the figures (recorded by a callback, a hair after it)
-        long told0 = 0;
-        for (int i = 0; i < 500 && told0 == 0; i++) {
-          synchronized (toldAt) {
-            told0 = toldAt[0];
-          }
-          if (told0 == 0) {
-            Thread.sleep(10);
-          }
+        long told0;
+        try {
+          told0 =
+              org.awaitility.Awaitility.await()
+                  .atMost(Duration.ofSeconds(5))
+                  .pollInterval(Duration.ofMillis(10))
+                  .until(
+                      () -> {
+                        synchronized (toldAt) {
+                          return toldAt[0];
+                        }
+                      },
+                      t -> t != 0);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+          told0 = 0; // never told: the assertions on the outcome say so
         }
         return new Outcome(policy, told, stillHeld, told0, grantedAt, reason);
       } finally {

@@ -2,6 +2,7 @@ package io.zklock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
 import java.net.ServerSocket;
@@ -91,7 +92,11 @@ class StartBeforeEnsembleTest {
             });
     t.start();
     withdrawn.cancel(true);
-    Thread.sleep(300);
+    await("the blocking request waits")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING);
     assertThat(mutex).as("no server: the request waits").isNotDone();
     assertThat(lease).isNotDone();
     assertThat(blocking).isNotDone();
@@ -133,7 +138,11 @@ class StartBeforeEnsembleTest {
                 .connectTimeout(Duration.ofSeconds(1))
                 .connectInBackground()
                 .build());
-    Thread.sleep(1500); // longer than the connect timeout: it counts from each request
+    // and a first request that waited its connect timeout out: longer than the connect timeout
+    // has passed since the build, which must not count (it counts from each request)
+    assertThatThrownBy(() -> locks.mutex("first").acquire())
+        .isInstanceOf(ZkLockException.class)
+        .hasMessageContaining("connect timeout");
 
     // When a request is made, Then it fails after its own connect timeout, naming the servers
     long t0 = System.nanoTime();

@@ -153,6 +153,21 @@ public abstract class ZkTestSupport {
         .untilAsserted(this::assertNoLockNodes);
   }
 
+  /**
+   * Whether a session watches {@code path} for data changes: a holder's own-node watch, which the
+   * library sets a little after a grant, shows here once the server has it.
+   */
+  protected boolean hasDataWatch(String path) {
+    return server.server().getZKDatabase().getDataTree().getWatchesByPath().hasSessions(path);
+  }
+
+  /** Waits until the server has a data watch on {@code path} (see {@link #hasDataWatch}). */
+  protected void awaitDataWatch(String path) {
+    org.awaitility.Awaitility.await("a data watch on " + path)
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> hasDataWatch(path));
+  }
+
   protected String dir(String lockName) {
     return namespace + "/" + lockName;
   }

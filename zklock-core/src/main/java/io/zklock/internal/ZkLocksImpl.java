@@ -244,6 +244,21 @@ final class ZkLocksImpl implements ZkLocks {
     return rw;
   }
 
+  /** This instance's session (tests that look at the server through the same connection). */
+  Session session() {
+    return session;
+  }
+
+  /** What this instance's recipes share (tests that build a recipe around fakes). */
+  RecipeContext recipes() {
+    return recipes;
+  }
+
+  /** The library's executor (tests that must know what it has run by some moment). */
+  Executor executor() {
+    return pool;
+  }
+
   @Override
   public DistributedLock simpleLock(String name) {
     return NodeLock.simple(recipes, Args.lockName(config.namespace(), name));

@@ -499,7 +499,7 @@ public final class Checker {
     for (Handle h : granted) {
       long[] m =
           max.computeIfAbsent(h.side.dir(), k -> new long[] {Long.MIN_VALUE, Long.MIN_VALUE});
-      boolean exclusive = h.side != Side.READ;
+      boolean exclusive = h.side.exclusive();
       long bound = exclusive ? m[0] : m[1];
       if (h.token <= bound && lossBegan(h) <= h.grantT) {
         count("grants.loggedAfterLoss");

@@ -17,6 +17,17 @@ public enum Side {
    * node; fenced like the mutex (its tokens are {@code (czxid << 16) | k}).
    */
   COHORT("soak/cohort", "M", true),
+  /**
+   * {@code locks.readWriteLock("soak/cohort-rw", LockOptions.cohort()).writeLock()}: the writers of
+   * one client share one {@code cw-} node; fenced like the plain writer (tokens {@code (czxid <<
+   * 16) | k}).
+   */
+  COHORT_WRITE("soak/cohort-rw", "W", true),
+  /**
+   * {@code locks.readWriteLock("soak/cohort-rw", LockOptions.cohort()).readLock()}: the readers of
+   * one client share one {@code cr-} node; fenced like the plain reader.
+   */
+  COHORT_READ("soak/cohort-rw", "R", false),
   /** {@code locks.semaphore("soak/sem", SEMAPHORE_PERMITS)}: leases, counted not fenced. */
   SEMAPHORE("soak/sem", "S", false);
 
@@ -41,6 +52,11 @@ public enum Side {
   /** The side letter the fenced store applies its rule by. */
   public String storeSide() {
     return storeSide;
+  }
+
+  /** Whether a holder of this side excludes every other holder of its lock (not a reader). */
+  public boolean exclusive() {
+    return exclusive;
   }
 
   /**

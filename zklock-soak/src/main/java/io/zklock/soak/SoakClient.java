@@ -135,6 +135,10 @@ public final class SoakClient {
     DistributedLock read = rw.readLock();
     locks.put(Side.WRITE, write::tryAcquire);
     locks.put(Side.READ, read::tryAcquire);
+    ReadWriteLock cohortRw =
+        zk.readWriteLock(Side.COHORT_WRITE.dir(), io.zklock.LockOptions.cohort());
+    locks.put(Side.COHORT_WRITE, cohortRw.writeLock()::tryAcquire);
+    locks.put(Side.COHORT_READ, cohortRw.readLock()::tryAcquire);
     try {
       DistributedSemaphore sem = zk.semaphore(Side.SEMAPHORE.dir(), Side.SEMAPHORE_PERMITS);
       locks.put(Side.SEMAPHORE, sem::tryAcquire);

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The fault-injection soak (issue 7). Short run: two minutes of faults inside {@code ./mvnw
@@ -13,7 +16,13 @@ import org.junit.jupiter.api.Test;
  */
 class SoakTest {
 
+  /** Past its minutes of faults, a run starts, quiesces and checks within this. */
+  private static final Duration OVERHEAD = Duration.ofMinutes(10);
+
   @Test
+  // The run's own bound is soak.minutes (2 by default) plus OVERHEAD, enforced below; this ceiling
+  // only keeps the build's default per-test time-out from cutting a long run (-Dsoak.minutes=N).
+  @Timeout(value = 12, unit = TimeUnit.HOURS)
   void soak_faultSchedule_noViolationsAndEnoughWorkAndFaults() throws Exception {
     int minutes = Integer.getInteger("soak.minutes", 0);
     Duration duration = minutes > 0 ? Duration.ofMinutes(minutes) : Duration.ofMinutes(2);
@@ -32,7 +41,12 @@ class SoakTest {
                   .map(Fault::valueOf)
                   .toList());
     }
-    Checker.Report report = new SoakRun(config).run();
+    SoakConfig run = config;
+    Checker.Report report =
+        Assertions.assertTimeoutPreemptively(
+            duration.plus(OVERHEAD),
+            () -> new SoakRun(run).run(),
+            () -> "soak run of " + duration + " (seed " + seed + ", logs in " + workDir + ")");
 
     System.out.println(report.summary());
     assertThat(report.violations())
@@ -42,7 +56,10 @@ class SoakTest {
     assertThat(report.counter("grants"))
         .as("granted acquisitions (at least one a second)")
         .isGreaterThanOrEqualTo(seconds);
-    for (Side side : new Side[] {Side.MUTEX, Side.WRITE, Side.READ}) {
+    for (Side side : Side.values()) {
+      if (report.counter("unsupported." + side) > 0) {
+        continue;
+      }
       assertThat(report.counter("grants." + side))
           .as("grants of %s (at least one per 10 s)", side)
           .isGreaterThanOrEqualTo(seconds / 10);

@@ -12,7 +12,7 @@ public final class LibraryThreads {
   /**
    * Threads of the library's executor; with ZooKeeper's two, a ZkLocks uses four threads in all.
    */
-  static final int THREADS = 2;
+  public static final int THREADS = 2;
 
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 

@@ -30,17 +30,19 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
     a.setTimeToLive(ttl);
     ZkRegistryLock lock = a.obtain("k");
     lock.lock();
-    long start = System.nanoTime();
 
-    // renew every 250 ms for 3 times the time to live
-    while (System.nanoTime() - start < 3 * ttl.toNanos()) {
-      Thread.sleep(250);
+    // renew every 250 ms until a witness taken after it with the same time to live, never
+    // renewed, has run out: the original time to live is over
+    ZkRegistryLock witness = a.obtain("w1");
+    witness.lock();
+    while (!b.obtain("w1").tryLock(250, TimeUnit.MILLISECONDS)) {
       a.renewLock("k");
     }
     assertThat(b.obtain("k").tryLock()).as("still held: the renewals kept it").isFalse();
-    // a renewal with its own time to live, longer than the registry's
+    // a renewal with its own time to live, longer than the registry's, outlives a second witness
     a.renewLock("k", Duration.ofSeconds(30));
-    Thread.sleep(ttl.toMillis() + 500);
+    a.obtain("w2").lock();
+    assertThat(b.obtain("w2").tryLock(20, TimeUnit.SECONDS)).isTrue();
     assertThat(b.obtain("k").tryLock()).as("held past the registry's time to live").isFalse();
 
     lock.unlock(); // no loss to report
@@ -172,6 +174,9 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
 
   @Test
   void perCallTimeToLive_onARegistryWithout_runsOutLikeTheRegistrysOwn() throws Exception {
+    ZkRegistryLock plain = a.obtain("p");
+    plain.lock(); // no time to live: held however long, past both 300 ms holds below
+
     ZkRegistryLock lock = a.obtain("k");
     lock.lock(Duration.ofMillis(300));
     assertThat(b.obtain("k").tryLock(20, TimeUnit.SECONDS)).isTrue();
@@ -184,9 +189,6 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
     assertThatThrownBy(timed::unlock).isInstanceOf(RegistryLockLostException.class);
     b.obtain("t").unlock();
 
-    ZkRegistryLock plain = a.obtain("p");
-    plain.lock(); // no time to live: held however long
-    Thread.sleep(600);
     assertThat(b.obtain("p").tryLock()).isFalse();
     plain.unlock();
   }
@@ -197,11 +199,12 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
     a.setTimeToLive(ttl);
     ZkRegistryLock lock = a.obtain("k");
     lock.lock();
-    long start = System.nanoTime();
 
+    // re-lock every 250 ms until a witness taken after it with the same time to live, never
+    // renewed, has run out: the original time to live is over
+    a.obtain("w").lock();
     int holds = 1;
-    while (System.nanoTime() - start < 3 * ttl.toNanos()) {
-      Thread.sleep(250);
+    while (!b.obtain("w").tryLock(250, TimeUnit.MILLISECONDS)) {
       assertThat(lock.tryLock()).isTrue();
       holds++;
     }
@@ -225,7 +228,12 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
       ZkRegistryLock lock = a.obtain("k");
       lock.lock();
 
-      Thread.sleep(3 * ttl.toMillis());
+      // a witness of the other registry, taken after it with the same time to live and never
+      // renewed, runs out: the original time to live is over
+      b.setTimeToLive(ttl);
+      b.obtain("w").lock();
+      assertThat(a.obtain("w").tryLock(20, TimeUnit.SECONDS)).isTrue();
+      a.obtain("w").unlock();
 
       assertThat(b.obtain("k").tryLock()).as("renewed by the scheduler").isFalse();
       lock.unlock(); // no loss to report
@@ -248,13 +256,21 @@ class ZkLockRegistryLeaseTest extends TwoRegistriesSupport {
       await().atMost(Duration.ofSeconds(30)).until(() -> leaders(first, second) == 1);
       LockRegistryLeaderInitiator leader = first.getContext().isLeader() ? first : second;
 
-      // the heartbeat (200 ms) re-locks, which renews: leadership outlives the time to live
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-      while (System.nanoTime() < until) {
-        assertThat(leaders(first, second)).isEqualTo(1);
-        assertThat(leader.getContext().isLeader()).as("the same leader").isTrue();
-        Thread.sleep(50);
-      }
+      // the heartbeat (200 ms) re-locks, which renews: leadership outlives the time to live,
+      // checked every 50 ms until a witness taken after the election with the same time to live,
+      // never renewed, has run out
+      ZkLockRegistry mine = leader == first ? a : b;
+      ZkLockRegistry others = leader == first ? b : a;
+      mine.obtain("w").lock();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () -> {
+                assertThat(leaders(first, second)).isEqualTo(1);
+                assertThat(leader.getContext().isLeader()).as("the same leader").isTrue();
+                return others.obtain("w").tryLock();
+              });
     } finally {
       first.stop();
       second.stop();

@@ -75,8 +75,16 @@ class ZkLockRegistryTest extends TwoRegistriesSupport {
     waiter.start();
     awaitChildren("/zklock/si/k", 2);
     waiter.interrupt();
-    Thread.sleep(100);
+    // the waiter takes the interrupt (its flag is cleared) and waits again, or ends
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                !waiter.isInterrupted()
+                    && (waiter.getState() == Thread.State.WAITING
+                        || waiter.getState() == Thread.State.TERMINATED));
     assertThat(waiter.isAlive()).as("lock() is not interruptible").isTrue();
+    awaitChildren("/zklock/si/k", 2); // still queued
 
     held.unlock();
     waiter.join(30_000);
