@@ -91,22 +91,34 @@ class MultiLockTest extends ZkTestSupport {
   }
 
   @Test
-  void tryAcquireTimesOut_returnsOnlyOnceThePartsItTookAreReleased_20Runs() throws Exception {
+  void tryAcquireTimesOut_returnsOnlyOnceThePartsItTookAreReleased_5Runs() throws Exception {
     // Given another session holds the second part (in canonical order: "a" before "b")
     LockHandle b = client().mutex("b").acquire();
     ZkLocks locks = client();
     DistributedLock multi = locks.multiLock(locks.mutex("b"), locks.mutex("a"));
     DistributedLock probe = client().mutex("a");
-    for (int run = 0; run < 20; run++) {
-      // When the multi-lock takes "a", then times out on "b"
-      assertThat(multi.tryAcquire(Duration.ofMillis(50))).as("run %d: busy", run).isEmpty();
+    ExecutorService caller = Executors.newSingleThreadExecutor();
+    try {
+      for (int run = 0; run < 5; run++) {
+        // When the multi-lock takes "a", then times out on "b"
+        Future<Optional<LockHandle>> tried =
+            caller.submit(() -> multi.tryAcquire(Duration.ofSeconds(3)));
+        // (its node queued in "b" shows that it took "a": it asks for the parts in order; a
+        // time-out that came while "a" was still being asked for would prove nothing here)
+        await()
+            .atMost(Duration.ofSeconds(3))
+            .until(() -> raw().getChildren(dir("b"), false).size() == 2);
+        assertThat(tried.get(30, TimeUnit.SECONDS)).as("run %d: busy", run).isEmpty();
 
-      // Then "a" is already free for another session, the moment the failure is returned
-      Optional<LockHandle> a = probe.tryAcquire();
-      assertThat(a)
-          .as("run %d: the part taken first was released before the return", run)
-          .isPresent();
-      a.get().release();
+        // Then "a" is already free for another session, the moment the failure is returned
+        Optional<LockHandle> a = probe.tryAcquire();
+        assertThat(a)
+            .as("run %d: the part taken first was released before the return", run)
+            .isPresent();
+        a.get().release();
+      }
+    } finally {
+      caller.shutdownNow();
     }
     b.release();
     awaitNoLockNodes();
