@@ -10,6 +10,7 @@ import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import io.zklock.internal.engine.Events;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Requests;
 import io.zklock.internal.inspect.Inspector;
@@ -58,13 +59,19 @@ final class ZkLocksImpl implements ZkLocks {
   private final Lifecycle lifecycle;
   private final Inspector inspector;
   private final RecipeContext recipes;
+  private final Events events;
 
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
-  private ZkLocksImpl(SessionConfig config, Clock clock, String ownerData) {
+  private ZkLocksImpl(
+      SessionConfig config,
+      Clock clock,
+      String ownerData,
+      List<io.zklock.LockEventListener> listeners) {
     this.config = config;
     this.pool = LibraryThreads.newExecutor();
+    this.events = Events.of(listeners, config.clientName());
     Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
     this.acl = AclRule.toZooKeeper(config.acl());
@@ -84,10 +91,14 @@ final class ZkLocksImpl implements ZkLocks {
             config.suspensionPolicy(),
             clock,
             pool,
-            pool);
+            pool,
+            events);
     this.inspector = new Inspector(session, config, clock, lifecycle, acl);
     this.recipes =
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
+    if (events.on()) {
+      session.addListener(events::session);
+    }
     session.addObserver(
         new Session.Observer() {
           @Override
@@ -111,8 +122,12 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   /** Connects a new instance whose lock nodes carry {@code ownerData} (or none, if null). */
-  static ZkLocksImpl connect(SessionConfig config, Clock clock, String ownerData) {
-    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData);
+  static ZkLocksImpl connect(
+      SessionConfig config,
+      Clock clock,
+      String ownerData,
+      List<io.zklock.LockEventListener> listeners) {
+    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData, listeners);
     if (config.connectInBackground()) {
       impl.startInBackground();
       return impl;
@@ -132,7 +147,7 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   static ZkLocksImpl connect(SessionConfig config, Clock clock) {
-    return connect(config, clock, null);
+    return connect(config, clock, null, List.of());
   }
 
   /**
@@ -356,12 +371,18 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public long droppedEvents() {
+    return events.dropped();
+  }
+
+  @Override
   public void close() {
     if (!lifecycle.close()) {
       return;
     }
     session.close();
     pool.shutdown();
+    events.close();
   }
 
   @Override

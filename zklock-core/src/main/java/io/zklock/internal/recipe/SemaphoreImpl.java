@@ -118,6 +118,25 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   @Override
   public Optional<LockHandle> tryAcquire(int count) {
     count(count);
+    Observing o = Observing.begin(ctx, name, NodeKind.SEMAPHORE.label());
+    if (o == null) {
+      return tryNow(count);
+    }
+    Optional<LockHandle> got;
+    try {
+      got = tryNow(count);
+    } catch (RuntimeException e) {
+      o.failed(e);
+      throw e;
+    }
+    if (got.isEmpty()) {
+      o.notGranted(true);
+      return got;
+    }
+    return Optional.of(o.granted(got.get()));
+  }
+
+  private Optional<LockHandle> tryNow(int count) {
     ctx.lifecycle().checkConnected(leases.dir());
     CompletableFuture<Void> checked = permitCount.check();
     List<CompletableFuture<LockHandle>> tries = new ArrayList<>(count);
@@ -198,7 +217,13 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   /** {@code waiting} is never {@link Waiting#NOW}: {@link #tryAcquire(int)} takes leases itself. */
   private CompletableFuture<LockHandle> start(int count, Waiting waiting) {
     ctx.checkOpen();
-    return ctx.lifecycle().whenReady(w -> startNow(count, w), waiting, leases.dir());
+    return ctx.lifecycle()
+        .whenReady(
+            w ->
+                Observing.start(
+                    ctx, name, NodeKind.SEMAPHORE.label(), false, queued -> startNow(count, w)),
+            waiting,
+            leases.dir());
   }
 
   private CompletableFuture<LockHandle> startNow(int count, Waiting waiting) {
