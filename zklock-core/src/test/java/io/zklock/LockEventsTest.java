@@ -94,7 +94,9 @@ class LockEventsTest extends ZkTestSupport {
     assertThat(granted.fencingToken()).isEqualTo(h.fencingToken());
     assertThat(granted.kind()).isEqualTo("mutex");
     assertThat(granted.sessionId()).isEqualTo(locks.sessionId());
-    assertThat(r.last(b).fencingToken()).as("the release names the grant's token").isEqualTo(h.fencingToken());
+    assertThat(r.last(b).fencingToken())
+        .as("the release names the grant's token")
+        .isEqualTo(h.fencingToken());
   }
 
   @Test

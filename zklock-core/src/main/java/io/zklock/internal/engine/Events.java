@@ -94,7 +94,10 @@ public final class Events {
     return d;
   }
 
-  /** Ends the listeners' threads once their queues are drained. Idempotent. */
+  /**
+   * Ends the listeners' threads once they have delivered what was queued before. Idempotent. A
+   * listener that never returns keeps its (daemon) thread.
+   */
   public void close() {
     for (Sink s : sinks) {
       s.close();
@@ -149,7 +152,7 @@ public final class Events {
     private final BlockingQueue<LockEvent> queue =
         new ArrayBlockingQueue<>(LockEventListener.QUEUE_CAPACITY);
     private final AtomicLong dropped = new AtomicLong();
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean stopping;
     private final Thread thread;
 
     Queued(LockEventListener listener, String threadName) {
@@ -176,9 +179,9 @@ public final class Events {
     public void run() {
       try {
         while (true) {
-          LockEvent e = queue.take();
-          if (e == STOP) {
-            return;
+          LockEvent e = stopping ? queue.poll() : queue.take();
+          if (e == null || e == STOP) {
+            return; // closed, and every event before the close was delivered
           }
           call(e);
         }
@@ -194,9 +197,8 @@ public final class Events {
 
     @Override
     void close() {
-      if (closed.compareAndSet(false, true) && !queue.offer(STOP)) {
-        thread.interrupt(); // full: a listener that blocks is left behind
-      }
+      stopping = true; // seen after the listener's current event if the queue is full
+      queue.offer(STOP);
     }
   }
 }
