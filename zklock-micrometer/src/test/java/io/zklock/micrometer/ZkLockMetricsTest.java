@@ -48,7 +48,8 @@ class ZkLockMetricsTest {
     ZkLockMetrics metrics =
         ZkLockMetrics.builder().lockNameTags(LockNameTags.allow(Set.of("tagged"))).build();
     metrics.bindTo(registry);
-    locks = ZkLocks.builder(zk.connectString()).clientName("metered").eventListener(metrics).build();
+    locks =
+        ZkLocks.builder(zk.connectString()).clientName("metered").eventListener(metrics).build();
     other = ZkLocks.builder(zk.connectString()).clientName("other").build();
   }
 
@@ -87,8 +88,7 @@ class ZkLockMetricsTest {
     await()
         .untilAsserted(
             () ->
-                assertThat(
-                        registry.get("zklock.lock.wait.active").longTaskTimer().activeTasks())
+                assertThat(registry.get("zklock.lock.wait.active").longTaskTimer().activeTasks())
                     .isEqualTo(1));
     waiter.cancel(true);
     held.release();
@@ -202,7 +202,11 @@ class ZkLockMetricsTest {
         .untilAsserted(
             () ->
                 assertThat(
-                        registry.get("zklock.session.state").tag("state", "connected").gauge().value())
+                        registry
+                            .get("zklock.session.state")
+                            .tag("state", "connected")
+                            .gauge()
+                            .value())
                     .isEqualTo(1.0));
     assertThat(registry.get("zklock.session.state").tag("state", "suspended").gauge().value())
         .isEqualTo(0.0);
