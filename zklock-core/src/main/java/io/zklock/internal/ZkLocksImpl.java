@@ -96,9 +96,7 @@ final class ZkLocksImpl implements ZkLocks {
     this.inspector = new Inspector(session, config, clock, lifecycle, acl);
     this.recipes =
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
-    if (events.on()) {
-      session.addListener(events::session);
-    }
+    session.addListener(events::session); // makes no event unless someone listens
     session.addObserver(
         new Session.Observer() {
           @Override

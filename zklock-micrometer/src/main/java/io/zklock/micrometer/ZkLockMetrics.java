@@ -77,13 +77,6 @@ public final class ZkLockMetrics implements LockEventListener, MeterBinder {
   private ZkLockMetrics(Builder b) {
     this.names = b.names;
     this.common = b.tags;
-    for (SessionState s : SessionState.values()) {
-      Gauge.builder(SESSION_STATE, state, r -> r.get() == s ? 1 : 0)
-          .description("1 for the session's current state, 0 for the others")
-          .tags(common)
-          .tag("state", s.name().toLowerCase(Locale.ROOT))
-          .register(registry);
-    }
   }
 
   /** Meters with no lock name tagged and no common tag. */
@@ -101,9 +94,18 @@ public final class ZkLockMetrics implements LockEventListener, MeterBinder {
   public void bindTo(MeterRegistry registry) {
     Objects.requireNonNull(registry, "registry");
     synchronized (this.registry) {
-      if (!this.registry.getRegistries().contains(registry)) {
-        this.registry.add(registry);
+      if (this.registry.getRegistries().contains(registry)) {
+        return;
       }
+      // the gauges straight into the registry: they hold no recording to miss
+      for (SessionState s : SessionState.values()) {
+        Gauge.builder(SESSION_STATE, state, r -> r.get() == s ? 1 : 0)
+            .description("1 for the session's current state, 0 for the others")
+            .tags(common)
+            .tag("state", s.name().toLowerCase(Locale.ROOT))
+            .register(registry);
+      }
+      this.registry.add(registry);
     }
     bound = true;
   }

@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * The listeners of one {@code ZkLocks} and how an event reaches them, isolated as {@link
  * LockEventListener} documents: a non-blocking listener is called in place, any other through a
  * bounded queue drained by a daemon thread of its own that drops and counts on overflow; every
- * exception of a listener is caught and its first one logged. {@link #NONE} has no listener: {@link
- * #on()} is false, and callers make no event at all.
+ * exception of a listener is caught and its first one logged. The JDK Flight Recorder events
+ * ({@link FlightEvents}) are made here too, while a recording wants them. {@link #NONE} has no
+ * listener: unless such a recording runs, {@link #on()} is false, and callers make no event at all.
  */
 public final class Events {
   private static final Logger log = LoggerFactory.getLogger(Events.class);
@@ -49,9 +50,12 @@ public final class Events {
     return listeners.isEmpty() ? NONE : new Events(List.copyOf(listeners), name);
   }
 
-  /** Whether anyone listens: when false, make no event. */
+  /**
+   * Whether anyone listens (a listener, or a Flight Recorder recording with zklock's events
+   * enabled): when false, make no event.
+   */
   public boolean on() {
-    return on;
+    return on || FlightEvents.recording();
   }
 
   /** A new request id, unique within this instance. */
@@ -64,11 +68,18 @@ public final class Events {
     for (Sink s : sinks) {
       s.accept(event);
     }
+    if (FlightEvents.recording()) {
+      try {
+        FlightEvents.accept(this, event);
+      } catch (RuntimeException e) {
+        log.debug("flight recorder event of {} failed", event.type(), e);
+      }
+    }
   }
 
   /** Tells a session change. */
   public void session(SessionState state, long sessionId) {
-    if (on) {
+    if (on()) {
       emit(
           new LockEvent(
               LockEvent.Type.SESSION,

@@ -4,11 +4,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.zklock.micrometer.LockNameTags;
 import io.zklock.micrometer.ZkLockMetrics;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -16,10 +17,11 @@ import org.springframework.context.annotation.Bean;
  * auto-configuration makes one with Actuator): a {@link ZkLockMetrics} bean, which Spring Boot
  * binds to the application's registries as it binds every {@link MeterBinder} bean, is added as a
  * lock event listener to the ZkLocks the starter builds (through a {@link
- * ZkLocksBuilderCustomizer}). Ordered after Spring Boot's own metrics auto-configurations, of either
- * Boot line, so that their registry is seen. Lock names are tagged as {@code
+ * ZkLocksBuilderCustomizer}). Ordered after Spring Boot's own metrics auto-configurations, of
+ * either Boot line, so that their registry is seen. Lock names are tagged as {@code
  * zklock.metrics.lock-names} lists them, or else the first {@code zklock.metrics.max-lock-names}
- * distinct ones; by default none.
+ * distinct ones; by default none. Where the application defines its own ZkLocks beans (no {@code
+ * zklock.connect-string}), add a {@link ZkLockMetrics} to their builders yourself.
  */
 @AutoConfiguration(
     after = ZkLocksAutoConfiguration.class,
@@ -41,14 +43,15 @@ public class ZkLocksMetricsAutoConfiguration {
   /** The meters, bound by Spring Boot to its registries. */
   @Bean
   @ConditionalOnMissingBean
+  @ConditionalOnProperty("zklock.connect-string") // only where the starter builds the ZkLocks
   public ZkLockMetrics zkLockMetrics(ZkLockProperties properties) {
     return ZkLockMetrics.builder().lockNameTags(lockNameTags(properties.getMetrics())).build();
   }
 
   /** Adds the meters' listener to the ZkLocks the starter builds. */
   @Bean
-  public ZkLocksBuilderCustomizer zkLockMetricsCustomizer(ZkLockMetrics metrics) {
-    return builder -> builder.eventListener(metrics);
+  public ZkLocksBuilderCustomizer zkLockMetricsCustomizer(ObjectProvider<ZkLockMetrics> metrics) {
+    return builder -> metrics.ifAvailable(builder::eventListener);
   }
 
   static LockNameTags lockNameTags(ZkLockProperties.Metrics m) {
