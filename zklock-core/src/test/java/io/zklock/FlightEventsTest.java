@@ -12,6 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import jdk.jfr.Configuration;
+import jdk.jfr.EventType;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Test;
@@ -25,6 +27,7 @@ class FlightEventsTest extends ZkTestSupport {
   @Test
   void recording_seesWaitHoldLossAndSession_withNameKindTokenOutcome() throws Exception {
     List<RecordedEvent> got = new CopyOnWriteArrayList<>();
+    ZkLocks locks = client(); // its session's news registers zklock's event classes
     try (RecordingStream rs = new RecordingStream()) {
       rs.enable("io.zklock.LockWait").withThreshold(Duration.ZERO);
       rs.enable("io.zklock.LockHold").withThreshold(Duration.ZERO);
@@ -32,8 +35,15 @@ class FlightEventsTest extends ZkTestSupport {
       rs.enable("io.zklock.SessionState");
       rs.onEvent(got::add);
       rs.startAsync();
+      await() // the stream's recording applies its settings a moment after startAsync()
+          .until(
+              () ->
+                  FlightRecorder.getFlightRecorder().getEventTypes().stream()
+                          .filter(t -> t.getName().startsWith("io.zklock."))
+                          .filter(EventType::isEnabled)
+                          .count()
+                      == 4);
 
-      ZkLocks locks = client();
       LockHandle first = locks.mutex("jfr").acquire();
       long token = first.fencingToken();
       first.release();

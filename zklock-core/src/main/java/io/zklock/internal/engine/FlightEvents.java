@@ -12,7 +12,6 @@ import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
-import jdk.jfr.Threshold;
 import jdk.jfr.Timespan;
 
 /**
@@ -25,6 +24,15 @@ import jdk.jfr.Timespan;
  * recording (docs/ops.md).
  */
 final class FlightEvents {
+  static {
+    // registered at once (on the first request or session change), so that a recording's settings
+    // by name apply to them
+    FlightRecorder.register(Wait.class);
+    FlightRecorder.register(Hold.class);
+    FlightRecorder.register(Lost.class);
+    FlightRecorder.register(Session.class);
+  }
+
   private FlightEvents() {}
 
   /** The common fields of the wait and hold events. */
@@ -51,13 +59,11 @@ final class FlightEvents {
   @Name("io.zklock.LockWait")
   @Label("Lock Wait")
   @Description("From a lock request to its outcome: granted, timeout, busy, cancelled, failed")
-  @Threshold("10 ms")
   static final class Wait extends LockStep {}
 
   @Name("io.zklock.LockHold")
   @Label("Lock Hold")
   @Description("From a grant to its release or loss")
-  @Threshold("100 ms")
   static final class Hold extends LockStep {}
 
   @Name("io.zklock.LockLost")
