@@ -24,19 +24,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  *   <li>{@value #WAIT} ("zklock wait &lt;kind&gt;"): from the request to its outcome. Its parent is
  *       the observation current on the thread that asked for the lock (a request's span, say).
- *       Low-cardinality key values: {@code zklock.lock.kind}, {@code zklock.lock.outcome}
- *       (granted, timeout, busy, cancelled, failed) and {@code zklock.lock.name} as {@link
- *       LockNameTags} allows it; high-cardinality: the full {@code zklock.lock.name.full} and the
- *       grant's {@code zklock.lock.token}. Each time the request waits behind others, an event
- *       {@code queued} is added. A failure is the observation's error.
+ *       Low-cardinality key values: {@code zklock.lock.kind}, {@code zklock.lock.outcome} (granted,
+ *       timeout, busy, cancelled, failed) and {@code zklock.lock.name} as {@link LockNameTags}
+ *       allows it; high-cardinality: the full {@code zklock.lock.name.full} and the grant's {@code
+ *       zklock.lock.token}. Each time the request waits behind others, an event {@code queued} is
+ *       added. A failure is the observation's error.
  *   <li>{@value #HOLD} ("zklock hold &lt;kind&gt;"): from the grant to its release or loss, a child
  *       of its wait; {@code zklock.lock.outcome} is {@code released} or {@code lost}, with {@code
  *       zklock.lock.loss.reason} ({@code none}, {@code session_expired}, {@code node_deleted},
  *       {@code suspended}, {@code closed}, {@code lease_expired}).
  * </ul>
  *
- * A registry with a meter handler also makes timers of these observations; {@link ZkLockMetrics}
- * is the fuller set of meters, so use the two together only with tracing handlers, or accept both
+ * A registry with a meter handler also makes timers of these observations; {@link ZkLockMetrics} is
+ * the fuller set of meters, so use the two together only with tracing handlers, or accept both
  * sets. This listener is non-blocking: it runs on the thread of each step (the caller's for the
  * request, which is how it finds the parent).
  */
@@ -125,7 +125,8 @@ public final class ZkLockObservations implements LockEventListener {
     }
     wait.lowCardinalityKeyValue("zklock.lock.outcome", outcome);
     if (e.type() == LockEvent.Type.GRANTED) {
-      wait.highCardinalityKeyValue(KeyValue.of("zklock.lock.token", Long.toString(e.fencingToken())));
+      wait.highCardinalityKeyValue(
+          KeyValue.of("zklock.lock.token", Long.toString(e.fencingToken())));
     }
     if (failure != null) {
       wait.error(failure);

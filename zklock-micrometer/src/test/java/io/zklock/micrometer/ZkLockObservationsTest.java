@@ -61,9 +61,7 @@ class ZkLockObservationsTest {
     registry = ObservationRegistry.create();
     registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
     locks =
-        ZkLocks.builder(zk.connectString())
-            .eventListener(ZkLockObservations.of(registry))
-            .build();
+        ZkLocks.builder(zk.connectString()).eventListener(ZkLockObservations.of(registry)).build();
   }
 
   @AfterEach
