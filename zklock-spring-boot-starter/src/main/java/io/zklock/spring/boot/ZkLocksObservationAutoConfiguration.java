@@ -15,9 +15,9 @@ import org.springframework.context.annotation.Bean;
  * (Spring Boot makes one with Actuator; with Micrometer Tracing, each lock wait and hold is then a
  * span): a {@link ZkLockObservations} is added as a lock event listener to the ZkLocks the starter
  * builds. Lock names are guarded as for the metrics ({@code zklock.metrics.lock-names}, {@code
- * zklock.metrics.max-lock-names}). Spring Boot's {@code management.observations.enable.zklock=false}
- * turns the observations off. Ordered after Spring Boot's own observation auto-configuration, of
- * either Boot line.
+ * zklock.metrics.max-lock-names}). Spring Boot's {@code
+ * management.observations.enable.zklock=false} turns the observations off. Ordered after Spring
+ * Boot's own observation auto-configuration, of either Boot line.
  */
 @AutoConfiguration(
     after = ZkLocksAutoConfiguration.class,
@@ -43,7 +43,8 @@ public class ZkLocksObservationAutoConfiguration {
 
   /** Adds the observations' listener to the ZkLocks the starter builds. */
   @Bean
-  public ZkLocksBuilderCustomizer zkLockObservationsCustomizer(ObjectProvider<ZkLockObservations> observations) {
+  public ZkLocksBuilderCustomizer zkLockObservationsCustomizer(
+      ObjectProvider<ZkLockObservations> observations) {
     return builder -> observations.ifAvailable(builder::eventListener);
   }
 }

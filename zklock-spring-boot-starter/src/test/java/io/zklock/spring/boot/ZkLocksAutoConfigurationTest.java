@@ -8,11 +8,15 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.SessionState;
 import io.zklock.ZkLocks;
 import io.zklock.micrometer.ZkLockMetrics;
+import io.zklock.micrometer.ZkLockObservations;
 import io.zklock.shedlock.ZkLockProvider;
 import io.zklock.spring.integration.ZkLockRegistry;
 import io.zklock.testkit.EmbeddedZooKeeper;
@@ -53,6 +57,7 @@ class ZkLocksAutoConfigurationTest {
                   ZkLocksAutoConfiguration.class,
                   ZkLocksHealthAutoConfiguration.class,
                   ZkLocksMetricsAutoConfiguration.class,
+                  ZkLocksObservationAutoConfiguration.class,
                   ZkLockRegistryAutoConfiguration.class,
                   ZkLockProviderAutoConfiguration.class));
 
@@ -104,6 +109,38 @@ class ZkLocksAutoConfigurationTest {
               }
             });
     assertThat(seen[0].sessionState()).isEqualTo(SessionState.CLOSED);
+  }
+
+  @Test
+  void observationRegistry_theLocksRequestsAreObserved_noneWithoutIt() {
+    List<String> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<Observation.Context>() {
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
+
+              @Override
+              public void onStop(Observation.Context context) {
+                stopped.add(
+                    context.getName()
+                        + ":"
+                        + context.getLowCardinalityKeyValue("zklock.lock.outcome").getValue());
+              }
+            });
+    connected()
+        .withBean(ObservationRegistry.class, () -> registry)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasSingleBean(ZkLockObservations.class);
+              ctx.getBean(ZkLocks.class).mutex("observed").acquire().release();
+              assertThat(stopped).containsExactly("zklock.wait:granted", "zklock.hold:released");
+            });
+    connected().run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLockObservations.class));
   }
 
   @Test
