@@ -6,17 +6,18 @@ import static org.awaitility.Awaitility.await;
 import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import jdk.jfr.Configuration;
-import jdk.jfr.EventType;
-import jdk.jfr.FlightRecorder;
 import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * zklock's JDK Flight Recorder events, recorded with {@link RecordingStream} from a {@link ZkLocks}
@@ -25,24 +26,15 @@ import org.junit.jupiter.api.Test;
 class FlightEventsTest extends ZkTestSupport {
 
   @Test
-  void recording_seesWaitHoldLossAndSession_withNameKindTokenOutcome() throws Exception {
-    List<RecordedEvent> got = new CopyOnWriteArrayList<>();
+  void recording_seesWaitHoldLossAndSession_withNameKindTokenOutcome(@TempDir Path dir)
+      throws Exception {
     ZkLocks locks = client(); // its session's news registers zklock's event classes
     try (RecordingStream rs = new RecordingStream()) {
       rs.enable("io.zklock.LockWait").withThreshold(Duration.ZERO);
       rs.enable("io.zklock.LockHold").withThreshold(Duration.ZERO);
       rs.enable("io.zklock.LockLost");
       rs.enable("io.zklock.SessionState");
-      rs.onEvent(got::add);
       rs.startAsync();
-      await() // the stream's recording applies its settings a moment after startAsync()
-          .until(
-              () ->
-                  FlightRecorder.getFlightRecorder().getEventTypes().stream()
-                          .filter(t -> t.getName().startsWith("io.zklock."))
-                          .filter(EventType::isEnabled)
-                          .count()
-                      == 4);
 
       LockHandle first = locks.mutex("jfr").acquire();
       long token = first.fencingToken();
@@ -53,18 +45,32 @@ class FlightEventsTest extends ZkTestSupport {
       lost.get(30, TimeUnit.SECONDS);
       locks.close();
 
+      // what the stream recorded, read from its dump: every event, each once
+      AtomicInteger dumps = new AtomicInteger();
       await()
           .untilAsserted(
               () -> {
+                Path file = dir.resolve("zklock-" + dumps.incrementAndGet() + ".jfr");
+                rs.dump(file);
+                List<RecordedEvent> got =
+                    RecordingFile.readAllEvents(file).stream()
+                        .filter(e -> e.getEventType().getName().startsWith("io.zklock."))
+                        .toList();
+                assertThat(named(got, "io.zklock.SessionState"))
+                    .anySatisfy(e -> assertThat(e.getString("state")).isEqualTo("CLOSED"));
                 assertThat(named(got, "io.zklock.LockWait"))
-                    .anySatisfy(
+                    .as("one wait event per request")
+                    .hasSize(2)
+                    .allSatisfy(
                         e -> {
                           assertThat(e.getString("lockName")).isEqualTo("jfr");
                           assertThat(e.getString("kind")).isEqualTo("mutex");
                           assertThat(e.getString("outcome")).isEqualTo("granted");
-                          assertThat(e.getLong("token")).isEqualTo(token);
-                        });
+                        })
+                    .anySatisfy(e -> assertThat(e.getLong("token")).isEqualTo(token));
                 assertThat(named(got, "io.zklock.LockHold"))
+                    .as("one hold event per grant")
+                    .hasSize(2)
                     .anySatisfy(
                         e -> {
                           assertThat(e.getString("outcome")).isEqualTo("released");
@@ -72,13 +78,12 @@ class FlightEventsTest extends ZkTestSupport {
                         })
                     .anySatisfy(e -> assertThat(e.getString("outcome")).isEqualTo("lost"));
                 assertThat(named(got, "io.zklock.LockLost"))
-                    .anySatisfy(
+                    .singleElement()
+                    .satisfies(
                         e -> {
                           assertThat(e.getString("reason")).isEqualTo("node_deleted");
                           assertThat(e.getString("lockName")).isEqualTo("jfr");
                         });
-                assertThat(named(got, "io.zklock.SessionState"))
-                    .anySatisfy(e -> assertThat(e.getString("state")).isEqualTo("CLOSED"));
               });
     }
   }
