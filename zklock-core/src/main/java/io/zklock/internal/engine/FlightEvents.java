@@ -12,6 +12,7 @@ import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Threshold;
 import jdk.jfr.Timespan;
 
 /**
@@ -59,11 +60,13 @@ final class FlightEvents {
   @Name("io.zklock.LockWait")
   @Label("Lock Wait")
   @Description("From a lock request to its outcome: granted, timeout, busy, cancelled, failed")
+  @Threshold("10 ms")
   static final class Wait extends LockStep {}
 
   @Name("io.zklock.LockHold")
   @Label("Lock Hold")
   @Description("From a grant to its release or loss")
+  @Threshold("100 ms")
   static final class Hold extends LockStep {}
 
   @Name("io.zklock.LockLost")
