@@ -137,6 +137,24 @@ class LockEventsTest extends ZkTestSupport {
   }
 
   @Test
+  void semaphore_waiterForALease_isQueued_thenGranted() throws Exception {
+    Recorder r = new Recorder();
+    ZkLocks locks = observed(r);
+    LockHandle taken = client().semaphore("q", 1).acquire(); // another client, not observed
+    CompletableFuture<LockHandle> waiter = locks.semaphore("q", 1).acquireAsync();
+    long id = r.request("q", 0);
+    await().until(() -> r.types(id).contains(Type.QUEUED));
+    taken.release();
+    waiter.get(30, TimeUnit.SECONDS).release();
+
+    assertThat(r.types(id))
+        .as("queued (for the lease, maybe for the admission too), then granted, released")
+        .startsWith(Type.REQUESTED, Type.QUEUED)
+        .endsWith(Type.GRANTED, Type.RELEASED)
+        .doesNotContain(Type.TIMED_OUT, Type.CANCELLED, Type.FAILED, Type.LOST);
+  }
+
+  @Test
   void simpleLock_timedOutWaiter_isQueuedThenTimedOut() throws Exception {
     Recorder r = new Recorder();
     ZkLocks locks = observed(r);

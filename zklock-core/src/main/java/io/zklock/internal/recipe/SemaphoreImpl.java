@@ -221,12 +221,17 @@ public final class SemaphoreImpl implements DistributedSemaphore {
         .whenReady(
             w ->
                 Observing.start(
-                    ctx, name, NodeKind.SEMAPHORE.label(), false, queued -> startNow(count, w)),
+                    ctx,
+                    name,
+                    NodeKind.SEMAPHORE.label(),
+                    false,
+                    queued -> startNow(count, w, queued)),
             waiting,
             leases.dir());
   }
 
-  private CompletableFuture<LockHandle> startNow(int count, Waiting waiting) {
+  private CompletableFuture<LockHandle> startNow(
+      int count, Waiting waiting, java.util.function.IntConsumer queued) {
     ctx.checkOpen();
     SemaphoreRequest r =
         new SemaphoreRequest(
@@ -236,7 +241,8 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             this::leasesAdmittedBy,
             count,
             permitCount.check(),
-            waiting);
+            waiting,
+            queued);
     r.start();
     return r.result;
   }
