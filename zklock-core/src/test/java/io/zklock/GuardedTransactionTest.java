@@ -196,4 +196,24 @@ class GuardedTransactionTest extends ZkTestSupport {
     assertThatThrownBy(ofTerm::commit).isInstanceOf(IllegalMonitorStateException.class);
     assertThat(new String(raw().getData(data, false, null), UTF_8)).isEqualTo("a");
   }
+
+  @Test
+  void guardedWrite_isOneRequestToTheServer() throws Exception {
+    mkData();
+    LockHandle h = client().mutex("g").acquire();
+    awaitDataWatch(h.path()); // the holder's own-node watch is set: no request of the grant left
+    long fewest = Long.MAX_VALUE;
+    for (int i = 0; i < 3; i++) { // the fewest of three: a client's ping may fall in one
+      long before = server.server().serverStats().getPacketsReceived();
+      h.transaction()
+          .setData(data, ("v" + i).getBytes(UTF_8))
+          .create(data + "/c" + i, null)
+          .commit();
+      fewest = Math.min(fewest, server.server().serverStats().getPacketsReceived() - before);
+    }
+
+    assertThat(fewest).as("requests of one guarded write of two ops (check + ops: one multi)")
+        .isEqualTo(1);
+    h.release();
+  }
 }
