@@ -212,7 +212,8 @@ class GuardedTransactionTest extends ZkTestSupport {
       fewest = Math.min(fewest, server.server().serverStats().getPacketsReceived() - before);
     }
 
-    assertThat(fewest).as("requests of one guarded write of two ops (check + ops: one multi)")
+    assertThat(fewest)
+        .as("requests of one guarded write of two ops (check + ops: one multi)")
         .isEqualTo(1);
     h.release();
   }

@@ -133,7 +133,7 @@ public final class Checker {
     }
     countLostCreateReplies();
     checkFencing();
-    // checkGuardedWrites();
+    checkGuardedWrites();
     checkExclusion();
     checkLiveness();
     checkProcesses();

@@ -177,8 +177,14 @@ public final class Transaction implements GuardedTransaction {
                 conn.ops()
                     .multi(
                         multi,
-                        (rc, p, c, results) ->
-                            now.executor().execute(() -> answer(now, ops, rc, results, out)));
+                        (rc, p, c, results) -> {
+                          Runnable r = () -> answer(now, ops, rc, results, out);
+                          try {
+                            now.executor().execute(r);
+                          } catch (java.util.concurrent.RejectedExecutionException closing) {
+                            r.run(); // the instance is closing: answer here rather than never
+                          }
+                        });
               } catch (RuntimeException e) {
                 out.completeExceptionally(
                     new ZkLockException(
