@@ -236,6 +236,19 @@ class LockEventsTest extends ZkTestSupport {
   }
 
   @Test
+  void observedGrant_guardedWrite_commitsBehindTheGrantsOwnNode() throws Exception {
+    ZkLocks locks = observed(new Recorder());
+    String path = "/observed" + namespace.replace('/', '-');
+    for (DistributedLock lock :
+        List.of(locks.mutex("g"), locks.multiLock(locks.mutex("a"), locks.mutex("b")))) {
+      try (LockHandle h = lock.acquire()) {
+        h.transaction().create(path, new byte[0]).delete(path).commit();
+      }
+    }
+    assertThat(raw().exists(path, false)).isNull();
+  }
+
+  @Test
   void sessionChanges_areTold() {
     Recorder r = new Recorder();
     ZkLocks locks = observed(r);

@@ -248,6 +248,19 @@ final class Observing {
     }
 
     @Override
+    public io.zklock.GuardedTransaction transaction() {
+      return handle.transaction(); // guarded by the grant's own node(s)
+    }
+
+    @Override
+    public io.zklock.internal.engine.Guard guard() {
+      if (handle instanceof Handle h) {
+        return h.guard();
+      }
+      return Handle.super.guard();
+    }
+
+    @Override
     public void release() {
       released();
       handle.release();
