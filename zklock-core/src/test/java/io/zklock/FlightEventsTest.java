@@ -28,7 +28,7 @@ class FlightEventsTest extends ZkTestSupport {
   @Test
   void recording_seesWaitHoldLossAndSession_withNameKindTokenOutcome(@TempDir Path dir)
       throws Exception {
-    ZkLocks locks = client(); // its session's news registers zklock's event classes
+    ZkLocks locks = client();
     try (RecordingStream rs = new RecordingStream()) {
       rs.enable("io.zklock.LockWait").withThreshold(Duration.ZERO);
       rs.enable("io.zklock.LockHold").withThreshold(Duration.ZERO);

@@ -25,15 +25,6 @@ import jdk.jfr.Timespan;
  * recording (docs/ops.md).
  */
 final class FlightEvents {
-  static {
-    // registered at once (on the first request or session change), so that a recording's settings
-    // by name apply to them
-    FlightRecorder.register(Wait.class);
-    FlightRecorder.register(Hold.class);
-    FlightRecorder.register(Lost.class);
-    FlightRecorder.register(Session.class);
-  }
-
   private FlightEvents() {}
 
   /** The common fields of the wait and hold events. */
