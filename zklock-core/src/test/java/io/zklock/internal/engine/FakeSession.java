@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * → suspended, {@link #expire()} → expired, {@link #close()} → closed. Everything runs on the
  * test's thread; an action waiting for a connection runs when the test reconnects.
  */
-final class FakeSession implements SessionPort {
+public final class FakeSession implements SessionPort {
   enum State {
     CONNECTED,
     SUSPENDED,
@@ -62,7 +62,7 @@ final class FakeSession implements SessionPort {
   // ---------------------------------------------------------------- the test's controls
 
   /** The connection drops (the session lives): requests in flight fail with CONNECTIONLOSS. */
-  void disconnect() {
+  public void disconnect() {
     require(State.CONNECTED);
     state = State.SUSPENDED;
     zk.disconnect(sessionId);
@@ -72,7 +72,7 @@ final class FakeSession implements SessionPort {
   }
 
   /** The connection is back on the same session: waiting actions run. */
-  void reconnect() {
+  public void reconnect() {
     require(State.SUSPENDED);
     zk.reconnect(sessionId);
     state = State.CONNECTED;

@@ -61,7 +61,7 @@ import org.apache.zookeeper.data.Stat;
  * <p>{@code FakeZooKeeper} itself is the {@link ZkOps} of its {@linkplain #useSession current
  * session}.
  */
-final class FakeZooKeeper implements ZkOps {
+public final class FakeZooKeeper implements ZkOps {
 
   /** One node of the tree. */
   private static final class Node {
@@ -103,7 +103,7 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** A request as sent, for tests that count requests. */
-  record Sent(long session, String op, String path) {}
+  public record Sent(long session, String op, String path) {}
 
   private final TreeMap<String, Node> tree = new TreeMap<>();
   private final Map<String, Set<Reg>> dataWatches = new HashMap<>();
@@ -149,7 +149,7 @@ final class FakeZooKeeper implements ZkOps {
    * The next request to be delivered is never applied and answered {@code code}: for example
    * SESSIONMOVED, what a server that no longer owns the session answers a request it ignores.
    */
-  void failNextRequest(Code code) {
+  public void failNextRequest(Code code) {
     failNext.add(code);
   }
 
@@ -209,7 +209,7 @@ final class FakeZooKeeper implements ZkOps {
   // ---------------------------------------------------------------- delivery
 
   /** Delivers one thing: the oldest outbound event or reply, else applies the oldest request. */
-  boolean deliverNext() {
+  public boolean deliverNext() {
     Out out = outbound.poll();
     if (out != null) {
       out.run().run();
@@ -276,7 +276,7 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** Delivers until nothing is left, callbacks' new requests included; returns how many. */
-  int deliverAll() {
+  public int deliverAll() {
     int n = 0;
     while (deliverNext()) {
       if (++n > 100_000) {
@@ -291,28 +291,28 @@ final class FakeZooKeeper implements ZkOps {
     return inbound.isEmpty() && outbound.isEmpty();
   }
 
-  int pending() {
+  public int pending() {
     return inbound.size() + outbound.size();
   }
 
   /** Every request sent so far, in order. */
-  List<Sent> sent() {
+  public List<Sent> sent() {
     return List.copyOf(sent);
   }
 
-  void clearSent() {
+  public void clearSent() {
     sent.clear();
   }
 
   // ---------------------------------------------------------------- the tree, read and changed
   // directly
 
-  boolean exists(String path) {
+  public boolean exists(String path) {
     return tree.containsKey(path);
   }
 
   /** The names of the children of {@code path}, sorted; empty if it has none or does not exist. */
-  List<String> children(String path) {
+  public List<String> children(String path) {
     List<String> out = new ArrayList<>();
     String prefix = path.equals("/") ? "/" : path + "/";
     for (String p : tree.tailMap(prefix, false).keySet()) {
@@ -327,7 +327,7 @@ final class FakeZooKeeper implements ZkOps {
     return out;
   }
 
-  Stat stat(String path) {
+  public Stat stat(String path) {
     Node n = tree.get(path);
     return n == null ? null : statOf(path, n);
   }
@@ -384,7 +384,7 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** Another client deletes a node at once. */
-  void delete(String path) {
+  public void delete(String path) {
     Code code = doDelete(path);
     if (code != Code.OK) {
       throw new IllegalStateException("delete " + path + ": " + code);
