@@ -182,7 +182,7 @@ public final class EngineFixture {
     return s;
   }
 
-  long nextSessionId() {
+  public long nextSessionId() {
     return nextSession++;
   }
 }

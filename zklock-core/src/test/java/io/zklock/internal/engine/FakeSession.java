@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * test's thread; an action waiting for a connection runs when the test reconnects.
  */
 public final class FakeSession implements SessionPort {
-  enum State {
+  public enum State {
     CONNECTED,
     SUSPENDED,
     LOST,
@@ -45,11 +45,11 @@ public final class FakeSession implements SessionPort {
     this.requests = requests;
   }
 
-  State state() {
+  public State state() {
     return state;
   }
 
-  long sessionId() {
+  public long sessionId() {
     return sessionId;
   }
 
@@ -84,7 +84,7 @@ public final class FakeSession implements SessionPort {
    * its ephemeral nodes are gone (if the fake had not expired it yet), requests hear {@code
    * expired}, work for its nodes is dropped. No session until {@link #newSession}.
    */
-  void expire() {
+  public void expire() {
     if (state == State.CLOSED || state == State.LOST) {
       throw new IllegalStateException("no session to expire: " + state);
     }
@@ -104,7 +104,7 @@ public final class FakeSession implements SessionPort {
   }
 
   /** A new session is connected: waiting actions run on it. */
-  void newSession(long session) {
+  public void newSession(long session) {
     require(State.LOST);
     connectTo(session);
     state = State.CONNECTED;

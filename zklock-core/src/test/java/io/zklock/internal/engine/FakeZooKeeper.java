@@ -136,12 +136,12 @@ public final class FakeZooKeeper implements ZkOps {
   }
 
   /** The next request to be applied is applied, but its reply is lost: CONNECTIONLOSS. */
-  void loseNextReply() {
+  public void loseNextReply() {
     loseNext++;
   }
 
   /** The next request to be delivered is never applied and answered CONNECTIONLOSS. */
-  void dropNextRequest() {
+  public void dropNextRequest() {
     dropNext++;
   }
 
@@ -184,7 +184,7 @@ public final class FakeZooKeeper implements ZkOps {
    * ephemeral nodes are deleted (firing every watch on them, its own too), its watches are dropped,
    * and every later request of it answers SESSIONEXPIRED.
    */
-  void expire(long session) {
+  public void expire(long session) {
     expired.add(session);
     for (Request r : List.copyOf(inbound)) {
       if (r.session() == session) {
@@ -202,7 +202,7 @@ public final class FakeZooKeeper implements ZkOps {
     childWatches.values().forEach(s -> s.removeIf(w -> w.session() == session));
   }
 
-  boolean isExpired(long session) {
+  public boolean isExpired(long session) {
     return expired.contains(session);
   }
 
@@ -265,7 +265,7 @@ public final class FakeZooKeeper implements ZkOps {
    * Delivers what the server has already sent (events, replies), and what that leads to, without
    * applying any request still in flight: what a client receives before its connection goes silent.
    */
-  void deliverSent() {
+  public void deliverSent() {
     int n = 0;
     while (!outbound.isEmpty()) {
       outbound.poll().run().run();
