@@ -360,7 +360,7 @@ public final class FakeZooKeeper implements ZkOps {
     return create(owner, path, new byte[0], mode);
   }
 
-  String create(long owner, String path, byte[] data, CreateMode mode) {
+  public String create(long owner, String path, byte[] data, CreateMode mode) {
     Object[] out = new Object[1];
     Code code = doCreate(owner, path, data, mode, out);
     if (code != Code.OK) {
