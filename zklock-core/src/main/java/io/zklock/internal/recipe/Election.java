@@ -88,7 +88,14 @@ public final class Election implements LeaderElection {
             Ordering.forKind(NodeKind.ELECTION),
             Map.of("participant", participantId),
             ReentrantView::new);
-    this.watch = new LeaderWatch(ctx.session(), name, ctx.dirOf(name), events);
+    this.watch =
+        new LeaderWatch(
+            ctx.requests().session(),
+            o -> ctx.session().addObserver(o),
+            o -> ctx.session().removeObserver(o),
+            name,
+            ctx.dirOf(name),
+            events);
   }
 
   @Override
