@@ -332,7 +332,7 @@ public final class FakeZooKeeper implements ZkOps {
     return n == null ? null : statOf(path, n);
   }
 
-  byte[] data(String path) {
+  public byte[] data(String path) {
     Node n = tree.get(path);
     return n == null ? null : n.data.clone();
   }
@@ -370,7 +370,7 @@ public final class FakeZooKeeper implements ZkOps {
   }
 
   /** Creates {@code path} and its missing ancestors as persistent nodes. */
-  void mkdirs(String path) {
+  public void mkdirs(String path) {
     int i = 0;
     while ((i = path.indexOf('/', i + 1)) > 0) {
       String p = path.substring(0, i);
@@ -392,7 +392,7 @@ public final class FakeZooKeeper implements ZkOps {
   }
 
   /** Another client sets a node's data at once (as {@code ZkLocks#requestRelease} does). */
-  void setData(String path, byte[] data) {
+  public void setData(String path, byte[] data) {
     Node n = tree.get(path);
     if (n == null) {
       throw new IllegalStateException("setData " + path + ": NONODE");
