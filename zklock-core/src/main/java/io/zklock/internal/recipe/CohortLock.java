@@ -126,8 +126,7 @@ public final class CohortLock implements LockPart {
   private final ArrayDeque<Local> waiters = new ArrayDeque<>();
   private Phase phase = Phase.IDLE;
   private CompletableFuture<LockHandle> pending; // the node request in flight, while requested
-  private LockHandle
-      node; // the held node, while held; then holder is set (or a grant is in transit)
+  private LockHandle node; // the held node, while held; then a holder is set (or on its way)
   private long czxid;
   private int handoffs; // k of the current holder on this node
   private long grantedAt; // when the node was granted
@@ -331,6 +330,9 @@ public final class CohortLock implements LockPart {
     }
     endTries(); // a tryAcquire() never waits for a local holder either
     h.lost().thenAccept(ex -> onNodeLost(h, ex));
+    if (node != h || gen != generation) {
+      return -1; // given up already (a holder released at once, on a direct executor)
+    }
     if (phase == Phase.HELD_EARLY) {
       return -1; // its answer is on the way, and is read against this node when it comes
     }

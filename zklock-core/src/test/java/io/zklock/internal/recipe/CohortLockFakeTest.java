@@ -76,6 +76,26 @@ class CohortLockFakeTest {
   }
 
   @Test
+  void releasedInTheGrantsOwnCallback_nodeGivenBack_theNextRequestQueuesAgain() {
+    String ahead = f.otherQueues(NodeKind.COHORT);
+    CohortLock lock = cohort(LockOptions.cohort());
+    CompletableFuture<LockHandle> first = lock.start(Waiting.FOREVER);
+    first.thenAccept(LockHandle::releaseAsync); // on the direct executor: inside the grant
+    f.settle();
+    assertThat(lock.phase()).isEqualTo(Phase.QUEUED_LISTED);
+    f.zk.delete(ahead); // the grant, with the early listing's answer at hand
+    f.settle();
+    assertThat(lock.phase()).isEqualTo(Phase.IDLE);
+    assertThat(f.nodes()).isEmpty();
+
+    CompletableFuture<LockHandle> second = lock.start(Waiting.FOREVER);
+    f.settle();
+
+    granted(second);
+    assertThat(lock.phase()).isEqualTo(Phase.HELD_CLEAR);
+  }
+
+  @Test
   void localWaiters_handedOverInMemory_withConsecutiveTokens() {
     CohortLock lock = cohort(LockOptions.cohort());
     CompletableFuture<LockHandle> first = lock.start(Waiting.FOREVER);
