@@ -130,16 +130,13 @@ class ArchitectureTest {
 
   /**
    * The engine, the protocols and the recipes reach ZooKeeper through the asynchronous seam ({@code
-   * zk.ZkOps}), never through ZooKeeper's handle. One exception, until it moves onto the seam:
-   * {@code LeaderElection.leader()}, a blocking read on the caller's thread ({@code Election}).
+   * zk.ZkOps}), never through ZooKeeper's handle.
    */
   static final ArchRule THROUGH_THE_SEAM =
       noClasses()
           .that()
           .resideInAnyPackage(
               INTERNAL + ".engine..", INTERNAL + ".protocol..", INTERNAL + ".recipe..")
-          .and()
-          .doNotHaveFullyQualifiedName(INTERNAL + ".recipe.Election")
           .should()
           .callMethodWhere(target(owner(assignableTo("org.apache.zookeeper.ZooKeeper"))))
           .because("the seam is what lets the engine and the recipes run on a fake");
