@@ -200,6 +200,9 @@ final class ZkLocksImpl implements ZkLocks {
   public DistributedLock mutex(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
+    if (options.isCuratorCompatible()) {
+      return NodeLock.queue(recipes, n, NodeKind.CURATOR_MUTEX);
+    }
     if (!options.isCohort()) {
       return mutex(n);
     }
@@ -226,6 +229,9 @@ final class ZkLocksImpl implements ZkLocks {
   public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
+    if (options.isCuratorCompatible()) {
+      return new ReadWriteLockImpl(recipes, n, options);
+    }
     if (!options.isCohort()) {
       return readWriteLock(n);
     }

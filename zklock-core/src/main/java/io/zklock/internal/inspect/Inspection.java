@@ -153,6 +153,8 @@ public final class Inspection {
       case WRITE:
       case COHORT_READ:
       case COHORT_WRITE:
+      case CURATOR_READ:
+      case CURATOR_WRITE:
         of = LockInfo.Kind.READ_WRITE;
         break;
       case ELECTION:

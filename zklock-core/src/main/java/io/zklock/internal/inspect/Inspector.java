@@ -296,10 +296,20 @@ public final class Inspector {
   }
 
   private static Map<String, String> parse(byte[] data) {
-    return data == null || data.length == 0
-        ? Map.of()
-        : Json.parseObject(new String(data, StandardCharsets.UTF_8));
+    if (data == null || data.length == 0) {
+      return Map.of();
+    }
+    String text = new String(data, StandardCharsets.UTF_8);
+    Map<String, String> fields = Json.parseObject(text);
+    if (fields.isEmpty() && !text.startsWith("{")) {
+      // not ours: a Curator client's node in a compatible queue (its data: an address, an id)
+      return Map.of(CURATOR_FIELD, text);
+    }
+    return fields;
   }
+
+  /** The field under which a node's data that is not zklock's JSON is shown (Curator's). */
+  public static final String CURATOR_FIELD = "curator";
 
   private static List<CompletableFuture<Inspection.Read>> send(
       ZooKeeper zk, String dir, List<String> names) {
