@@ -89,7 +89,13 @@ public record LockNode(
      */
     CURATOR_READ("curator-read"),
     /** The write side of a Curator-compatible read-write lock, as {@link #CURATOR_READ}. */
-    CURATOR_WRITE("curator-write");
+    CURATOR_WRITE("curator-write"),
+    /**
+     * A participant of a Curator-compatible {@link ZkLocks#leaderElection(String, String,
+     * LockOptions) election}, named as Curator's {@code LeaderLatch} names its nodes; its data is
+     * the participant id alone, shown under {@code "curator"} in {@link LockNode#data()}.
+     */
+    CURATOR_LATCH("curator-latch");
 
     private final String label;
 

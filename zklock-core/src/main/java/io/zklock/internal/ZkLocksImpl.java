@@ -288,6 +288,20 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public LeaderElection leaderElection(
+      String name, String participantId, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    if (options.isCohort()) {
+      throw new IllegalArgumentException("an election has no cohort mode: " + options);
+    }
+    return new Election(
+        recipes,
+        Args.lockName(config.namespace(), name),
+        Args.participantId(participantId),
+        options.isCuratorCompatible() ? NodeKind.CURATOR_LATCH : NodeKind.ELECTION);
+  }
+
+  @Override
   public Optional<LockInfo> inspect(String name) {
     return inspector.inspect(Args.lockName(config.namespace(), name));
   }

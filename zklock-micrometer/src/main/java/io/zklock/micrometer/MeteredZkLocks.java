@@ -163,6 +163,12 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
     return delegate.leaderElection(name, participantId);
   }
 
+  /** Not measured: the election of zklock itself. */
+  @Override
+  public LeaderElection leaderElection(String name, String participantId, LockOptions options) {
+    return delegate.leaderElection(name, participantId, options);
+  }
+
   @Override
   public Optional<LockInfo> inspect(String name) {
     return delegate.inspect(name);

@@ -158,6 +158,7 @@ public final class Inspection {
         of = LockInfo.Kind.READ_WRITE;
         break;
       case ELECTION:
+      case CURATOR_LATCH:
         of = LockInfo.Kind.ELECTION;
         break;
       case SEMAPHORE:

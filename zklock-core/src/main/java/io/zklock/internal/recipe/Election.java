@@ -7,7 +7,6 @@ import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.internal.engine.LockRequest;
-import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -15,7 +14,6 @@ import io.zklock.internal.rules.Waiting;
 import io.zklock.internal.zk.LibraryThreads;
 import io.zklock.internal.zk.SerialExecutor;
 import io.zklock.internal.zk.Session;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,10 +30,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Leader election on a queue lock of {@link NodeKind#ELECTION} nodes whose data carries the
- * participant id: the head of the queue leads. A participant's request is an ordinary {@link
- * LockRequest}, so it survives connection loss and re-queues by itself after a session expiry while
- * waiting; when leadership is lost (session expired, node deleted) the listeners hear {@code
- * revoked} and the participant joins the queue again.
+ * participant id (or, in the Curator-compatible mode, of {@link NodeKind#CURATOR_LATCH} nodes named
+ * and written as Curator's {@code LeaderLatch} does, so that both libraries' participants share one
+ * queue): the head of the queue leads. A participant's request is an ordinary {@link LockRequest},
+ * so it survives connection loss and re-queues by itself after a session expiry while waiting; when
+ * leadership is lost (session expired, node deleted) the listeners hear {@code revoked} and the
+ * participant joins the queue again.
  *
  * <p>Handover is ordered: listeners are called one at a time, in order, on a serial view of the
  * library's executor, and on {@link #close()} the node that holds leadership is deleted only after
@@ -52,6 +52,7 @@ public final class Election implements LeaderElection {
   private final RecipeContext ctx;
   private final String name;
   private final String participantId;
+  private final NodeKind kind;
   private final NodeLock queue;
   private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
 
@@ -73,6 +74,15 @@ public final class Election implements LeaderElection {
   private long rejoinDelayMs = REJOIN_DELAY_MS;
 
   public Election(RecipeContext ctx, String name, String participantId) {
+    this(ctx, name, participantId, NodeKind.ELECTION);
+  }
+
+  /**
+   * @param kind {@link NodeKind#ELECTION}, or {@link NodeKind#CURATOR_LATCH} for the
+   *     Curator-compatible mode
+   */
+  public Election(RecipeContext ctx, String name, String participantId, NodeKind kind) {
+    this.kind = kind;
     this.ctx = ctx;
     this.name = name;
     this.participantId = participantId;
@@ -82,11 +92,11 @@ public final class Election implements LeaderElection {
             ctx,
             name,
             ctx.dirOf(name),
-            NodeKind.ELECTION,
-            Ordering.forKind(NodeKind.ELECTION),
+            kind,
+            Ordering.forKind(kind),
             Map.of("participant", participantId),
             ReentrantView::new);
-    this.watch = new LeaderWatch(ctx.session(), name, ctx.dirOf(name), events);
+    this.watch = new LeaderWatch(ctx.session(), name, ctx.dirOf(name), events, kind);
   }
 
   @Override
@@ -248,7 +258,7 @@ public final class Election implements LeaderElection {
       }
       try {
         List<QueueNode> nodes = QueueNode.queue(conn.zk().getChildren(queue.dir(), false));
-        nodes.removeIf(n -> n.kind() != NodeKind.ELECTION);
+        nodes.removeIf(n -> n.kind() != kind);
         if (nodes.isEmpty()) {
           return Optional.empty();
         }
@@ -259,8 +269,7 @@ public final class Election implements LeaderElection {
           }
         }
         byte[] data = conn.zk().getData(queue.dir() + "/" + nodes.get(0).name(), false, null);
-        return Optional.ofNullable(
-            Json.field(new String(data, StandardCharsets.UTF_8), "participant"));
+        return Optional.ofNullable(QueueNode.participantOf(kind, data));
       } catch (KeeperException.NoNodeException e) {
         if (Objects.equals(e.getPath(), queue.dir())) {
           return Optional.empty();
@@ -343,7 +352,8 @@ public final class Election implements LeaderElection {
     }
     List<LockNode> out = new ArrayList<>(info.get().holders());
     out.addAll(info.get().waiters());
-    out.removeIf(n -> n.kind() != LockNode.Kind.ELECTION);
+    LockNode.Kind nodeKind = LockNode.Kind.valueOf(kind.name());
+    out.removeIf(n -> n.kind() != nodeKind);
     return List.copyOf(out);
   }
 

@@ -46,7 +46,13 @@ public enum NodeKind {
    * The write side of the Curator-compatible read-write lock, {@code _c_<uuid>-__WRIT__<sequence>}:
    * exclusive.
    */
-  CURATOR_WRITE("__WRIT__", "curator-write", true, true);
+  CURATOR_WRITE("__WRIT__", "curator-write", true, true),
+  /**
+   * A participant of the Curator-compatible election, {@code _c_<uuid>-latch-<sequence>} as
+   * Curator's {@code LeaderLatch} names it, whose data is the participant id alone: exclusive (the
+   * head leads).
+   */
+  CURATOR_LATCH("latch-", "curator-latch", true, true);
 
   /**
    * The start of the names Curator gives its protected nodes, {@code _c_<uuid>-<lock name>}: the

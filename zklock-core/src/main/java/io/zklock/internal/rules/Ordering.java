@@ -144,6 +144,7 @@ public final class Ordering {
       case COHORT_WRITE:
       case CURATOR_MUTEX:
       case CURATOR_WRITE:
+      case CURATOR_LATCH:
         return Ordering::exclusive;
       default:
         throw new IllegalArgumentException("no queue rule for " + kind);

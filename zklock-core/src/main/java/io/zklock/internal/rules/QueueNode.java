@@ -145,6 +145,19 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
     return new QueueNode(name, kind, name.substring(dash + 1, idEnd), sequence, 0L);
   }
 
+  /**
+   * The participant id in the data of an election node of {@code kind}: the data itself for
+   * Curator's {@code LeaderLatch} layout ({@link NodeKind#CURATOR_LATCH}), else the {@code
+   * participant} field of zklock's JSON; null if there is none.
+   */
+  public static String participantOf(NodeKind kind, byte[] data) {
+    if (data == null) {
+      return null;
+    }
+    String text = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+    return kind.curator() ? text : Json.field(text, "participant");
+  }
+
   /** {@code _c_<uuid>-<lock name><sequence>}, or null. */
   private static QueueNode parseCurator(String name) {
     int idStart = NodeKind.CURATOR_PROTECTED.length();
