@@ -95,7 +95,12 @@ public record LockNode(
      * LockOptions) election}, named as Curator's {@code LeaderLatch} names its nodes; its data is
      * the participant id alone, shown under {@code "curator"} in {@link LockNode#data()}.
      */
-    CURATOR_LATCH("curator-latch");
+    CURATOR_LATCH("curator-latch"),
+    /**
+     * A lease of a Curator-compatible {@link ZkLocks#semaphore(String, int, LockOptions)
+     * semaphore}, named as Curator's {@code InterProcessSemaphoreV2} names its leases.
+     */
+    CURATOR_LEASE("curator-lease");
 
     private final String label;
 

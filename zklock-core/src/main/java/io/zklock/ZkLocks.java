@@ -136,6 +136,29 @@ public interface ZkLocks extends AutoCloseable {
   DistributedSemaphore semaphore(String name, int permits);
 
   /**
+   * A semaphore with options: {@code semaphore(name, permits, LockOptions.curatorCompatible())}
+   * shares its leases with Apache Curator's {@code InterProcessSemaphoreV2} on the path {@code
+   * name} (see {@link LockOptions}): its requests are admitted one at a time by a
+   * Curator-compatible mutex in {@code <name>/locks}, as Curator's are, and its leases are named
+   * {@code _c_<uuid>-lease-<sequence>} in {@code <name>/leases}. At most {@code permits} leases are
+   * held at once across both libraries when every client gives the same count (Curator does not
+   * store it; zklock's clients still check it among themselves). Cohort options do not apply.
+   *
+   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link #semaphore(String,
+   * int)}); the instances made by {@link #builder} support the Curator-compatible mode too.
+   *
+   * @throws IllegalArgumentException as {@link #semaphore(String, int)}, or for cohort options
+   * @throws UnsupportedOperationException if this implementation does not support the options
+   */
+  default DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
+      return semaphore(name, permits);
+    }
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not support " + options + " for " + name);
+  }
+
+  /**
    * A lock over several locks, all or nothing. The parts are acquired one after the other in one
    * canonical order (by lock directory, then kind, whatever order they are given in), so
    * multi-locks over overlapping sets cannot deadlock; {@code tryAcquire(timeout)} has one deadline

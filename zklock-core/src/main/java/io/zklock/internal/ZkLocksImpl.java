@@ -276,6 +276,16 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public DistributedSemaphore semaphore(String name, int permits, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    if (options.isCohort()) {
+      throw new IllegalArgumentException("a semaphore has no cohort mode: " + options);
+    }
+    return new SemaphoreImpl(
+        recipes, Args.lockName(config.namespace(), name), permits, options.isCuratorCompatible());
+  }
+
+  @Override
   public DistributedLock multiLock(DistributedLock... locks) {
     lifecycle.checkOpen();
     return MultiLock.of(recipes, locks);

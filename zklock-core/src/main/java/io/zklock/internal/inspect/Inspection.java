@@ -126,7 +126,8 @@ public final class Inspection {
         NodeKind k = q.get(i).kind();
         kind = stronger(kind, k);
         boolean holds;
-        if (k == NodeKind.SEMAPHORE) { // a semaphore's leases directory, inspected by its path
+        if (k == NodeKind.SEMAPHORE || k == NodeKind.CURATOR_LEASE) {
+          // a semaphore's leases directory, inspected by its path
           int p = positiveInt(queue.get(i).data().get(PERMITS_FIELD));
           holds = Ordering.lease(p > 0 ? p : 1).decide(q, i) instanceof Ordering.Hold;
           permits = Math.max(permits, p);
@@ -162,6 +163,7 @@ public final class Inspection {
         of = LockInfo.Kind.ELECTION;
         break;
       case SEMAPHORE:
+      case CURATOR_LEASE:
         of = LockInfo.Kind.SEMAPHORE;
         break;
       default:

@@ -52,7 +52,18 @@ public enum NodeKind {
    * Curator's {@code LeaderLatch} names it, whose data is the participant id alone: exclusive (the
    * head leads).
    */
-  CURATOR_LATCH("latch-", "curator-latch", true, true);
+  CURATOR_LATCH("latch-", "curator-latch", true, true),
+  /**
+   * A lease of the Curator-compatible semaphore, {@code _c_<uuid>-lease-<sequence>} in the
+   * semaphore's {@code leases} directory, as Curator's {@code InterProcessSemaphoreV2} names them.
+   */
+  CURATOR_LEASE("lease-", "curator-lease", false, true);
+
+  /**
+   * The directory of the Curator-compatible semaphore's admission mutex ({@link #CURATOR_MUTEX}
+   * nodes), as Curator's {@code InterProcessSemaphoreV2} names it.
+   */
+  public static final String CURATOR_SEMAPHORE_LOCKS = "locks";
 
   /**
    * The start of the names Curator gives its protected nodes, {@code _c_<uuid>-<lock name>}: the
