@@ -36,7 +36,11 @@ class CuratorNamesPropertiesTest {
         .isEqualTo(NodeKind.CURATOR_WRITE);
     assertThat(QueueNode.parse("_c_" + id + "-lock--2147483648").sequence())
         .isEqualTo(Integer.MIN_VALUE);
-    assertThat(QueueNode.parse("_c_" + id + "-latch-0000000001")).as("not a lock name").isNull();
+    assertThat(QueueNode.parse("_c_" + id + "-latch-0000000001").kind())
+        .isEqualTo(NodeKind.CURATOR_LATCH);
+    assertThat(QueueNode.parse("_c_" + id + "-lease-0000000001").kind())
+        .isEqualTo(NodeKind.CURATOR_LEASE);
+    assertThat(QueueNode.parse("_c_" + id + "-queue-0000000001")).as("not a lock name").isNull();
     assertThat(QueueNode.parse("_c_" + id + "-lock-00000001")).as("short sequence").isNull();
     assertThat(QueueNode.parse("_c_" + id + "-lock-000000001x")).as("not digits").isNull();
     assertThat(QueueNode.parse("_c_" + id + "-lock-+000000001")).as("a sign").isNull();
