@@ -79,8 +79,9 @@ public record LockNode(
      * A node of a Curator-compatible {@link ZkLocks#mutex(String, LockOptions) mutex} ({@link
      * LockOptions#curatorCompatible()}), named as Curator's {@code InterProcessMutex} names its
      * nodes: a zklock client's (its {@link LockNode#clientName() client name} is set) or a Curator
-     * client's (no client name; {@link LockNode#data()} holds Curator's node data under {@code
-     * "curator"}).
+     * client's (its client name is {@code "(curator)"}; {@link LockNode#ownerData()} is Curator's
+     * node data as text, by default the client's address, also under {@code "curator"} in {@link
+     * LockNode#data()}).
      */
     CURATOR_MUTEX("curator-mutex"),
     /**
@@ -128,6 +129,7 @@ public record LockNode(
 
   /** An election participant's id (from its node's data), or empty for other kinds. */
   public Optional<String> participantId() {
-    return Optional.ofNullable(data.get("participant"));
+    return Optional.ofNullable(
+        kind == Kind.CURATOR_LATCH ? data.get("curator") : data.get("participant"));
   }
 }

@@ -74,6 +74,10 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
     LockInfo info = z.inspect(name).orElseThrow();
     assertThat(info.kind()).isEqualTo(LockInfo.Kind.ELECTION);
     assertThat(info.holders().get(0).data()).containsEntry("curator", "c1");
+    assertThat(info.holders().get(0).participantId()).contains("c1");
+    assertThat(info.waiters())
+        .extracting(n -> n.participantId().orElse(""))
+        .containsExactly("z1", "c2");
 
     // When the Curator leader leaves, the zklock participant leads, and Curator names it
     l1.close();

@@ -314,7 +314,8 @@ class CuratorMutexTest extends CuratorTestBase {
     assertThat(info.holders()).hasSize(1);
     LockNode holder = info.holders().get(0);
     assertThat(holder.kind()).isEqualTo(LockNode.Kind.CURATOR_MUTEX);
-    assertThat(holder.clientName()).isEmpty();
+    assertThat(holder.clientName()).isEqualTo("(curator)");
+    assertThat(holder.ownerData()).as("Curator's default node data: its address").isNotEmpty();
     assertThat(holder.sessionId()).isEqualTo(c0.sessionId());
     assertThat(holder.data()).containsKey("curator");
     assertThat(info.waiters()).hasSize(1);

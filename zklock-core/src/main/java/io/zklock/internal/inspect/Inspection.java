@@ -221,6 +221,9 @@ public final class Inspection {
     return out;
   }
 
+  /** The client name shown for a Curator client's node in a compatible queue. */
+  public static final String CURATOR_CLIENT = "(curator)";
+
   public static LockNode node(Read r, NodeKind kind) {
     Map<String, String> d = r.data();
     long pid = 0;
@@ -229,17 +232,22 @@ public final class Inspection {
     } catch (NumberFormatException e) {
       // not ours to judge: unknown
     }
+    // A Curator client's node in a compatible queue: its data is not ours (an address, or the data
+    // given to Curator's recipe), shown as its owner data. A LeaderLatch node's data is the
+    // participant id, whichever library wrote it, so those show no client.
+    String curatorData = d.get(Inspector.CURATOR_FIELD);
+    boolean curatorClient = curatorData != null && kind.curator() && kind != NodeKind.CURATOR_LATCH;
     return new LockNode(
         r.name(),
         r.path(),
         LockNode.Kind.valueOf(kind.name()),
-        d.getOrDefault("client", ""),
+        curatorClient ? CURATOR_CLIENT : d.getOrDefault("client", ""),
         d.getOrDefault("host", ""),
         pid,
         r.ephemeralOwner(),
         Instant.ofEpochMilli(r.ctimeMillis()),
         r.czxid(),
-        d.getOrDefault(OWNER_FIELD, ""),
+        curatorClient ? curatorData : d.getOrDefault(OWNER_FIELD, ""),
         r.version() > 0 || d.containsKey(RELEASE_FIELD),
         d);
   }
