@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zklock.DistributedSemaphore;
 import io.zklock.LockHandle;
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
 import io.zklock.LockOptions;
 import io.zklock.ZkLocks;
 import java.util.ArrayList;
@@ -97,13 +99,21 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     CuratorClient c = curator("c");
     InterProcessSemaphoreV2 sem = new InterProcessSemaphoreV2(c.framework, "/" + name, 2);
     List<Lease> held = new ArrayList<>(sem.acquire(2));
-    DistributedSemaphore zsem = zklock("z").semaphore(name, 2, COMPAT);
+    ZkLocks z = zklock("z");
+    DistributedSemaphore zsem = z.semaphore(name, 2, COMPAT);
 
     // Then zklock's tryAcquire fails and leaves nothing; a waiter waits
     assertThat(zsem.tryAcquire()).isEmpty();
     assertThat(children(c, name + "/leases")).hasSize(2);
     CompletableFuture<LockHandle> waiter = zsem.acquireAsync();
     awaitChildren(c, name + "/leases", 3); // admitted, its lease queued behind the two
+    LockInfo info = z.inspect(name).orElseThrow();
+    assertThat(info.kind()).isEqualTo(LockInfo.Kind.SEMAPHORE);
+    assertThat(info.holders())
+        .extracting(LockNode::clientName)
+        .containsExactly("(curator)", "(curator)");
+    assertThat(info.holders()).extracting(LockNode::kind).containsOnly(LockNode.Kind.CURATOR_LEASE);
+    assertThat(info.waiters()).extracting(LockNode::clientName).contains("z");
 
     // When Curator returns one lease, the zklock waiter holds one
     sem.returnLease(held.remove(0));

@@ -75,7 +75,14 @@ public final class Inspection {
       kind = LockInfo.Kind.SEMAPHORE;
       int stored = positiveInt(d.dirData().get(PERMITS_FIELD));
       permits = stored;
-      List<Read> leases = queueOrder(d.leases(), NodeKind.SEMAPHORE);
+      // zklock's leases, or a Curator-compatible semaphore's (its own and Curator's clients')
+      List<Read> leases = queueOrder(d.leases(), null);
+      List<Read> admission = queueOrder(d.admission(), null);
+      NodeKind leaseKind =
+          leases.stream().anyMatch(r -> QueueNode.parse(r.name()).kind().curator())
+                  || admission.stream().anyMatch(r -> QueueNode.parse(r.name()).kind().curator())
+              ? NodeKind.CURATOR_LEASE
+              : NodeKind.SEMAPHORE;
       List<QueueNode> q = nodesOf(leases);
       // the leases of one request share its admission node: several for a request of several
       // permits, which holds only when all of them do (Ordering.leaseRequest)
@@ -98,12 +105,12 @@ public final class Inspection {
         List<Integer> request = byRequest.getOrDefault(r.data().get(ADMISSION_FIELD), List.of(i));
         int[] indexes = request.stream().mapToInt(Integer::intValue).toArray();
         boolean holds = Ordering.leaseRequest(p, q, indexes) instanceof Ordering.Hold;
-        (holds ? holders : waiters).add(node(r, NodeKind.SEMAPHORE));
+        (holds ? holders : waiters).add(node(r, leaseKind));
       }
       Set<String> admitted = byRequest.keySet();
-      for (Read r : queueOrder(d.admission(), NodeKind.MUTEX)) {
+      for (Read r : admission) {
         if (!admitted.contains(r.name())) {
-          waiters.add(node(r, NodeKind.SEMAPHORE));
+          waiters.add(node(r, leaseKind));
         }
       }
     } else {
