@@ -26,7 +26,13 @@ class LeaderWatchFakeTest {
   private final List<Optional<String>> heard = new ArrayList<>();
   private final LeaderWatch watch =
       new LeaderWatch(
-          f.session, following::add, following::remove, "orders", DIR, Runnable::run, NodeKind.ELECTION);
+          f.session,
+          following::add,
+          following::remove,
+          "orders",
+          DIR,
+          Runnable::run,
+          NodeKind.ELECTION);
 
   LeaderWatchFakeTest() {
     watch.add(now -> heard.add(now.map(Leader::participantId)));
