@@ -136,6 +136,17 @@ public interface ZkLocks extends AutoCloseable {
   DistributedSemaphore semaphore(String name, int permits);
 
   /**
+   * A count-down latch shared by every process that uses {@code name}; see {@link
+   * DistributedCountDownLatch}.
+   *
+   * @param name the latch's name, as for {@link #mutex}
+   * @param count how many count-downs open the latch; every client of the latch must give the same
+   *     number (the first stores it; a call with another is refused)
+   * @throws IllegalArgumentException if the name is not valid or {@code count < 1}
+   */
+  DistributedCountDownLatch countDownLatch(String name, int count);
+
+  /**
    * A lock over several locks, all or nothing. The parts are acquired one after the other in one
    * canonical order (by lock directory, then kind, whatever order they are given in), so
    * multi-locks over overlapping sets cannot deadlock; {@code tryAcquire(timeout)} has one deadline

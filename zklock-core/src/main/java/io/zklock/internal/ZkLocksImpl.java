@@ -270,6 +270,12 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public io.zklock.DistributedCountDownLatch countDownLatch(String name, int count) {
+    return new io.zklock.internal.recipe.LatchImpl(
+        recipes, Args.lockName(config.namespace(), name), count);
+  }
+
+  @Override
   public DistributedLock multiLock(DistributedLock... locks) {
     lifecycle.checkOpen();
     return MultiLock.of(recipes, locks);

@@ -146,6 +146,12 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
     return new MeteredSemaphore(delegate.semaphore(name, permits), meters);
   }
 
+  /** Not metered: the coordination recipes hold no lock. */
+  @Override
+  public io.zklock.DistributedCountDownLatch countDownLatch(String name, int count) {
+    return delegate.countDownLatch(name, count);
+  }
+
   /** A measured multi-lock over the parts (measured or not); its name is zklock's. */
   @Override
   public DistributedLock multiLock(DistributedLock... locks) {

@@ -39,6 +39,15 @@ public interface ZkOps {
 
   void sync(String path, AsyncCallback.VoidCallback cb);
 
+  /**
+   * Applies {@code ops} as one transaction: all of them or none. Only the coordination recipes
+   * (latch, barriers, condition) send transactions; the fakes of the engine's tests do not model
+   * them, so this default refuses.
+   */
+  default void multi(List<org.apache.zookeeper.Op> ops, AsyncCallback.MultiCallback cb) {
+    throw new UnsupportedOperationException("this ZkOps does not send transactions");
+  }
+
   /** The calls on a live handle. */
   static ZkOps of(ZooKeeper zk) {
     return new ZkOps() {
@@ -103,6 +112,11 @@ public interface ZkOps {
       @Override
       public void sync(String path, AsyncCallback.VoidCallback cb) {
         zk.sync(path, cb, null);
+      }
+
+      @Override
+      public void multi(List<org.apache.zookeeper.Op> ops, AsyncCallback.MultiCallback cb) {
+        zk.multi(ops, cb, null);
       }
     };
   }
