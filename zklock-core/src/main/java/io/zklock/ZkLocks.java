@@ -147,6 +147,25 @@ public interface ZkLocks extends AutoCloseable {
   DistributedCountDownLatch countDownLatch(String name, int count);
 
   /**
+   * A barrier that one process sets and removes, and others wait on; see {@link
+   * DistributedBarrier}.
+   *
+   * @param name the barrier's name, as for {@link #mutex}
+   * @throws IllegalArgumentException if the name is not valid
+   */
+  DistributedBarrier barrier(String name);
+
+  /**
+   * A double barrier for a group of {@code members}; see {@link DistributedDoubleBarrier}. Each
+   * call makes one member.
+   *
+   * @param name the barrier's name, as for {@link #mutex}
+   * @param members the group's size; every client must give the same number (the first stores it)
+   * @throws IllegalArgumentException if the name is not valid or {@code members < 1}
+   */
+  DistributedDoubleBarrier doubleBarrier(String name, int members);
+
+  /**
    * A lock over several locks, all or nothing. The parts are acquired one after the other in one
    * canonical order (by lock directory, then kind, whatever order they are given in), so
    * multi-locks over overlapping sets cannot deadlock; {@code tryAcquire(timeout)} has one deadline

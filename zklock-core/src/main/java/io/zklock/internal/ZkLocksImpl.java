@@ -276,6 +276,18 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public io.zklock.DistributedBarrier barrier(String name) {
+    return new io.zklock.internal.recipe.BarrierImpl(
+        recipes, Args.lockName(config.namespace(), name));
+  }
+
+  @Override
+  public io.zklock.DistributedDoubleBarrier doubleBarrier(String name, int members) {
+    return new io.zklock.internal.recipe.DoubleBarrierImpl(
+        recipes, Args.lockName(config.namespace(), name), members);
+  }
+
+  @Override
   public DistributedLock multiLock(DistributedLock... locks) {
     lifecycle.checkOpen();
     return MultiLock.of(recipes, locks);

@@ -152,6 +152,18 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
     return delegate.countDownLatch(name, count);
   }
 
+  /** Not metered: the coordination recipes hold no lock. */
+  @Override
+  public io.zklock.DistributedBarrier barrier(String name) {
+    return delegate.barrier(name);
+  }
+
+  /** Not metered: the coordination recipes hold no lock. */
+  @Override
+  public io.zklock.DistributedDoubleBarrier doubleBarrier(String name, int members) {
+    return delegate.doubleBarrier(name, members);
+  }
+
   /** A measured multi-lock over the parts (measured or not); its name is zklock's. */
   @Override
   public DistributedLock multiLock(DistributedLock... locks) {

@@ -33,14 +33,25 @@ final class NodeWatch implements Watcher {
   private final RecipeContext ctx;
   private final String path;
   private final boolean present;
+  private final long owner; // the session the wait is bound to; 0: none
   private final CompletableFuture<Boolean> done = new CompletableFuture<>();
   private volatile Session.Conn armedOn;
   private volatile ScheduledFuture<?> timer;
 
-  private NodeWatch(RecipeContext ctx, String path, boolean present) {
+  /** How a session-bound wait ends when its session does (its caller's ephemeral node is gone). */
+  static final class SessionEnded extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    SessionEnded(String path) {
+      super("the session ended while waiting on " + path, null, false, false);
+    }
+  }
+
+  private NodeWatch(RecipeContext ctx, String path, boolean present, long owner) {
     this.ctx = ctx;
     this.path = path;
     this.present = present;
+    this.owner = owner;
   }
 
   /**
@@ -50,7 +61,18 @@ final class NodeWatch implements Watcher {
    */
   static CompletableFuture<Boolean> until(
       RecipeContext ctx, String path, boolean present, long timeoutNanos) {
-    NodeWatch w = new NodeWatch(ctx, path, present);
+    return until(ctx, path, present, timeoutNanos, 0L);
+  }
+
+  /**
+   * As {@link #until(RecipeContext, String, boolean, long)}, bound to the session {@code owner} (0:
+   * to none): the end of that session (expiry, zklock's deadline) fails the wait with {@link
+   * SessionEnded} instead of watching again on the next session: for a waiter whose own ephemeral
+   * node went with it.
+   */
+  static CompletableFuture<Boolean> until(
+      RecipeContext ctx, String path, boolean present, long timeoutNanos, long owner) {
+    NodeWatch w = new NodeWatch(ctx, path, present, owner);
     w.done.whenComplete((v, err) -> w.cleanUp());
     if (timeoutNanos >= 0) {
       w.timer =
@@ -69,6 +91,10 @@ final class NodeWatch implements Watcher {
         .session()
         .whenConnected(
             conn -> {
+              if (owner != 0L && conn.sessionId() != owner) {
+                done.completeExceptionally(new SessionEnded(path));
+                return;
+              }
               armedOn = conn;
               conn.ops().exists(path, this, (rc, p, c, stat) -> checked(Code.get(rc)));
             },
@@ -90,7 +116,9 @@ final class NodeWatch implements Watcher {
         }
         break; // else the watch stands until the node is made
       default:
-        if (ErrorKind.retryable(code) || code == Code.SESSIONEXPIRED) {
+        if (code == Code.SESSIONEXPIRED && owner != 0L) {
+          done.completeExceptionally(new SessionEnded(path));
+        } else if (ErrorKind.retryable(code) || code == Code.SESSIONEXPIRED) {
           arm(); // on the next connection or the next session
         } else {
           done.completeExceptionally(
@@ -108,7 +136,11 @@ final class NodeWatch implements Watcher {
     if (type == EventType.None) {
       KeeperState state = event.getState();
       if (state == KeeperState.Expired || state == KeeperState.Closed) {
-        arm(); // the watch went with the session: set it again on the next one
+        if (owner != 0L) {
+          done.completeExceptionally(new SessionEnded(path));
+        } else {
+          arm(); // the watch went with the session: set it again on the next one
+        }
       }
       return; // disconnected, connected again: the watch stands; not a pass
     }
