@@ -20,7 +20,7 @@ import org.apache.zookeeper.KeeperException.Code;
 
 /**
  * A condition of an exclusive lock. Its waiters are EPHEMERAL_SEQUENTIAL nodes {@code
- * w-<attempt>-<sequence>} in the directory {@code <lock directory>.cond-<name>}, made while the
+ * cv-<attempt>-<sequence>} in the directory {@code <lock directory>.cond-<name>}, made while the
  * waiter holds the lock and before it releases it; a signal deletes the earliest ({@link
  * ConditionRule}); a waiter watches only its own node ({@link NodeWatch}). See {@link
  * DistributedCondition}.

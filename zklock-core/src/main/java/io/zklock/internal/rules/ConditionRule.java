@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * Whom a condition's signal wakes: a pure function of the names of the condition's waiter nodes.
  *
- * <p>A waiter is an EPHEMERAL_SEQUENTIAL node {@code w-<attempt>-<sequence>}, made while its owner
+ * <p>A waiter is an EPHEMERAL_SEQUENTIAL node {@code cv-<attempt>-<sequence>}, made while its owner
  * held the lock (so arrival order is the lock's order) and before it released it. A signal deletes
  * the node: {@link #toSignal} says which, in arrival order: {@code signal()} the earliest, {@code
  * signalAll()} every one. Sequences are compared with wrap-around arithmetic (the server's counter
@@ -18,7 +18,7 @@ public final class ConditionRule {
   private ConditionRule() {}
 
   /** The prefix of a waiter node's name. */
-  public static final String WAITER_PREFIX = "w-";
+  public static final String WAITER_PREFIX = "cv-"; // not a lock kind's prefix: inspection skips it
 
   /** A waiter: its node's name and the sequence the server appended. */
   public record Waiter(String name, int sequence) {}

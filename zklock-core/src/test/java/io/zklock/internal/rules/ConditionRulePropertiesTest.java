@@ -73,6 +73,18 @@ class ConditionRulePropertiesTest {
     assertThat(ConditionRule.toSignal(children, false)).isEmpty();
   }
 
+  @Property
+  void waiterNodes_areNeverTakenForLockNodes_byInspection(
+      @ForAll int sequence, @ForAll @IntRange(min = 0, max = 1000) int i) {
+    String name =
+        ConditionRule.WAITER_PREFIX
+            + QueueNode.newAttemptId()
+            + "-"
+            + String.format("%010d", sequence);
+    assertThat(ConditionRule.parse(name)).isNotNull();
+    assertThat(QueueNode.parse(name)).as("a lock directory's listing skips it").isNull();
+  }
+
   @Example
   void wrapAround_theWaiterBeforeTheOverflow_isEarlier() {
     String before = waiter(1, Integer.MAX_VALUE);
