@@ -79,8 +79,9 @@ public interface DistributedCountDownLatch {
   /**
    * Waits until the count reaches zero, or {@code timeout} passes.
    *
-   * @param timeout zero or negative: one check, no wait
+   * @param timeout zero: one check, no wait
    * @return true if the latch is open, false if the time-out came first
+   * @throws IllegalArgumentException if {@code timeout} is negative
    * @throws InterruptedException if the thread is interrupted while waiting (the watch is removed)
    * @throws ZkLockException as {@link #await()}
    */
