@@ -5,6 +5,7 @@ import io.zklock.LockLostException;
 import io.zklock.LockOptions;
 import io.zklock.ZkLockException;
 import io.zklock.internal.engine.Acquisitions;
+import io.zklock.internal.engine.Guard;
 import io.zklock.internal.engine.Handle;
 import io.zklock.internal.engine.Ticket;
 import io.zklock.internal.rules.CohortToken;
@@ -692,6 +693,30 @@ public final class CohortLock implements LockPart {
     @Override
     public CompletableFuture<LockLostException> lost() {
       return lost;
+    }
+
+    /**
+     * The cohort node's guard while this local request holds: the node is checked on the server;
+     * local ownership here, when the commit is asked for and again when it is sent.
+     */
+    @Override
+    public Guard guard() {
+      LockHandle n;
+      synchronized (CohortLock.this) {
+        switch (state) {
+          case HELD:
+            n = node;
+            break;
+          case RELEASED:
+            return Guard.released(name);
+          case LOST:
+            return Guard.losing(lost);
+          default:
+            return Guard.refused(
+                new IllegalMonitorStateException("this request of " + name + " was not granted"));
+        }
+      }
+      return ((Handle) n).guard();
     }
 
     @Override

@@ -214,6 +214,19 @@ public final class Election implements LeaderElection {
   }
 
   @Override
+  public io.zklock.GuardedTransaction transaction() {
+    LockHandle h;
+    synchronized (this) {
+      h = leadership;
+    }
+    if (h == null || !isLeader()) {
+      throw new IllegalStateException(
+          "participant " + participantId() + " does not lead " + queue.dir() + " now");
+    }
+    return h.transaction();
+  }
+
+  @Override
   public synchronized boolean isLeader() {
     return leadership != null && leadership.isHeld();
   }

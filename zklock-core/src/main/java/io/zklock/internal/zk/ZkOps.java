@@ -3,6 +3,7 @@ package io.zklock.internal.zk;
 import java.util.List;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.WatcherType;
 import org.apache.zookeeper.ZooKeeper;
@@ -40,12 +41,13 @@ public interface ZkOps {
   void sync(String path, AsyncCallback.VoidCallback cb);
 
   /**
-   * Applies {@code ops} as one transaction: all of them or none. Only the coordination recipes
-   * (latch, barriers, condition) send transactions; the fakes of the engine's tests do not model
-   * them, so this default refuses.
+   * Sends {@code ops} as one transaction, applied all or none ({@code multi}). The callback's code
+   * is the first failure's, and each failed op's result an {@link
+   * org.apache.zookeeper.OpResult.ErrorResult}. Test fakes that do not model transactions keep this
+   * default, which refuses.
    */
-  default void multi(List<org.apache.zookeeper.Op> ops, AsyncCallback.MultiCallback cb) {
-    throw new UnsupportedOperationException("this ZkOps does not send transactions");
+  default void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
+    throw new UnsupportedOperationException("multi is not supported by " + getClass().getName());
   }
 
   /** The calls on a live handle. */
@@ -115,7 +117,7 @@ public interface ZkOps {
       }
 
       @Override
-      public void multi(List<org.apache.zookeeper.Op> ops, AsyncCallback.MultiCallback cb) {
+      public void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
         zk.multi(ops, cb, null);
       }
     };
