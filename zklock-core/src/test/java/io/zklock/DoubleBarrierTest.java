@@ -78,6 +78,25 @@ class DoubleBarrierTest extends ZkTestSupport {
         .contains("\"phase\":\"entering\"");
   }
 
+  /**
+   * The directory outlives an idle moment between rounds: a container would be reaped by the server
+   * once its last member left (this server checks every 500 ms), and the round number that keeps a
+   * slow leaver of one round from waiting on the next round's members would restart at 0.
+   */
+  @Test
+  void anIdleBarrier_keepsItsRound() throws Exception {
+    DistributedDoubleBarrier solo = client().doubleBarrier("idle", 1);
+    solo.enter();
+    solo.leave();
+    await()
+        .during(Duration.ofMillis(1500))
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                raw().exists(dir("idle"), false) != null
+                    && new String(raw().getData(dir("idle"), false, null)).contains("\"round\":1"));
+  }
+
   @Test
   void otherMemberCount_isRefused() throws Exception {
     DistributedDoubleBarrier first = client().doubleBarrier("n", 1);

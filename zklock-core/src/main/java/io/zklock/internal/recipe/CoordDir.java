@@ -14,8 +14,10 @@ import org.apache.zookeeper.KeeperException.Code;
 /**
  * The directory of a coordination recipe (latch, double barrier) and the number stored in its data
  * by its first client ({@code {"kind":"latch","count":3,...}}): read, made if missing, and checked
- * against this client's number, which a mismatch refuses (a {@link ZkLockException} whose cause is
- * an {@link IllegalArgumentException}, as for a semaphore's permits).
+ * against this client's number, which a mismatch refuses. The directory is PERSISTENT: it keeps its
+ * state (a double barrier's round) while it has no children, until someone deletes it. A mismatch
+ * is refused (a {@link ZkLockException} whose cause is an {@link IllegalArgumentException}, as for
+ * a semaphore's permits).
  */
 final class CoordDir {
   /** One read of the directory: its JSON fields and data version, on connection {@code conn}. */
@@ -147,7 +149,9 @@ final class CoordDir {
             dir,
             initial,
             ctx.requests().acl(),
-            CreateMode.CONTAINER,
+            // PERSISTENT, not CONTAINER: the server would reap an empty directory between a double
+            // barrier's rounds, and with it the round number that keeps rounds apart
+            CreateMode.PERSISTENT,
             (rc, p, c, name, created) -> {
               Code code = Code.get(rc);
               switch (code) {
