@@ -136,6 +136,36 @@ public interface ZkLocks extends AutoCloseable {
   DistributedSemaphore semaphore(String name, int permits);
 
   /**
+   * A count-down latch shared by every process that uses {@code name}; see {@link
+   * DistributedCountDownLatch}.
+   *
+   * @param name the latch's name, as for {@link #mutex}
+   * @param count how many count-downs open the latch; every client of the latch must give the same
+   *     number (the first stores it; a call with another is refused)
+   * @throws IllegalArgumentException if the name is not valid or {@code count < 1}
+   */
+  DistributedCountDownLatch countDownLatch(String name, int count);
+
+  /**
+   * A barrier that one process sets and removes, and others wait on; see {@link
+   * DistributedBarrier}.
+   *
+   * @param name the barrier's name, as for {@link #mutex}
+   * @throws IllegalArgumentException if the name is not valid
+   */
+  DistributedBarrier barrier(String name);
+
+  /**
+   * A double barrier for a group of {@code members}; see {@link DistributedDoubleBarrier}. Each
+   * call makes one member.
+   *
+   * @param name the barrier's name, as for {@link #mutex}
+   * @param members the group's size; every client must give the same number (the first stores it)
+   * @throws IllegalArgumentException if the name is not valid or {@code members < 1}
+   */
+  DistributedDoubleBarrier doubleBarrier(String name, int members);
+
+  /**
    * A semaphore with options: {@code semaphore(name, permits, LockOptions.curatorCompatible())}
    * shares its leases with Apache Curator's {@code InterProcessSemaphoreV2} on the path {@code
    * name} (see {@link LockOptions}): its requests are admitted one at a time by a

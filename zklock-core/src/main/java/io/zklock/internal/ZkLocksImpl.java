@@ -276,6 +276,24 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public io.zklock.DistributedCountDownLatch countDownLatch(String name, int count) {
+    return new io.zklock.internal.recipe.LatchImpl(
+        recipes, Args.lockName(config.namespace(), name), count);
+  }
+
+  @Override
+  public io.zklock.DistributedBarrier barrier(String name) {
+    return new io.zklock.internal.recipe.BarrierImpl(
+        recipes, Args.lockName(config.namespace(), name));
+  }
+
+  @Override
+  public io.zklock.DistributedDoubleBarrier doubleBarrier(String name, int members) {
+    return new io.zklock.internal.recipe.DoubleBarrierImpl(
+        recipes, Args.lockName(config.namespace(), name), members);
+  }
+
+  @Override
   public DistributedSemaphore semaphore(String name, int permits, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     if (options.isCohort()) {

@@ -146,6 +146,24 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
     return new MeteredSemaphore(delegate.semaphore(name, permits), meters);
   }
 
+  /** Not metered: the coordination recipes hold no lock. */
+  @Override
+  public io.zklock.DistributedCountDownLatch countDownLatch(String name, int count) {
+    return delegate.countDownLatch(name, count);
+  }
+
+  /** Not metered: the coordination recipes hold no lock. */
+  @Override
+  public io.zklock.DistributedBarrier barrier(String name) {
+    return delegate.barrier(name);
+  }
+
+  /** Not metered: the coordination recipes hold no lock. */
+  @Override
+  public io.zklock.DistributedDoubleBarrier doubleBarrier(String name, int members) {
+    return delegate.doubleBarrier(name, members);
+  }
+
   @Override
   public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
     return new MeteredSemaphore(delegate.semaphore(name, permits, options), meters);
