@@ -299,6 +299,23 @@ public interface ZkLocks extends AutoCloseable {
             + getClass().getName());
   }
 
+  /**
+   * What this instance holds and waits for, with its session's state: the application's own view
+   * (the {@code /actuator/zklock} endpoint of the Spring Boot starters shows it). Read from memory,
+   * without a request to ZooKeeper; it never blocks and never fails, also after {@link #close()}
+   * (then the list is empty). {@link #inspect} and {@link #inspectAll} show every client's view, as
+   * the ensemble has it.
+   *
+   * @return a snapshot, its requests longest-waiting first
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default LocalLocks localLocks() {
+    throw new UnsupportedOperationException(
+        "localLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
   /** The session's current state. */
   SessionState sessionState();
 

@@ -3,6 +3,7 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
+import io.zklock.LocalLocks;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.ReadWriteLock;
@@ -62,8 +63,12 @@ final class ZkLocksImpl implements ZkLocks {
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
+  private final Requests requests = new Requests();
+  private final Clock clock;
+
   private ZkLocksImpl(SessionConfig config, Clock clock, String ownerData) {
     this.config = config;
+    this.clock = clock;
     this.pool = LibraryThreads.newExecutor();
     Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
@@ -71,7 +76,6 @@ final class ZkLocksImpl implements ZkLocks {
     this.gate = new StartGate(config, clock, pool);
     this.lifecycle = new Lifecycle(session, gate);
     this.dirs = new Dirs(config.namespace(), acl, config.guardsDirectories(), session);
-    Requests requests = new Requests();
     RequestContext requestContext =
         new RequestContext(
             session,
@@ -318,6 +322,17 @@ final class ZkLocksImpl implements ZkLocks {
   @Override
   public List<LockNode> requestRelease(String name) {
     return inspector.requestRelease(Args.lockName(config.namespace(), name));
+  }
+
+  @Override
+  public LocalLocks localLocks() {
+    return new LocalLocks(
+        clientName(),
+        namespace(),
+        sessionState(),
+        sessionId(),
+        negotiatedSessionTimeout(),
+        requests.snapshot(clock));
   }
 
   @Override
