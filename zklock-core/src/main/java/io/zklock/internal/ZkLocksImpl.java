@@ -6,6 +6,7 @@ import io.zklock.LeaderElection;
 import io.zklock.LocalLocks;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.LockWatch;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
@@ -14,6 +15,7 @@ import io.zklock.ZkLocks;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Requests;
 import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.inspect.LockWatcher;
 import io.zklock.internal.protocol.SharedListings;
 import io.zklock.internal.recipe.CohortLock;
 import io.zklock.internal.recipe.Election;
@@ -40,6 +42,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
@@ -322,6 +325,14 @@ final class ZkLocksImpl implements ZkLocks {
   @Override
   public List<LockNode> requestRelease(String name) {
     return inspector.requestRelease(Args.lockName(config.namespace(), name));
+  }
+
+  @Override
+  public LockWatch watchLocks(String under, Consumer<String> onChange) {
+    java.util.Objects.requireNonNull(onChange, "onChange");
+    String u = under.isEmpty() ? under : Args.lockName(config.namespace(), under);
+    lifecycle.checkOpen();
+    return new LockWatcher(session, config.namespace(), u, onChange, pool).start();
   }
 
   @Override
