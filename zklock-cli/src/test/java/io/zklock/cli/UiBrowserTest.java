@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * waiters in queue order, a new grant appears without a reload, a forced release without the token
  * is refused and one with it (typed in the page, confirmed, clicked) takes the lock away. Saves the
  * screenshot the docs use, {@code docs/ui.png} (with {@code -Dui.saveDocs=true}; else in {@code
- * target/}). Skipped, saying so, where {@code chromium} is not
- * installed; {@link UiCommandTest} checks the same endpoints without a browser.
+ * target/}). Skipped, saying so, where {@code chromium} is not installed; {@link UiCommandTest}
+ * checks the same endpoints without a browser.
  *
  * <p>{@code -Dui.latencySamples=N} also measures how long N grants take to appear in the page
  * (median and p99, printed), for docs/ui.md.
@@ -175,6 +175,8 @@ class UiBrowserTest extends UiTestSupport {
   private static Path docsDir() {
     Path here = Path.of("").toAbsolutePath();
     Path docs = here.resolveSibling("docs");
-    return Boolean.getBoolean("ui.saveDocs") && Files.isDirectory(docs) ? docs : here.resolve("target");
+    return Boolean.getBoolean("ui.saveDocs") && Files.isDirectory(docs)
+        ? docs
+        : here.resolve("target");
   }
 }

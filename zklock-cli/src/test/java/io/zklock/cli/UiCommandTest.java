@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -176,6 +178,48 @@ class UiCommandTest extends UiTestSupport {
     await()
         .atMost(WAIT)
         .until(() -> json(ui.base() + "/api/timeline").contains("forced release by 'alice'"));
+  }
+
+  @Test
+  void lsAndUi_sameLocksQueuesAndTokens() throws Exception {
+    String ns = namespace();
+    ZkLocks a = client(ns, "client-a");
+    ZkLocks b = client(ns, "client-b");
+    a.mutex("orders/1").acquire();
+    CompletableFuture<LockHandle> queued = b.mutex("orders/1").acquireAsync();
+    await().atMost(WAIT).until(() -> observer.getChildren(ns + "/orders/1", false).size() == 2);
+    a.semaphore("quota", 2).acquire();
+    b.semaphore("quota", 2).acquire();
+    a.readWriteLock("stock").readLock().acquire();
+    CompletableFuture<LockHandle> writer = b.readWriteLock("stock").writeLock().acquireAsync();
+    await().atMost(WAIT).until(() -> observer.getChildren(ns + "/stock", false).size() == 2);
+    b.simpleLock("report").acquire();
+    Ui ui = startUi(ns);
+
+    Cli.Result ls = Cli.run(args("ls", ns, "--json"));
+    String view = json(ui.base() + "/api/locks?limit=500&waiters=100000");
+
+    assertThat(ls.exitCode()).as(ls.toString()).isZero();
+    for (String field : List.of("name", "node", "state", "client", "token", "session", "since")) {
+      assertThat(values(view, field))
+          .as("the '" + field + "' of every lock and node, in order")
+          .isNotEmpty()
+          .isEqualTo(values(ls.out(), field));
+    }
+    assertThat(values(view, "permits")).isEqualTo(values(ls.out(), "permits")).containsExactly("2");
+    queued.cancel(true);
+    writer.cancel(true);
+  }
+
+  /** Every value of {@code "field":} in a JSON text, in order. */
+  private static List<String> values(String json, String field) {
+    Matcher m =
+        Pattern.compile("\"" + field + "\":(\"(?:[^\"\\\\]|\\\\.)*\"|[^,}\\]]+)").matcher(json);
+    List<String> out = new ArrayList<>();
+    while (m.find()) {
+      out.add(m.group(1));
+    }
+    return out;
   }
 
   private static HttpResponse<String> post(String url, String token, String origin)
