@@ -219,6 +219,8 @@ final class UiServer implements AutoCloseable {
     io.zklock.LockWatch w = model.watch();
     return "{\"browsers\":"
         + browsers.size()
+        + ",\"session\":"
+        + quote("0x" + Long.toHexString(locks.sessionId()))
         + ",\"watchMode\":"
         + quote(w == null ? "NONE" : w.mode().name())
         + ",\"watchRequests\":"
