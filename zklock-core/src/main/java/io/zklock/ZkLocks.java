@@ -310,9 +310,13 @@ public interface ZkLocks extends AutoCloseable {
    *
    * <p>It creates nothing: the namespace need not exist (its creation is told). On a ZooKeeper 3.6+
    * server it costs one persistent recursive watch; a 3.5 server gets a child watch per directory
-   * instead (see {@link LockWatch.Mode#PER_DIRECTORY}). {@code onChange} runs on the library's
-   * threads, never on ZooKeeper's event thread, and must not block for long; it may run on several
-   * threads at once.
+   * instead (see {@link LockWatch.Mode#PER_DIRECTORY}). A 3.5 server is recognised by its answer to
+   * the 3.6 request: it closes the connection. So, on a 3.5 server, the first watch of an instance
+   * costs one dropped connection (the session survives, suspended for a moment, and its locks with
+   * it unless the {@link SuspensionPolicy} treats suspension as loss): watch from an instance that
+   * holds no locks, as {@code zklock ui} does. {@code onChange} runs on the library's threads,
+   * never on ZooKeeper's event thread, and must not block for long; it may run on several threads
+   * at once.
    *
    * @param under a lock name or a prefix of lock names, or empty for the whole namespace
    * @param onChange told the name of each changed lock, or {@code null} for all

@@ -37,6 +37,13 @@ public final class LockWatcher implements LockWatch {
   private ZooKeeper armedOn; // guarded by this: the handle the watch was set on
 
   /**
+   * The connection was lost in reply to {@code addWatch}: a 3.5 server closes the connection on a
+   * request it does not know. From then on the fallback is used, also on a 3.6+ server whose
+   * connection happened to drop then (it works there too, with more watches).
+   */
+  private volatile boolean addWatchLost;
+
+  /**
    * @param namespace the instance's namespace ("" for the root)
    * @param under a lock name prefix, or "" for the whole namespace
    */
@@ -97,7 +104,8 @@ public final class LockWatcher implements LockWatch {
       if (closed) {
         return;
       }
-      if (zk == armedOn) {
+      boolean set = mode == Mode.RECURSIVE || watchedDirs.contains(root);
+      if (zk == armedOn && set) {
         // the same session: ZooKeeper's client sets its watches again by itself, but changes made
         // while disconnected may not all be told
         tell(null);
@@ -105,6 +113,12 @@ public final class LockWatcher implements LockWatch {
       }
       armedOn = zk;
       watchedDirs.clear();
+    }
+    if (addWatchLost) {
+      mode = Mode.PER_DIRECTORY;
+      listAndWatch(zk, root, false);
+      tell(null);
+      return;
     }
     requests.incrementAndGet();
     zk.addWatch(
@@ -118,10 +132,17 @@ public final class LockWatcher implements LockWatch {
             tell(null);
           } else if (code == Code.UNIMPLEMENTED) {
             mode = Mode.PER_DIRECTORY; // a 3.5 server
-            listAndWatch(zk, root);
+            listAndWatch(zk, root, false);
             tell(null);
           } else {
-            forget(zk); // connection lost before the answer: set it at the next connection
+            if (code == Code.CONNECTIONLOSS) {
+              addWatchLost = true; // most likely a 3.5 server, which closes the connection
+            }
+            forget(zk); // set it again at the next connection
+            Session.Conn now = session.current();
+            if (now != null && now.zk() == zk && zk.getState().isConnected()) {
+              arm(zk); // the connection is back already
+            }
           }
         },
         null);
@@ -133,8 +154,12 @@ public final class LockWatcher implements LockWatch {
     }
   }
 
-  /** 3.5: lists {@code dir} with a child watch, then its subdirectories the same way. */
-  private void listAndWatch(ZooKeeper zk, String dir) {
+  /**
+   * 3.5: lists {@code dir} with a child watch, then its subdirectories the same way; {@code found}:
+   * the directory is new to the watch, and is told once listed (its first lock nodes came before
+   * its watch).
+   */
+  private void listAndWatch(ZooKeeper zk, String dir, boolean found) {
     if (closed) {
       return;
     }
@@ -154,8 +179,11 @@ public final class LockWatcher implements LockWatch {
             return;
           }
           if (code != Code.OK) {
-            watchedDirs.remove(dir);
+            watchedDirs.remove(dir); // listed again at the next connection (see arm)
             return;
+          }
+          if (found) {
+            tell(nameOfDir(dir));
           }
           for (String child : children) {
             if (Inspector.isLockNode(child)
@@ -165,7 +193,7 @@ public final class LockWatcher implements LockWatch {
             }
             String c = dir.equals("/") ? "/" + child : dir + "/" + child;
             if (!watchedDirs.contains(c)) {
-              listAndWatch(zk, c);
+              listAndWatch(zk, c, true);
             }
           }
         },
@@ -185,7 +213,7 @@ public final class LockWatcher implements LockWatch {
       if (zk != null
           && (event.getType() == EventType.NodeChildrenChanged
               || event.getType() == EventType.NodeCreated)) {
-        listAndWatch(zk, path); // sets the one-shot watch again, and finds new directories
+        listAndWatch(zk, path, false); // sets the one-shot watch again, finds new directories
       } else if (event.getType() == EventType.NodeDeleted) {
         watchedDirs.remove(path);
       }
