@@ -145,7 +145,8 @@ class UiCommandTest extends UiTestSupport {
     String search = json(ui.base() + "/api/locks?q=special");
     String simple = json(ui.base() + "/api/locks?kind=simple");
 
-    System.out.printf("page weight: /api/locks with 50 locks of one holder each: %d bytes%n", page2.length());
+    System.out.printf(
+        "page weight: /api/locks with 50 locks of one holder each: %d bytes%n", page2.length());
     assertThat(number(page2, "total")).isEqualTo(121);
     assertThat(page2).contains("\"name\":\"item-050\"", "\"name\":\"item-099\"");
     assertThat(page2).doesNotContain("\"name\":\"item-049\"", "\"name\":\"item-100\"");
