@@ -50,6 +50,19 @@ public interface LeaderElection extends AutoCloseable {
    */
   void requeue();
 
+  /**
+   * Starts a transaction of ZooKeeper writes that commit only while this participant still leads in
+   * the current term: a {@link LockHandle#transaction()} of the leader's node (see {@link
+   * GuardedTransaction}). A transaction made in one term never commits in a later one.
+   *
+   * @throws IllegalStateException if this participant does not lead now
+   * @throws UnsupportedOperationException if this is not an election made by zklock (the default)
+   */
+  default GuardedTransaction transaction() {
+    throw new UnsupportedOperationException(
+        "transaction is implemented by the elections of ZkLocks, not by " + getClass().getName());
+  }
+
   /** Whether this participant leads now, as far as it knows. */
   boolean isLeader();
 

@@ -100,6 +100,19 @@ public interface LockHandle extends AutoCloseable {
   }
 
   /**
+   * Starts a transaction of ZooKeeper writes that commit only while this grant holds: one {@code
+   * multi} whose first operation checks this grant's lock node (see {@link GuardedTransaction} for
+   * what that guarantees, and what not). Each call returns a new, empty transaction; nothing is
+   * sent before {@link GuardedTransaction#commit()}.
+   *
+   * @throws UnsupportedOperationException if this is not a handle made by zklock (the default)
+   */
+  default GuardedTransaction transaction() {
+    throw new UnsupportedOperationException(
+        "transaction is implemented by the handles of ZkLocks, not by " + getClass().getName());
+  }
+
+  /**
    * Releases the lock and returns once the server has acknowledged the deletion of the lock node
    * (or the node is known to be gone with its session). {@link #isHeld()} is {@code false} from the
    * start of the call.

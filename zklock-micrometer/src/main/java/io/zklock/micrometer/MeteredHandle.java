@@ -73,6 +73,12 @@ final class MeteredHandle implements LockHandle {
     return delegate.extend(lease);
   }
 
+  /** The delegate's guarded writes: they check the delegate's own lock node. */
+  @Override
+  public io.zklock.GuardedTransaction transaction() {
+    return delegate.transaction();
+  }
+
   @Override
   public void onReleaseRequested(Runnable action) {
     delegate.onReleaseRequested(action);

@@ -80,6 +80,14 @@ class MeteredZkLocksTest {
   }
 
   @Test
+  void meteredHandle_guardedWrite_checksTheDelegatesNode() throws Exception {
+    try (LockHandle h = locks.mutex("guarded").acquire()) {
+      // an empty transaction checks the grant's node on the server and commits nothing
+      assertThat(h.transaction().commit()).isEmpty();
+    }
+  }
+
+  @Test
   void cohortMutex_isMeasuredLikeTheMutex_andHandsOffLocally() throws Exception {
     DistributedLock lock = locks.mutex("tagged", LockOptions.cohort());
 

@@ -96,6 +96,9 @@ public final class Checker {
     }
   }
 
+  /** The guarded writes to the ZooKeeper store nodes ({@code ZWRITE}), committed or refused. */
+  private final List<Event> guardedWrites = new ArrayList<>();
+
   public Checker(SoakConfig config) {
     this.config = config;
   }
@@ -130,6 +133,7 @@ public final class Checker {
     }
     countLostCreateReplies();
     checkFencing();
+    checkGuardedWrites();
     checkExclusion();
     checkLiveness();
     checkProcesses();
@@ -246,6 +250,7 @@ public final class Checker {
         }
       }
       case "STORE_ACCEPT", "STORE_REJECT" -> storeEvents.add(e);
+      case "ZWRITE" -> guardedWrites.add(e);
       case "MUTE" -> mutes.computeIfAbsent(e.get("target"), k -> new ArrayList<>()).add(e.t());
       case "PROC_START" -> count("processes.started");
       case "CLOCK_MISMATCH" ->
@@ -518,6 +523,72 @@ public final class Checker {
       m[0] = Math.max(m[0], h.token);
       if (exclusive) {
         m[1] = Math.max(m[1], h.token);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------- guarded writes
+
+  /**
+   * GUARDED: no guarded write ({@code LockHandle#transaction()}, logged as {@code ZWRITE})
+   * committed outside its writer's hold. The ZooKeeper store node of a lock is written only by its
+   * exclusive holders, and each committed write carries the zxid at which the ensemble applied it
+   * ({@code mzxid}), the one order every grant and deletion is in. So, per lock: (1) a write is
+   * applied after its writer's node was created ({@code mzxid > czxid}); (2) in zxid order the
+   * writers' tokens never go down: a write of an older holder applied after a newer holder wrote
+   * was committed after the older hold ended (the newer was granted only after the older node's
+   * deletion). A refused write ({@code ok=false}) is counted, not judged: refusing is always safe.
+   */
+  private void checkGuardedWrites() {
+    Map<String, List<Event>> byKey = new HashMap<>();
+    for (Event e : guardedWrites) {
+      if ("true".equals(e.get("ok"))) {
+        count("zstore.committed");
+        byKey.computeIfAbsent(e.get("key"), k -> new ArrayList<>()).add(e);
+      } else {
+        count("zstore.refused");
+      }
+    }
+    for (Map.Entry<String, List<Event>> k : byKey.entrySet()) {
+      List<Event> writes = new ArrayList<>(k.getValue());
+      writes.sort(Comparator.comparingLong(e -> e.getLong("mzxid", -1)));
+      long maxToken = Long.MIN_VALUE;
+      String maxBy = null;
+      for (Event e : writes) {
+        long mzxid = e.getLong("mzxid", -1);
+        long token = e.getLong("token", -1);
+        long czxid = e.getLong("czxid", token);
+        if (mzxid <= czxid) {
+          violation(
+              "GUARDED",
+              e.get("h")
+                  + " committed a guarded write to "
+                  + k.getKey()
+                  + " at zxid "
+                  + mzxid
+                  + ", not after its node's creation at "
+                  + czxid);
+        }
+        if (token < maxToken) {
+          violation(
+              "GUARDED",
+              e.get("h")
+                  + " (token "
+                  + token
+                  + ") committed a guarded write to "
+                  + k.getKey()
+                  + " at zxid "
+                  + mzxid
+                  + ", after "
+                  + maxBy
+                  + " (token "
+                  + maxToken
+                  + ") had written: outside its hold");
+        }
+        if (token > maxToken) {
+          maxToken = token;
+          maxBy = e.get("h");
+        }
       }
     }
   }

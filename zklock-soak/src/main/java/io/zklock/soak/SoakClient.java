@@ -2,8 +2,11 @@ package io.zklock.soak;
 
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
+import io.zklock.GuardedTransaction;
 import io.zklock.LockHandle;
+import io.zklock.LockLostException;
 import io.zklock.ReadWriteLock;
+import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -233,6 +236,7 @@ public final class SoakClient {
     long holdMs =
         roll == 0 ? 12_000 : roll < 8 ? 300 + random.nextInt(600) : 10 + random.nextInt(110);
     write(store, side, token, h, holdMs >= 10_000 ? "begin-long" : "begin");
+    guardedWrite(held, side, token, h, "begin");
     boolean lost;
     try {
       held.lost().get(holdMs, TimeUnit.MILLISECONDS);
@@ -244,6 +248,7 @@ public final class SoakClient {
     }
     if (!lost) {
       write(store, side, token, h, "end");
+      guardedWrite(held, side, token, h, "end");
     } else {
       // a holder that hears of its loss stops: no further writes
       store.write(side.dir(), side.storeSide(), token, h, "abandon");
@@ -260,6 +265,99 @@ public final class SoakClient {
   private void write(StoreConnection store, Side side, long token, String h, String phase) {
     boolean ok = store.write(side.dir(), side.storeSide(), token, h, phase);
     log.log("WRITE", "proc", proc, "h", h, "phase", phase, "token", token, "ok", ok);
+  }
+
+  /**
+   * The ZooKeeper store node of an exclusive lock, written only by guarded writes of its holders:
+   * one flat node per lock, made by the first guarded write that finds it missing.
+   */
+  static String zstorePath(Side side) {
+    return "/soak-zstore-" + side.dir().replace('/', '-');
+  }
+
+  /**
+   * A guarded write ({@link LockHandle#transaction()}) of this holder's token to its lock's store
+   * node, logged as {@code ZWRITE} with the zxid the ensemble applied it at, or why it was refused.
+   * The checker's GUARDED rule judges the committed ones.
+   */
+  private void guardedWrite(LockHandle held, Side side, long token, String h, String phase) {
+    if (!side.exclusive() || side == Side.SEMAPHORE) {
+      return;
+    }
+    long czxid = side == Side.COHORT || side == Side.COHORT_WRITE ? token >>> 16 : token;
+    byte[] data = (h + " " + token).getBytes(StandardCharsets.UTF_8);
+    String path = zstorePath(side);
+    try {
+      GuardedTransaction.Result r;
+      try {
+        r = held.transaction().setData(path, data).commit().get(0);
+      } catch (ZkLockException e) {
+        if (e.getMessage().contains("NONODE")) {
+          // the first write to this lock's node: make it, guarded too (a race with another
+          // holder's creation cannot happen: only the holder writes)
+          held.transaction().create(path, data).commit();
+          r = held.transaction().setData(path, data).commit().get(0);
+        } else {
+          throw e;
+        }
+      }
+      log.log(
+          "ZWRITE",
+          "proc",
+          proc,
+          "h",
+          h,
+          "key",
+          side.dir(),
+          "phase",
+          phase,
+          "token",
+          token,
+          "czxid",
+          czxid,
+          "ok",
+          true,
+          "mzxid",
+          r.stat().mzxid());
+    } catch (LockLostException e) {
+      log.log(
+          "ZWRITE",
+          "proc",
+          proc,
+          "h",
+          h,
+          "key",
+          side.dir(),
+          "phase",
+          phase,
+          "token",
+          token,
+          "czxid",
+          czxid,
+          "ok",
+          false,
+          "reason",
+          e.reason());
+    } catch (RuntimeException e) {
+      log.log(
+          "ZWRITE",
+          "proc",
+          proc,
+          "h",
+          h,
+          "key",
+          side.dir(),
+          "phase",
+          phase,
+          "token",
+          token,
+          "czxid",
+          czxid,
+          "ok",
+          false,
+          "err",
+          e.toString());
+    }
   }
 
   /** Exits if the orchestrator dies, so no client outlives a crashed test JVM. */

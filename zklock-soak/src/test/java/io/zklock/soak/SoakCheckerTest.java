@@ -1596,4 +1596,109 @@ class SoakCheckerTest {
 
     assertThat(check().counter("handover.checked")).isZero();
   }
+
+  // ------------------------------------------------------------ GUARDED (issue 26)
+
+  private void zwrite(double t, String h, Side side, long token, long mzxid) {
+    ev(
+        t,
+        "ZWRITE",
+        "proc",
+        h.substring(0, 1),
+        "h",
+        h,
+        "key",
+        side.dir(),
+        "token",
+        token,
+        "czxid",
+        token,
+        "ok",
+        true,
+        "mzxid",
+        mzxid);
+  }
+
+  @Test
+  void guardedWritesInsideTheirHolds_noViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    zwrite(1.1, "a/1", Side.MUTEX, 10, 11);
+    zwrite(1.9, "a/1", Side.MUTEX, 10, 13);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2.1, 3);
+    zwrite(2.2, "b/1", Side.MUTEX, 12, 15);
+    ev(
+        2.9,
+        "ZWRITE",
+        "proc",
+        "a",
+        "h",
+        "a/1",
+        "key",
+        Side.MUTEX.dir(),
+        "token",
+        10,
+        "czxid",
+        10,
+        "ok",
+        false,
+        "reason",
+        "NODE_DELETED");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("zstore.committed")).isEqualTo(3);
+    assertThat(report.counter("zstore.refused")).isEqualTo(1);
+  }
+
+  @Test
+  void staleGuardedWriteAfterANewerHoldersWrite_guardedViolation() {
+    // a's write is applied (zxid 16) after b (token 12) wrote at 15: a's hold had ended, since b
+    // was granted only after a's node was deleted
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2.1, 3);
+    zwrite(2.2, "b/1", Side.MUTEX, 12, 15);
+    zwrite(2.3, "a/1", Side.MUTEX, 10, 16);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(
+            v -> v.startsWith("GUARDED") && v.contains("a/1") && v.endsWith("outside its hold"));
+  }
+
+  @Test
+  void guardedWriteAppliedBeforeItsNodeExisted_guardedViolation() {
+    start("a", "s1");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    zwrite(1.1, "a/1", Side.MUTEX, 10, 9);
+    close(10, "a");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("GUARDED") && v.contains("not after its node's creation"));
+  }
+
+  @Test
+  void guardedWritesOfDifferentLocks_judgedApart() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 20, "s1", 1, 3);
+    hold("b", "b/1", Side.WRITE, 12, "s2", 1, 3);
+    zwrite(1.1, "a/1", Side.MUTEX, 20, 21);
+    zwrite(1.2, "b/1", Side.WRITE, 12, 22);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations()).noneMatch(v -> v.startsWith("GUARDED"));
+  }
 }

@@ -64,6 +64,9 @@ class SoakTest {
           .as("grants of %s (at least one per 10 s)", side)
           .isGreaterThanOrEqualTo(seconds / 10);
     }
+    assertThat(report.counter("zstore.committed"))
+        .as("guarded writes committed to the ZooKeeper store nodes (GUARDED rule)")
+        .isGreaterThanOrEqualTo(seconds / 10);
     assertThat(report.counter("faults.total"))
         .as("faults injected (at least one per 12 s)")
         .isGreaterThanOrEqualTo(seconds / 12);

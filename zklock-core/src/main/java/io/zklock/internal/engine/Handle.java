@@ -19,6 +19,19 @@ public interface Handle extends LockHandle {
     release();
   }
 
+  /**
+   * What a guarded transaction of this grant checks, asked when its commit starts and again right
+   * before it is sent ({@link Transaction}).
+   */
+  default Guard guard() {
+    throw new UnsupportedOperationException("no guarded writes from " + getClass().getName());
+  }
+
+  @Override
+  default io.zklock.GuardedTransaction transaction() {
+    return new Transaction(this, this::guard);
+  }
+
   /** Grants without a lease cannot be extended; a leased grant overrides this. */
   @Override
   default boolean extend(java.time.Duration lease) {

@@ -634,6 +634,18 @@ public final class LockRequest implements Handle {
   }
 
   @Override
+  public synchronized Guard guard() {
+    return switch (state) {
+      case HELD -> Guard.held(node.path(), node.session(), ctx);
+      case VANISHED, LOST -> Guard.losing(lost);
+      case RELEASED -> Guard.released(lockName);
+      default ->
+          Guard.refused(
+              new IllegalMonitorStateException("this request of " + lockName + " was not granted"));
+    };
+  }
+
+  @Override
   public CompletableFuture<Void> releaseAsync() {
     synchronized (this) {
       if (state == State.RELEASED && released.isCompletedExceptionally()) {

@@ -1,6 +1,7 @@
 package io.zklock.internal.recipe;
 
 import io.zklock.LockLostException;
+import io.zklock.internal.engine.Guard;
 import io.zklock.internal.engine.Handle;
 import java.util.concurrent.CompletableFuture;
 
@@ -69,6 +70,16 @@ final class DowngradedHandle implements Handle {
   @Override
   public boolean isReleaseRequested() {
     return write.isReleaseRequested();
+  }
+
+  @Override
+  public Guard guard() {
+    synchronized (this) {
+      if (released != null) {
+        return Guard.released(lockName());
+      }
+    }
+    return write.nodeGuard();
   }
 
   @Override

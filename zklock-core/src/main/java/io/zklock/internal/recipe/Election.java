@@ -25,8 +25,10 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,7 +88,14 @@ public final class Election implements LeaderElection {
             Ordering.forKind(NodeKind.ELECTION),
             Map.of("participant", participantId),
             ReentrantView::new);
-    this.watch = new LeaderWatch(ctx.session(), name, ctx.dirOf(name), events);
+    this.watch =
+        new LeaderWatch(
+            ctx.requests().session(),
+            o -> ctx.session().addObserver(o),
+            o -> ctx.session().removeObserver(o),
+            name,
+            ctx.dirOf(name),
+            events);
   }
 
   @Override
@@ -214,6 +223,19 @@ public final class Election implements LeaderElection {
   }
 
   @Override
+  public io.zklock.GuardedTransaction transaction() {
+    LockHandle h;
+    synchronized (this) {
+      h = leadership;
+    }
+    if (h == null || !isLeader()) {
+      throw new IllegalStateException(
+          "participant " + participantId() + " does not lead " + queue.dir() + " now");
+    }
+    return h.transaction();
+  }
+
+  @Override
   public synchronized boolean isLeader() {
     return leadership != null && leadership.isHeld();
   }
@@ -238,56 +260,145 @@ public final class Election implements LeaderElection {
     }
   }
 
+  /** Reads who leads now ({@link #readLeader()}), waiting for the answer on the caller's thread. */
   @Override
   public Optional<String> leader() {
-    for (int tries = 0; tries < 5; tries++) {
-      Session.Conn conn = ctx.session().current();
-      if (conn == null) {
-        throw new io.zklock.ZkLockException(
-            "not connected: cannot read the leader", queue.dir(), 0L, null);
+    CompletableFuture<Optional<String>> read = readLeader();
+    try {
+      return read.get();
+    } catch (InterruptedException e) {
+      read.cancel(false);
+      Thread.currentThread().interrupt();
+      throw new io.zklock.ZkLockException("interrupted reading the leader", queue.dir(), 0, e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
       }
-      try {
-        List<QueueNode> nodes = QueueNode.queue(conn.zk().getChildren(queue.dir(), false));
-        nodes.removeIf(n -> n.kind() != NodeKind.ELECTION);
-        if (nodes.isEmpty()) {
-          return Optional.empty();
-        }
-        if (QueueNode.nearOverflow(nodes)) {
-          nodes = inCreationOrder(conn, nodes);
-          if (nodes.isEmpty()) {
-            continue;
-          }
-        }
-        byte[] data = conn.zk().getData(queue.dir() + "/" + nodes.get(0).name(), false, null);
-        return Optional.ofNullable(
-            Json.field(new String(data, StandardCharsets.UTF_8), "participant"));
-      } catch (KeeperException.NoNodeException e) {
-        if (Objects.equals(e.getPath(), queue.dir())) {
-          return Optional.empty();
-        }
-        // the head went between the two reads: look again
-      } catch (KeeperException e) {
-        throw new io.zklock.ZkLockException(
-            "cannot read the leader: " + e.code(), queue.dir(), conn.sessionId(), e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new io.zklock.ZkLockException("interrupted reading the leader", queue.dir(), 0, e);
-      }
+      throw new io.zklock.ZkLockException("cannot read the leader", queue.dir(), 0L, e.getCause());
     }
-    return Optional.empty();
   }
 
-  private List<QueueNode> inCreationOrder(Session.Conn conn, List<QueueNode> nodes)
-      throws KeeperException, InterruptedException {
-    List<QueueNode> out = new java.util.ArrayList<>();
-    for (QueueNode n : nodes) {
-      org.apache.zookeeper.data.Stat s = conn.zk().exists(queue.dir() + "/" + n.name(), false);
-      if (s != null) {
-        out.add(n.withCzxid(s.getCzxid()));
-      }
+  /**
+   * Reads who leads now, through the session's seam: lists the queue and reads its head's
+   * participant. The head gone between the two reads is looked for again (up to five times, then
+   * nobody is reported). Fails with a {@link io.zklock.ZkLockException} if not connected or on an
+   * error of ZooKeeper.
+   */
+  CompletableFuture<Optional<String>> readLeader() {
+    CompletableFuture<Optional<String>> out = new CompletableFuture<>();
+    Session.Conn conn = ctx.requests().session().current();
+    if (conn == null) {
+      out.completeExceptionally(
+          new io.zklock.ZkLockException(
+              "not connected: cannot read the leader", queue.dir(), 0L, null));
+    } else {
+      readLeader(conn, 0, out);
     }
-    out.sort(QueueNode.BY_CREATION);
     return out;
+  }
+
+  private static final int LEADER_READS = 5;
+
+  private void readLeader(Session.Conn conn, int tries, CompletableFuture<Optional<String>> out) {
+    if (tries >= LEADER_READS || out.isDone()) {
+      out.complete(Optional.empty());
+      return;
+    }
+    conn.ops()
+        .getChildren(
+            queue.dir(),
+            null,
+            (rc, p, x, children, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.NONODE) {
+                out.complete(Optional.empty()); // no directory: nobody ever joined
+                return;
+              }
+              if (code != Code.OK) {
+                out.completeExceptionally(leaderReadFailed(conn, code, queue.dir()));
+                return;
+              }
+              List<QueueNode> nodes = QueueNode.queue(children);
+              nodes.removeIf(n -> n.kind() != NodeKind.ELECTION);
+              if (nodes.isEmpty()) {
+                out.complete(Optional.empty());
+              } else if (QueueNode.nearOverflow(nodes)) {
+                inCreationOrder(conn, nodes, tries, out);
+              } else {
+                readHead(conn, nodes.get(0).name(), tries, out);
+              }
+            });
+  }
+
+  /** Near the sequence counter's overflow the head is the node created first. */
+  private void inCreationOrder(
+      Session.Conn conn,
+      List<QueueNode> nodes,
+      int tries,
+      CompletableFuture<Optional<String>> out) {
+    List<QueueNode> found = new ArrayList<>();
+    Code[] bad = new Code[1];
+    int[] left = {nodes.size()};
+    for (QueueNode n : nodes) {
+      String path = queue.dir() + "/" + n.name();
+      conn.ops()
+          .exists(
+              path,
+              null,
+              (rc, p, x, stat) -> {
+                Code code = Code.get(rc);
+                boolean last;
+                synchronized (found) {
+                  if (code == Code.OK) {
+                    found.add(n.withCzxid(stat.getCzxid()));
+                  } else if (code != Code.NONODE && bad[0] == null) {
+                    bad[0] = code;
+                  }
+                  last = --left[0] == 0;
+                }
+                if (!last) {
+                  return;
+                }
+                if (bad[0] != null) {
+                  out.completeExceptionally(leaderReadFailed(conn, bad[0], path));
+                } else if (found.isEmpty()) {
+                  readLeader(conn, tries + 1, out); // all gone meanwhile: look again
+                } else {
+                  found.sort(QueueNode.BY_CREATION);
+                  readHead(conn, found.get(0).name(), tries, out);
+                }
+              });
+    }
+  }
+
+  private void readHead(
+      Session.Conn conn, String head, int tries, CompletableFuture<Optional<String>> out) {
+    conn.ops()
+        .getData(
+            queue.dir() + "/" + head,
+            null,
+            (rc, p, x, data, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.NONODE) {
+                readLeader(conn, tries + 1, out); // the head went between the two reads
+              } else if (code != Code.OK) {
+                out.completeExceptionally(leaderReadFailed(conn, code, p));
+              } else {
+                out.complete(
+                    Optional.ofNullable(
+                        data == null
+                            ? null
+                            : Json.field(new String(data, StandardCharsets.UTF_8), "participant")));
+              }
+            });
+  }
+
+  private io.zklock.ZkLockException leaderReadFailed(Session.Conn conn, Code code, String path) {
+    return new io.zklock.ZkLockException(
+        "cannot read the leader: " + code,
+        queue.dir(),
+        conn.sessionId(),
+        KeeperException.create(code, path));
   }
 
   @Override

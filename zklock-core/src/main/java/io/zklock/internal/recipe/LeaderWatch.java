@@ -9,6 +9,7 @@ import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionPort;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -36,7 +38,9 @@ import org.slf4j.LoggerFactory;
 final class LeaderWatch {
   private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
 
-  private final Session session;
+  private final SessionPort session;
+  private final Consumer<Session.Observer> follow;
+  private final Consumer<Session.Observer> unfollow;
   private final String name;
   private final String dir;
   private final Executor events;
@@ -74,10 +78,21 @@ final class LeaderWatch {
   private Optional<Leader> last; // null until the first report of this run
 
   /**
+   * @param session the session, through the seam the engine uses
+   * @param follow adds an observer of the session's connections ({@code Session.addObserver})
+   * @param unfollow removes it ({@code Session.removeObserver})
    * @param events the serial executor observers are called on
    */
-  LeaderWatch(Session session, String name, String dir, Executor events) {
+  LeaderWatch(
+      SessionPort session,
+      Consumer<Session.Observer> follow,
+      Consumer<Session.Observer> unfollow,
+      String name,
+      String dir,
+      Executor events) {
     this.session = session;
+    this.follow = follow;
+    this.unfollow = unfollow;
     this.name = name;
     this.dir = dir;
     this.events = events;
@@ -112,7 +127,7 @@ final class LeaderWatch {
       generation++;
       last = null;
     }
-    session.addObserver(sessionObserver);
+    follow.accept(sessionObserver);
     refresh();
   }
 
@@ -125,7 +140,7 @@ final class LeaderWatch {
       running = false;
       generation++;
     }
-    session.removeObserver(sessionObserver);
+    unfollow.accept(sessionObserver);
   }
 
   /** Reads the head again, now or once the read in progress is done. */

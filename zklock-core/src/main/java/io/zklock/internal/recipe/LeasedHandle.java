@@ -2,6 +2,7 @@ package io.zklock.internal.recipe;
 
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
+import io.zklock.internal.engine.Guard;
 import io.zklock.internal.engine.Handle;
 import io.zklock.internal.rules.Args;
 import java.time.Duration;
@@ -138,6 +139,30 @@ final class LeasedHandle implements Handle {
   @Override
   public boolean isReleaseRequested() {
     return grant.isReleaseRequested();
+  }
+
+  /**
+   * The grant's guard while the lease runs. A lease that ran out is refused here; a commit sent
+   * before the lease ran out goes to the server ahead of the node's deletion, which the expiry
+   * sends on the same session after it, so it commits within the hold or not at all.
+   */
+  @Override
+  public Guard guard() {
+    synchronized (this) {
+      switch (state) {
+        case RELEASED:
+          return Guard.released(lockName());
+        case EXPIRED:
+          return Guard.refused(
+              new LockLostException(
+                  grant.path(), ctx.session().sessionId(), LockLostException.Reason.LEASE_EXPIRED));
+        case LOST:
+          return Guard.losing(lost);
+        default:
+          break;
+      }
+    }
+    return ((Handle) grant).guard();
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.zklock.internal.recipe;
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
+import io.zklock.internal.engine.Guard;
 import io.zklock.internal.engine.Handle;
 import io.zklock.internal.rules.Waiting;
 import java.util.ArrayList;
@@ -361,6 +362,19 @@ public final class MultiLock implements StartableLock {
     @Override
     public boolean isReleaseRequested() {
       return handles.stream().anyMatch(LockHandle::isReleaseRequested);
+    }
+
+    /** Every part's node, checked in one transaction. */
+    @Override
+    public Guard guard() {
+      if (released != null) {
+        return Guard.released(name);
+      }
+      java.util.List<Guard> parts = new java.util.ArrayList<>(handles.size());
+      for (LockHandle h : handles) {
+        parts.add(((Handle) h).guard());
+      }
+      return Guard.all(parts);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.zklock.internal.recipe;
 
 import io.zklock.LockLostException;
+import io.zklock.internal.engine.Guard;
 import io.zklock.internal.engine.Handle;
 import io.zklock.internal.engine.LockRequest;
 import java.util.concurrent.CompletableFuture;
@@ -74,6 +75,11 @@ final class WriteHandle implements Handle {
     return request.isHeld();
   }
 
+  /** The node's guard whoever holds it (for pins, which outlive the owner's release). */
+  Guard nodeGuard() {
+    return request.guard();
+  }
+
   /** Completes on any loss of the node, also after the owner released it while pinned. */
   CompletableFuture<LockLostException> lostAny() {
     return request.lost();
@@ -112,6 +118,17 @@ final class WriteHandle implements Handle {
   @Override
   public boolean isReleaseRequested() {
     return request.isReleaseRequested();
+  }
+
+  /** The write node's guard, until the owner released (a downgraded read hold guards alike). */
+  @Override
+  public Guard guard() {
+    synchronized (this) {
+      if (ownerReleased) {
+        return Guard.released(request.lockName());
+      }
+    }
+    return request.guard();
   }
 
   @Override

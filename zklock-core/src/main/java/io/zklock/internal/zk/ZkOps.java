@@ -3,6 +3,7 @@ package io.zklock.internal.zk;
 import java.util.List;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.WatcherType;
 import org.apache.zookeeper.ZooKeeper;
@@ -38,6 +39,16 @@ public interface ZkOps {
   void removeAllWatches(String path, WatcherType type, AsyncCallback.VoidCallback cb);
 
   void sync(String path, AsyncCallback.VoidCallback cb);
+
+  /**
+   * Sends {@code ops} as one transaction, applied all or none ({@code multi}). The callback's code
+   * is the first failure's, and each failed op's result an {@link
+   * org.apache.zookeeper.OpResult.ErrorResult}. Test fakes that do not model transactions keep this
+   * default, which refuses.
+   */
+  default void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
+    throw new UnsupportedOperationException("multi is not supported by " + getClass().getName());
+  }
 
   /** The calls on a live handle. */
   static ZkOps of(ZooKeeper zk) {
@@ -103,6 +114,11 @@ public interface ZkOps {
       @Override
       public void sync(String path, AsyncCallback.VoidCallback cb) {
         zk.sync(path, cb, null);
+      }
+
+      @Override
+      public void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
+        zk.multi(ops, cb, null);
       }
     };
   }
