@@ -34,6 +34,21 @@ import java.util.Objects;
  * increasing across holders, but not comparable with the tokens of a plain mutex of the same name.
  * A lock's name must therefore be used in cohort mode by every client or by none; cohort nodes are
  * named {@code c-...} so that {@code zklock ls} tells them apart. See docs/guarantees.md.
+ *
+ * <h2>Curator-compatible mode</h2>
+ *
+ * {@link #curatorCompatible()} makes a mutex or a read-write lock share one fair queue with Apache
+ * Curator's {@code InterProcessMutex} or {@code InterProcessReadWriteLock} on the same path, for a
+ * rolling migration: zklock's requests create and recognise Curator's node names ({@code
+ * _c_<uuid>-lock-<sequence>}, {@code _c_<uuid>-__READ__<sequence>}, {@code
+ * _c_<uuid>-__WRIT__<sequence>}) in the lock's directory, which must be the path given to Curator's
+ * recipe (build the {@link ZkLocks} with {@link ZkLocks.Builder#namespace(String) namespace} {@code
+ * "/"}, or Curator's namespace, and name the lock by the rest of the path). Mutual exclusion and
+ * first-come order hold across both libraries, and zklock's guarantees (fencing token, loss told
+ * before another grant, no orphan node, no herd) hold for zklock's clients; what Curator's clients
+ * do is Curator's (docs/migrating-from-curator.md says what cannot hold for them). A lock's path
+ * must be used in this mode by every zklock client or by none. Not combinable with {@link
+ * #cohort()}.
  */
 public final class LockOptions {
   /**
@@ -59,16 +74,19 @@ public final class LockOptions {
   public static final int MAX_LOCAL_HANDOFFS_LIMIT = (1 << 16) - 1;
 
   private static final LockOptions DEFAULTS =
-      new LockOptions(false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD);
+      new LockOptions(false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false);
 
   private final boolean cohort;
   private final int maxLocalHandoffs;
   private final Duration maxLocalHold;
+  private final boolean curatorCompatible;
 
-  private LockOptions(boolean cohort, int maxLocalHandoffs, Duration maxLocalHold) {
+  private LockOptions(
+      boolean cohort, int maxLocalHandoffs, Duration maxLocalHold, boolean curatorCompatible) {
     this.cohort = cohort;
     this.maxLocalHandoffs = maxLocalHandoffs;
     this.maxLocalHold = maxLocalHold;
+    this.curatorCompatible = curatorCompatible;
   }
 
   /** A plain mutex: one node per request, as {@link ZkLocks#mutex(String)}. */
@@ -81,7 +99,15 @@ public final class LockOptions {
    * see the class documentation.
    */
   public static LockOptions cohort() {
-    return new LockOptions(true, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD);
+    return new LockOptions(true, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false);
+  }
+
+  /**
+   * A lock that shares one queue with Apache Curator's recipe on the same path: see the class
+   * documentation. Requests are not cohorted; the local-handoff bounds do not apply.
+   */
+  public static LockOptions curatorCompatible() {
+    return new LockOptions(false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, true);
   }
 
   /**
@@ -97,7 +123,7 @@ public final class LockOptions {
       throw new IllegalArgumentException(
           "maxLocalHandoffs must be in 0.." + MAX_LOCAL_HANDOFFS_LIMIT + ": " + k);
     }
-    return new LockOptions(cohort, k, maxLocalHold);
+    return new LockOptions(cohort, k, maxLocalHold, curatorCompatible);
   }
 
   /**
@@ -120,12 +146,17 @@ public final class LockOptions {
     } catch (ArithmeticException e) {
       throw new IllegalArgumentException("maxLocalHold too large: " + t, e);
     }
-    return new LockOptions(cohort, maxLocalHandoffs, t);
+    return new LockOptions(cohort, maxLocalHandoffs, t, curatorCompatible);
   }
 
   /** Whether requests of one {@link ZkLocks} share one node. */
   public boolean isCohort() {
     return cohort;
+  }
+
+  /** Whether the lock shares one queue with Curator's recipe on its path. */
+  public boolean isCuratorCompatible() {
+    return curatorCompatible;
   }
 
   /** The bound K on local handoffs per node while another client waits. */
@@ -143,16 +174,20 @@ public final class LockOptions {
     return o instanceof LockOptions other
         && cohort == other.cohort
         && maxLocalHandoffs == other.maxLocalHandoffs
-        && maxLocalHold.equals(other.maxLocalHold);
+        && maxLocalHold.equals(other.maxLocalHold)
+        && curatorCompatible == other.curatorCompatible;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(cohort, maxLocalHandoffs, maxLocalHold);
+    return Objects.hash(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible);
   }
 
   @Override
   public String toString() {
+    if (curatorCompatible) {
+      return "LockOptions[curator-compatible]";
+    }
     return cohort
         ? "LockOptions[cohort, maxLocalHandoffs="
             + maxLocalHandoffs

@@ -66,7 +66,7 @@ public interface ZkLocks extends AutoCloseable {
    * @throws UnsupportedOperationException if this implementation does not support the options
    */
   default DistributedLock mutex(String name, LockOptions options) {
-    if (!options.isCohort()) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
       return mutex(name);
     }
     throw new UnsupportedOperationException(
@@ -102,7 +102,7 @@ public interface ZkLocks extends AutoCloseable {
    * @throws UnsupportedOperationException if this implementation does not support the options
    */
   default ReadWriteLock readWriteLock(String name, LockOptions options) {
-    if (!options.isCohort()) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
       return readWriteLock(name);
     }
     throw new UnsupportedOperationException(
@@ -137,6 +137,29 @@ public interface ZkLocks extends AutoCloseable {
   DistributedSemaphore semaphore(String name, int permits);
 
   /**
+   * A semaphore with options: {@code semaphore(name, permits, LockOptions.curatorCompatible())}
+   * shares its leases with Apache Curator's {@code InterProcessSemaphoreV2} on the path {@code
+   * name} (see {@link LockOptions}): its requests are admitted one at a time by a
+   * Curator-compatible mutex in {@code <name>/locks}, as Curator's are, and its leases are named
+   * {@code _c_<uuid>-lease-<sequence>} in {@code <name>/leases}. At most {@code permits} leases are
+   * held at once across both libraries when every client gives the same count (Curator does not
+   * store it; zklock's clients still check it among themselves). Cohort options do not apply.
+   *
+   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link #semaphore(String,
+   * int)}); the instances made by {@link #builder} support the Curator-compatible mode too.
+   *
+   * @throws IllegalArgumentException as {@link #semaphore(String, int)}, or for cohort options
+   * @throws UnsupportedOperationException if this implementation does not support the options
+   */
+  default DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
+      return semaphore(name, permits);
+    }
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not support " + options + " for " + name);
+  }
+
+  /**
    * A lock over several locks, all or nothing. The parts are acquired one after the other in one
    * canonical order (by lock directory, then kind, whatever order they are given in), so
    * multi-locks over overlapping sets cannot deadlock; {@code tryAcquire(timeout)} has one deadline
@@ -167,6 +190,30 @@ public interface ZkLocks extends AutoCloseable {
    *     characters or has control characters
    */
   LeaderElection leaderElection(String name, String participantId);
+
+  /**
+   * Leader election with options: {@code leaderElection(name, id, LockOptions.curatorCompatible())}
+   * takes part in the same election as Apache Curator's {@code LeaderLatch} on the path {@code
+   * name} (see {@link LockOptions}): its node is named as LeaderLatch names its own ({@code
+   * _c_<uuid>-latch-<sequence>}) and its data is the participant id alone, as LeaderLatch writes
+   * it, so that each library's clients see the other's leader and leadership passes between them in
+   * queue order. Cohort options do not apply to an election.
+   *
+   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link
+   * #leaderElection(String, String)}); the instances made by {@link #builder} support the
+   * Curator-compatible mode too.
+   *
+   * @throws IllegalArgumentException as {@link #leaderElection(String, String)}, or for cohort
+   *     options
+   * @throws UnsupportedOperationException if this implementation does not support the options
+   */
+  default LeaderElection leaderElection(String name, String participantId, LockOptions options) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
+      return leaderElection(name, participantId);
+    }
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not support " + options + " for " + name);
+  }
 
   /**
    * Who holds the lock {@code name} and who waits, in queue order, with what each owner wrote into

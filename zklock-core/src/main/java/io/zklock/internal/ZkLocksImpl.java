@@ -207,6 +207,9 @@ final class ZkLocksImpl implements ZkLocks {
   public DistributedLock mutex(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
+    if (options.isCuratorCompatible()) {
+      return NodeLock.queue(recipes, n, NodeKind.CURATOR_MUTEX);
+    }
     if (!options.isCohort()) {
       return mutex(n);
     }
@@ -233,6 +236,9 @@ final class ZkLocksImpl implements ZkLocks {
   public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
+    if (options.isCuratorCompatible()) {
+      return new ReadWriteLockImpl(recipes, n, options);
+    }
     if (!options.isCohort()) {
       return readWriteLock(n);
     }
@@ -277,6 +283,16 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public DistributedSemaphore semaphore(String name, int permits, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    if (options.isCohort()) {
+      throw new IllegalArgumentException("a semaphore has no cohort mode: " + options);
+    }
+    return new SemaphoreImpl(
+        recipes, Args.lockName(config.namespace(), name), permits, options.isCuratorCompatible());
+  }
+
+  @Override
   public DistributedLock multiLock(DistributedLock... locks) {
     lifecycle.checkOpen();
     return MultiLock.of(recipes, locks);
@@ -286,6 +302,20 @@ final class ZkLocksImpl implements ZkLocks {
   public LeaderElection leaderElection(String name, String participantId) {
     return new Election(
         recipes, Args.lockName(config.namespace(), name), Args.participantId(participantId));
+  }
+
+  @Override
+  public LeaderElection leaderElection(
+      String name, String participantId, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    if (options.isCohort()) {
+      throw new IllegalArgumentException("an election has no cohort mode: " + options);
+    }
+    return new Election(
+        recipes,
+        Args.lockName(config.namespace(), name),
+        Args.participantId(participantId),
+        options.isCuratorCompatible() ? NodeKind.CURATOR_LATCH : NodeKind.ELECTION);
   }
 
   @Override

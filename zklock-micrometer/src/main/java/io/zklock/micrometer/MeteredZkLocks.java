@@ -146,6 +146,11 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
     return new MeteredSemaphore(delegate.semaphore(name, permits), meters);
   }
 
+  @Override
+  public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+    return new MeteredSemaphore(delegate.semaphore(name, permits, options), meters);
+  }
+
   /** A measured multi-lock over the parts (measured or not); its name is zklock's. */
   @Override
   public DistributedLock multiLock(DistributedLock... locks) {
@@ -161,6 +166,12 @@ public final class MeteredZkLocks implements ZkLocks, MeterBinder {
   @Override
   public LeaderElection leaderElection(String name, String participantId) {
     return delegate.leaderElection(name, participantId);
+  }
+
+  /** Not measured: the election of zklock itself. */
+  @Override
+  public LeaderElection leaderElection(String name, String participantId, LockOptions options) {
+    return delegate.leaderElection(name, participantId, options);
   }
 
   @Override

@@ -186,7 +186,7 @@ public final class LockRequest implements Handle {
       }
       state = State.CREATING;
       createEpoch = ++epoch;
-      attemptId = QueueNode.newAttemptId();
+      attemptId = QueueNode.newAttemptId(protocol.kind());
       session = conn.sessionId();
       step = new RequestStep(conn, epoch);
     }

@@ -7,7 +7,6 @@ import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.internal.engine.LockRequest;
-import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -15,7 +14,6 @@ import io.zklock.internal.rules.Waiting;
 import io.zklock.internal.zk.LibraryThreads;
 import io.zklock.internal.zk.SerialExecutor;
 import io.zklock.internal.zk.Session;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,10 +32,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Leader election on a queue lock of {@link NodeKind#ELECTION} nodes whose data carries the
- * participant id: the head of the queue leads. A participant's request is an ordinary {@link
- * LockRequest}, so it survives connection loss and re-queues by itself after a session expiry while
- * waiting; when leadership is lost (session expired, node deleted) the listeners hear {@code
- * revoked} and the participant joins the queue again.
+ * participant id (or, in the Curator-compatible mode, of {@link NodeKind#CURATOR_LATCH} nodes named
+ * and written as Curator's {@code LeaderLatch} does, so that both libraries' participants share one
+ * queue): the head of the queue leads. A participant's request is an ordinary {@link LockRequest},
+ * so it survives connection loss and re-queues by itself after a session expiry while waiting; when
+ * leadership is lost (session expired, node deleted) the listeners hear {@code revoked} and the
+ * participant joins the queue again.
  *
  * <p>Handover is ordered: listeners are called one at a time, in order, on a serial view of the
  * library's executor, and on {@link #close()} the node that holds leadership is deleted only after
@@ -54,6 +54,7 @@ public final class Election implements LeaderElection {
   private final RecipeContext ctx;
   private final String name;
   private final String participantId;
+  private final NodeKind kind;
   private final NodeLock queue;
   private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
 
@@ -75,6 +76,15 @@ public final class Election implements LeaderElection {
   private long rejoinDelayMs = REJOIN_DELAY_MS;
 
   public Election(RecipeContext ctx, String name, String participantId) {
+    this(ctx, name, participantId, NodeKind.ELECTION);
+  }
+
+  /**
+   * @param kind {@link NodeKind#ELECTION}, or {@link NodeKind#CURATOR_LATCH} for the
+   *     Curator-compatible mode
+   */
+  public Election(RecipeContext ctx, String name, String participantId, NodeKind kind) {
+    this.kind = kind;
     this.ctx = ctx;
     this.name = name;
     this.participantId = participantId;
@@ -84,8 +94,8 @@ public final class Election implements LeaderElection {
             ctx,
             name,
             ctx.dirOf(name),
-            NodeKind.ELECTION,
-            Ordering.forKind(NodeKind.ELECTION),
+            kind,
+            Ordering.forKind(kind),
             Map.of("participant", participantId),
             ReentrantView::new);
     this.watch =
@@ -95,7 +105,8 @@ public final class Election implements LeaderElection {
             o -> ctx.session().removeObserver(o),
             name,
             ctx.dirOf(name),
-            events);
+            events,
+            kind);
   }
 
   @Override
@@ -319,7 +330,7 @@ public final class Election implements LeaderElection {
                 return;
               }
               List<QueueNode> nodes = QueueNode.queue(children);
-              nodes.removeIf(n -> n.kind() != NodeKind.ELECTION);
+              nodes.removeIf(n -> n.kind() != kind);
               if (nodes.isEmpty()) {
                 out.complete(Optional.empty());
               } else if (QueueNode.nearOverflow(nodes)) {
@@ -385,10 +396,7 @@ public final class Election implements LeaderElection {
                 out.completeExceptionally(leaderReadFailed(conn, code, p));
               } else {
                 out.complete(
-                    Optional.ofNullable(
-                        data == null
-                            ? null
-                            : Json.field(new String(data, StandardCharsets.UTF_8), "participant")));
+                    Optional.ofNullable(data == null ? null : QueueNode.participantOf(kind, data)));
               }
             });
   }
@@ -454,7 +462,8 @@ public final class Election implements LeaderElection {
     }
     List<LockNode> out = new ArrayList<>(info.get().holders());
     out.addAll(info.get().waiters());
-    out.removeIf(n -> n.kind() != LockNode.Kind.ELECTION);
+    LockNode.Kind nodeKind = LockNode.Kind.valueOf(kind.name());
+    out.removeIf(n -> n.kind() != nodeKind);
     return List.copyOf(out);
   }
 

@@ -43,6 +43,7 @@ final class LeaderWatch {
   private final Consumer<Session.Observer> unfollow;
   private final String name;
   private final String dir;
+  private final NodeKind kind; // the participants' kind
   private final Executor events;
   private final List<LeaderObserver> observers = new CopyOnWriteArrayList<>();
   private final Watcher watcher =
@@ -89,7 +90,9 @@ final class LeaderWatch {
       Consumer<Session.Observer> unfollow,
       String name,
       String dir,
-      Executor events) {
+      Executor events,
+      NodeKind kind) {
+    this.kind = kind;
     this.session = session;
     this.follow = follow;
     this.unfollow = unfollow;
@@ -189,7 +192,7 @@ final class LeaderWatch {
                 failed(g, code);
               } else {
                 List<QueueNode> q = QueueNode.queue(children);
-                q.removeIf(n -> n.kind() != NodeKind.ELECTION);
+                q.removeIf(n -> n.kind() != kind);
                 if (q.isEmpty()) {
                   if (watch) {
                     report(g, Optional.empty());
@@ -275,7 +278,11 @@ final class LeaderWatch {
                 java.util.Map<String, String> fields =
                     data == null || data.length == 0
                         ? java.util.Map.of()
-                        : Json.parseObject(new String(data, StandardCharsets.UTF_8));
+                        : kind.curator()
+                            ? java.util.Map.of(
+                                io.zklock.internal.inspect.Inspector.CURATOR_FIELD,
+                                new String(data, StandardCharsets.UTF_8))
+                            : Json.parseObject(new String(data, StandardCharsets.UTF_8));
                 LockNode node =
                     Inspection.node(
                         new Inspection.Read(
@@ -286,8 +293,11 @@ final class LeaderWatch {
                             stat.getEphemeralOwner(),
                             stat.getVersion(),
                             fields),
-                        NodeKind.ELECTION);
-                String id = fields.getOrDefault("participant", "");
+                        kind);
+                String id = QueueNode.participantOf(kind, data);
+                if (id == null) {
+                  id = "";
+                }
                 report(g, Optional.of(new Leader(id, stat.getCzxid(), node)));
                 done(g, false);
               }

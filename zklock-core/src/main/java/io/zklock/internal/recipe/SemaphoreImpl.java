@@ -30,6 +30,14 @@ import java.util.concurrent.CompletionException;
  * otherwise it waits, the only watcher of the leases directory, for a lease to go. The lease rule
  * alone keeps the count at most {@code permits}; the mutex only keeps waiters from herding. See
  * {@link SemaphoreRequest}.
+ *
+ * <p>In the Curator-compatible mode the same composition takes the names Curator's {@code
+ * InterProcessSemaphoreV2} uses: the admission mutex is {@link NodeKind#CURATOR_MUTEX} in {@code
+ * <dir>/locks}, the leases {@link NodeKind#CURATOR_LEASE} in {@code <dir>/leases}. Curator admits
+ * one request at a time with that mutex and lets it hold when the leases directory has at most
+ * {@code permits} children; with admission serialised, the admitted request's lease is the last, so
+ * that count and {@link Ordering#lease(int)} agree, and the holder furthest back, of either
+ * library, always saw every holder ahead of it.
  */
 public final class SemaphoreImpl implements DistributedSemaphore {
   private final RecipeContext ctx;
@@ -39,8 +47,16 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   private final NodeLock leases;
   private final Ordering.Rule leaseRule;
   private final PermitCount permitCount;
+  private final NodeKind leaseKind;
 
   public SemaphoreImpl(RecipeContext ctx, String name, int permits) {
+    this(ctx, name, permits, false);
+  }
+
+  /**
+   * @param curator whether to share the semaphore with Curator's {@code InterProcessSemaphoreV2}
+   */
+  public SemaphoreImpl(RecipeContext ctx, String name, int permits, boolean curator) {
     if (permits < 1) {
       throw new IllegalArgumentException(
           "permits of semaphore '" + name + "' must be at least 1: " + permits);
@@ -49,13 +65,15 @@ public final class SemaphoreImpl implements DistributedSemaphore {
     this.name = name;
     this.permits = permits;
     String dir = ctx.dirOf(name);
+    NodeKind admissionKind = curator ? NodeKind.CURATOR_MUTEX : NodeKind.MUTEX;
+    this.leaseKind = curator ? NodeKind.CURATOR_LEASE : NodeKind.SEMAPHORE;
     this.admission =
         NodeLock.queue(
             ctx,
             name,
-            dir + "/" + Inspector.QUEUE,
-            NodeKind.MUTEX,
-            Ordering.forKind(NodeKind.MUTEX),
+            dir + "/" + (curator ? NodeKind.CURATOR_SEMAPHORE_LOCKS : Inspector.QUEUE),
+            admissionKind,
+            Ordering.forKind(admissionKind),
             Map.of(),
             ReentrantView::new);
     this.leaseRule = Ordering.lease(permits);
@@ -65,7 +83,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             ctx,
             name,
             dir + "/" + Inspector.LEASES,
-            NodeKind.SEMAPHORE,
+            leaseKind,
             leaseRule,
             Map.of(Inspection.PERMITS_FIELD, Integer.toString(permits)),
             ReentrantView::new);
@@ -80,7 +98,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
         ctx,
         name,
         leases.dir(),
-        NodeKind.SEMAPHORE,
+        leaseKind,
         leaseRule,
         Map.of(
             Inspection.PERMITS_FIELD,

@@ -25,7 +25,8 @@ class LeaderWatchFakeTest {
   private final List<Session.Observer> following = new ArrayList<>();
   private final List<Optional<String>> heard = new ArrayList<>();
   private final LeaderWatch watch =
-      new LeaderWatch(f.session, following::add, following::remove, "orders", DIR, Runnable::run);
+      new LeaderWatch(
+          f.session, following::add, following::remove, "orders", DIR, Runnable::run, NodeKind.ELECTION);
 
   LeaderWatchFakeTest() {
     watch.add(now -> heard.add(now.map(Leader::participantId)));
