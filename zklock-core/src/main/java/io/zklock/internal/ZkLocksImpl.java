@@ -3,8 +3,10 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
+import io.zklock.LocalLocks;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.LockWatch;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
@@ -13,6 +15,7 @@ import io.zklock.ZkLocks;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Requests;
 import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.inspect.LockWatcher;
 import io.zklock.internal.protocol.SharedListings;
 import io.zklock.internal.recipe.CohortLock;
 import io.zklock.internal.recipe.Election;
@@ -39,6 +42,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
@@ -62,8 +66,12 @@ final class ZkLocksImpl implements ZkLocks {
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
+  private final Requests requests = new Requests();
+  private final Clock clock;
+
   private ZkLocksImpl(SessionConfig config, Clock clock, String ownerData) {
     this.config = config;
+    this.clock = clock;
     this.pool = LibraryThreads.newExecutor();
     Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
@@ -71,7 +79,6 @@ final class ZkLocksImpl implements ZkLocks {
     this.gate = new StartGate(config, clock, pool);
     this.lifecycle = new Lifecycle(session, gate);
     this.dirs = new Dirs(config.namespace(), acl, config.guardsDirectories(), session);
-    Requests requests = new Requests();
     RequestContext requestContext =
         new RequestContext(
             session,
@@ -366,6 +373,25 @@ final class ZkLocksImpl implements ZkLocks {
   @Override
   public List<LockNode> requestRelease(String name) {
     return inspector.requestRelease(Args.lockName(config.namespace(), name));
+  }
+
+  @Override
+  public LockWatch watchLocks(String under, Consumer<String> onChange) {
+    java.util.Objects.requireNonNull(onChange, "onChange");
+    String u = under.isEmpty() ? under : Args.lockName(config.namespace(), under);
+    lifecycle.checkOpen();
+    return new LockWatcher(session, config.namespace(), u, onChange, pool).start();
+  }
+
+  @Override
+  public LocalLocks localLocks() {
+    return new LocalLocks(
+        clientName(),
+        namespace(),
+        sessionState(),
+        sessionId(),
+        negotiatedSessionTimeout(),
+        requests.snapshot(clock));
   }
 
   @Override
