@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The entry point: one ZooKeeper session, shared by every lock made from it.
@@ -134,6 +135,36 @@ public interface ZkLocks extends AutoCloseable {
    * @throws IllegalArgumentException if the name is not valid or {@code permits < 1}
    */
   DistributedSemaphore semaphore(String name, int permits);
+
+  /**
+   * A count-down latch shared by every process that uses {@code name}; see {@link
+   * DistributedCountDownLatch}.
+   *
+   * @param name the latch's name, as for {@link #mutex}
+   * @param count how many count-downs open the latch; every client of the latch must give the same
+   *     number (the first stores it; a call with another is refused)
+   * @throws IllegalArgumentException if the name is not valid or {@code count < 1}
+   */
+  DistributedCountDownLatch countDownLatch(String name, int count);
+
+  /**
+   * A barrier that one process sets and removes, and others wait on; see {@link
+   * DistributedBarrier}.
+   *
+   * @param name the barrier's name, as for {@link #mutex}
+   * @throws IllegalArgumentException if the name is not valid
+   */
+  DistributedBarrier barrier(String name);
+
+  /**
+   * A double barrier for a group of {@code members}; see {@link DistributedDoubleBarrier}. Each
+   * call makes one member.
+   *
+   * @param name the barrier's name, as for {@link #mutex}
+   * @param members the group's size; every client must give the same number (the first stores it)
+   * @throws IllegalArgumentException if the name is not valid or {@code members < 1}
+   */
+  DistributedDoubleBarrier doubleBarrier(String name, int members);
 
   /**
    * A semaphore with options: {@code semaphore(name, permits, LockOptions.curatorCompatible())}
@@ -343,6 +374,54 @@ public interface ZkLocks extends AutoCloseable {
   default Duration holdOffRemaining(String name) {
     throw new UnsupportedOperationException(
         "holdOffRemaining is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
+  /**
+   * Watches the locks at or below {@code under} (relative to the namespace; empty for all) and
+   * tells {@code onChange} which lock changed: its name, as {@link #inspect} takes it, after a
+   * request queued, was granted, released, lost or asked to release. A {@code null} name means
+   * "anything may have changed": the first time the watch is set, and after a reconnection or a new
+   * session, when changes may have gone unseen; read everything again then. A name may be told for
+   * a directory that holds no lock any more, or several times for one change.
+   *
+   * <p>It creates nothing: the namespace need not exist (its creation is told). On a ZooKeeper 3.6+
+   * server it costs one persistent recursive watch; a 3.5 server gets a child watch per directory
+   * instead (see {@link LockWatch.Mode#PER_DIRECTORY}). A 3.5 server is recognised by its answer to
+   * the 3.6 request: it closes the connection. So, on a 3.5 server, the first watch of an instance
+   * costs one dropped connection (the session survives, suspended for a moment, and its locks with
+   * it unless the {@link SuspensionPolicy} treats suspension as loss): watch from an instance that
+   * holds no locks, as {@code zklock ui} does. {@code onChange} runs on the library's threads,
+   * never on ZooKeeper's event thread, and must not block for long; it may run on several threads
+   * at once.
+   *
+   * @param under a lock name or a prefix of lock names, or empty for the whole namespace
+   * @param onChange told the name of each changed lock, or {@code null} for all
+   * @return the watch; {@link LockWatch#close()} removes it. {@link #close()} removes it too
+   * @throws IllegalArgumentException if {@code under} is not empty and not a valid lock name
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default LockWatch watchLocks(String under, Consumer<String> onChange) {
+    throw new UnsupportedOperationException(
+        "watchLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
+  /**
+   * What this instance holds and waits for, with its session's state: the application's own view
+   * (the {@code /actuator/zklock} endpoint of the Spring Boot starters shows it). Read from memory,
+   * without a request to ZooKeeper; it never blocks and never fails, also after {@link #close()}
+   * (then the list is empty). {@link #inspect} and {@link #inspectAll} show every client's view, as
+   * the ensemble has it.
+   *
+   * @return a snapshot, its requests longest-waiting first
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default LocalLocks localLocks() {
+    throw new UnsupportedOperationException(
+        "localLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
             + getClass().getName());
   }
 

@@ -3,8 +3,10 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
+import io.zklock.LocalLocks;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.LockWatch;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
@@ -14,6 +16,7 @@ import io.zklock.internal.engine.Events;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Requests;
 import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.inspect.LockWatcher;
 import io.zklock.internal.protocol.SharedListings;
 import io.zklock.internal.recipe.CohortLock;
 import io.zklock.internal.recipe.Election;
@@ -40,6 +43,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
@@ -64,12 +68,16 @@ final class ZkLocksImpl implements ZkLocks {
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
+  private final Requests requests = new Requests();
+  private final Clock clock;
+
   private ZkLocksImpl(
       SessionConfig config,
       Clock clock,
       String ownerData,
       List<io.zklock.LockEventListener> listeners) {
     this.config = config;
+    this.clock = clock;
     this.pool = LibraryThreads.newExecutor();
     this.events = Events.of(listeners, config.clientName());
     Executor serialEvents = new SerialExecutor(pool);
@@ -78,7 +86,6 @@ final class ZkLocksImpl implements ZkLocks {
     this.gate = new StartGate(config, clock, pool);
     this.lifecycle = new Lifecycle(session, gate);
     this.dirs = new Dirs(config.namespace(), acl, config.guardsDirectories(), session);
-    Requests requests = new Requests();
     RequestContext requestContext =
         new RequestContext(
             session,
@@ -289,6 +296,24 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public io.zklock.DistributedCountDownLatch countDownLatch(String name, int count) {
+    return new io.zklock.internal.recipe.LatchImpl(
+        recipes, Args.lockName(config.namespace(), name), count);
+  }
+
+  @Override
+  public io.zklock.DistributedBarrier barrier(String name) {
+    return new io.zklock.internal.recipe.BarrierImpl(
+        recipes, Args.lockName(config.namespace(), name));
+  }
+
+  @Override
+  public io.zklock.DistributedDoubleBarrier doubleBarrier(String name, int members) {
+    return new io.zklock.internal.recipe.DoubleBarrierImpl(
+        recipes, Args.lockName(config.namespace(), name), members);
+  }
+
+  @Override
   public DistributedSemaphore semaphore(String name, int permits, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     if (options.isCohort()) {
@@ -361,6 +386,25 @@ final class ZkLocksImpl implements ZkLocks {
   @Override
   public List<LockNode> requestRelease(String name) {
     return inspector.requestRelease(Args.lockName(config.namespace(), name));
+  }
+
+  @Override
+  public LockWatch watchLocks(String under, Consumer<String> onChange) {
+    java.util.Objects.requireNonNull(onChange, "onChange");
+    String u = under.isEmpty() ? under : Args.lockName(config.namespace(), under);
+    lifecycle.checkOpen();
+    return new LockWatcher(session, config.namespace(), u, onChange, pool).start();
+  }
+
+  @Override
+  public LocalLocks localLocks() {
+    return new LocalLocks(
+        clientName(),
+        namespace(),
+        sessionState(),
+        sessionId(),
+        negotiatedSessionTimeout(),
+        requests.snapshot(clock));
   }
 
   @Override

@@ -144,6 +144,19 @@ public final class NodeLock implements LockPart {
     return view;
   }
 
+  /** Exclusive node locks have conditions: the mutex, the write side, the simple lock. */
+  @Override
+  public io.zklock.DistributedCondition newCondition(String conditionName) {
+    io.zklock.internal.rules.NodeKind kind = protocol.kind();
+    if (kind != io.zklock.internal.rules.NodeKind.MUTEX
+        && kind != io.zklock.internal.rules.NodeKind.WRITE
+        && kind != io.zklock.internal.rules.NodeKind.SIMPLE) {
+      throw new UnsupportedOperationException(
+          "a " + kind.label() + " lock has no condition: only exclusive locks do");
+    }
+    return new ConditionImpl(ctx, this, dir(), conditionName);
+  }
+
   @Override
   public String toString() {
     return protocol.label() + " " + dir();
