@@ -447,6 +447,14 @@ public interface ZkLocks extends AutoCloseable {
   /** The namespace under which every lock lives, for example {@code /zklock}. */
   String namespace();
 
+  /**
+   * How many lock events were dropped because a blocking {@link LockEventListener}'s queue was full
+   * (see {@link LockEventListener}); 0 when no listener is slow, or none is added.
+   */
+  default long droppedEvents() {
+    return 0L;
+  }
+
   /** Adds a session listener. */
   void addSessionListener(SessionListener listener);
 
@@ -588,6 +596,20 @@ public interface ZkLocks extends AutoCloseable {
      */
     public Builder ownerData(String data) {
       factory.ownerData(data);
+      return this;
+    }
+
+    /**
+     * Adds a listener of every step of every lock request of the instance (requested, queued,
+     * granted, released, lost, timed out, cancelled, failed) and of its session's changes: see
+     * {@link LockEvent} for the steps, and {@link LockEventListener} for how a listener is isolated
+     * from the locks (one that throws or blocks cannot break or stall them). Listeners are called
+     * in the order added. With none (the default), no event is made.
+     *
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder eventListener(LockEventListener listener) {
+      factory.eventListener(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

@@ -12,6 +12,7 @@ import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import io.zklock.internal.engine.Events;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Requests;
 import io.zklock.internal.inspect.Inspector;
@@ -62,6 +63,7 @@ final class ZkLocksImpl implements ZkLocks {
   private final Lifecycle lifecycle;
   private final Inspector inspector;
   private final RecipeContext recipes;
+  private final Events events;
 
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
@@ -69,10 +71,15 @@ final class ZkLocksImpl implements ZkLocks {
   private final Requests requests = new Requests();
   private final Clock clock;
 
-  private ZkLocksImpl(SessionConfig config, Clock clock, String ownerData) {
+  private ZkLocksImpl(
+      SessionConfig config,
+      Clock clock,
+      String ownerData,
+      List<io.zklock.LockEventListener> listeners) {
     this.config = config;
     this.clock = clock;
     this.pool = LibraryThreads.newExecutor();
+    this.events = Events.of(listeners, config.clientName());
     Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
     this.acl = AclRule.toZooKeeper(config.acl());
@@ -91,10 +98,12 @@ final class ZkLocksImpl implements ZkLocks {
             config.suspensionPolicy(),
             clock,
             pool,
-            pool);
+            pool,
+            events);
     this.inspector = new Inspector(session, config, clock, lifecycle, acl);
     this.recipes =
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
+    session.addListener(events::session); // makes no event unless someone listens
     session.addObserver(
         new Session.Observer() {
           @Override
@@ -118,8 +127,12 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   /** Connects a new instance whose lock nodes carry {@code ownerData} (or none, if null). */
-  static ZkLocksImpl connect(SessionConfig config, Clock clock, String ownerData) {
-    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData);
+  static ZkLocksImpl connect(
+      SessionConfig config,
+      Clock clock,
+      String ownerData,
+      List<io.zklock.LockEventListener> listeners) {
+    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData, listeners);
     if (config.connectInBackground()) {
       impl.startInBackground();
       return impl;
@@ -139,7 +152,7 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   static ZkLocksImpl connect(SessionConfig config, Clock clock) {
-    return connect(config, clock, null);
+    return connect(config, clock, null, List.of());
   }
 
   /**
@@ -430,12 +443,18 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public long droppedEvents() {
+    return events.dropped();
+  }
+
+  @Override
   public void close() {
     if (!lifecycle.close()) {
       return;
     }
     session.close();
     pool.shutdown();
+    events.close();
   }
 
   @Override

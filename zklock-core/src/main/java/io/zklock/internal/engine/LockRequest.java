@@ -846,6 +846,11 @@ public final class LockRequest implements Handle {
     }
 
     @Override
+    public void queued(int position) {
+      ticket.queued(position); // outside the monitor: the protocol checked isLive() just before
+    }
+
+    @Override
     public void granted() {
       LockHandle handle;
       Node granted;
