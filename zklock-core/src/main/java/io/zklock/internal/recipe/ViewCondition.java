@@ -1,6 +1,8 @@
 package io.zklock.internal.recipe;
 
 import io.zklock.LockHandle;
+import io.zklock.internal.rules.Clock;
+import io.zklock.internal.rules.WallClock;
 import java.util.Date;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -83,9 +85,9 @@ final class ViewCondition implements Condition {
 
   @Override
   public long awaitNanos(long nanosTimeout) throws InterruptedException {
-    long start = System.nanoTime();
+    long start = Clock.SYSTEM.nanoTime();
     boolean woken = await(Math.max(0L, nanosTimeout), true);
-    long left = nanosTimeout - (System.nanoTime() - start);
+    long left = nanosTimeout - (Clock.SYSTEM.nanoTime() - start);
     return woken ? Math.max(1L, left) : Math.min(0L, left);
   }
 
@@ -96,7 +98,7 @@ final class ViewCondition implements Condition {
 
   @Override
   public boolean awaitUntil(Date deadline) throws InterruptedException {
-    long millis = deadline.getTime() - System.currentTimeMillis();
+    long millis = deadline.getTime() - WallClock.SYSTEM.millis();
     return await(TimeUnit.MILLISECONDS.toNanos(Math.max(0L, millis)), true);
   }
 
