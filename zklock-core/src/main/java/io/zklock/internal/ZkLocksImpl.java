@@ -200,6 +200,9 @@ final class ZkLocksImpl implements ZkLocks {
   public DistributedLock mutex(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
+    if (!options.isCohort() && !options.lockDelay().isZero()) {
+      return NodeLock.queue(recipes, n, NodeKind.MUTEX, options.lockDelay().toNanos());
+    }
     if (!options.isCohort()) {
       return mutex(n);
     }
@@ -226,6 +229,13 @@ final class ZkLocksImpl implements ZkLocks {
   public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
+    if (!options.lockDelay().isZero()) {
+      throw new IllegalArgumentException(
+          "a lock-delay is supported by the plain mutex only, not by the read-write lock '"
+              + n
+              + "': "
+              + options);
+    }
     if (!options.isCohort()) {
       return readWriteLock(n);
     }

@@ -362,7 +362,10 @@ public final class LockRequest implements Handle {
             ownWatchSet ? ownWatcher : null,
             node.czxid(),
             held,
-            protocol.reusesNodeNames());
+            protocol.reusesNodeNames(),
+            held
+                ? (state == State.RELEASED ? protocol.releaseOps(node.path()) : null)
+                : protocol.withdrawOps(node.path()));
   }
 
   /** Called holding the monitor: removes the protocol's watches, if any is set. */
