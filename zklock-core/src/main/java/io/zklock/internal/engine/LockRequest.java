@@ -124,6 +124,7 @@ public final class LockRequest implements Handle {
   private ScheduledFuture<?> ownWatchTimer;
   private CompletableFuture<Void> released;
   private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
+  private boolean abandoned; // released by the library on the holder's failure (a lease ran out)
 
   /**
    * @param view what the caller is handed at the grant: this request, or a recipe's wrapper of it
@@ -364,7 +365,7 @@ public final class LockRequest implements Handle {
             held,
             protocol.reusesNodeNames(),
             held
-                ? (state == State.RELEASED ? protocol.releaseOps(node.path()) : null)
+                ? (state == State.RELEASED && !abandoned ? protocol.releaseOps(node.path()) : null)
                 : protocol.withdrawOps(node.path()));
   }
 
@@ -602,6 +603,18 @@ public final class LockRequest implements Handle {
           Guard.refused(
               new IllegalMonitorStateException("this request of " + lockName + " was not granted"));
     };
+  }
+
+  /**
+   * Releases the grant on its holder's failure (a lease that ran out), not by the holder: the node
+   * goes as by {@link #releaseAsync()}, but without the lock-delay's record of a clean release, so
+   * the next grant waits out the delay ({@link io.zklock.LockOptions#lockDelay}).
+   */
+  public CompletableFuture<Void> releaseAsFailure() {
+    synchronized (this) {
+      abandoned = true;
+    }
+    return releaseAsync();
   }
 
   @Override
