@@ -102,6 +102,22 @@ class LockDelayTest extends ZkTestSupport {
   }
 
   @Test
+  void leaseRunOut_nextGrantWaitsOutTheDelay() throws Exception {
+    LockHandle held =
+        client("stuck").mutex("job", DELAYED).withLease(Duration.ofMillis(500)).acquire();
+    CompletableFuture<LockHandle> next = waiterBehind(held, "job");
+
+    LockLostException lost = held.lost().get(10, TimeUnit.SECONDS);
+    long t0 = System.nanoTime();
+    LockHandle got = next.get(10, TimeUnit.SECONDS);
+
+    assertThat(lost.reason()).isEqualTo(LockLostException.Reason.LEASE_EXPIRED);
+    assertThat(millisSince(t0)).as("granted only after the delay").isGreaterThanOrEqualTo(1500);
+    got.release();
+    awaitNoLockNodes();
+  }
+
+  @Test
   void newcomerAfterAFailure_tryAcquireBusyUntilTheDelayHasPassed() throws Exception {
     ZkLocks holder = client("holder");
     holder.mutex("job", DELAYED).acquire();
