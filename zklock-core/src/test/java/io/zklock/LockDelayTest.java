@@ -91,7 +91,17 @@ class LockDelayTest extends ZkTestSupport {
     CompletableFuture<LockHandle> next = waiterBehind(held, "job");
 
     long t0 = System.nanoTime();
-    client("operator").forceRelease("job");
+    ZkLocks operator = client("operator");
+    operator.forceRelease("job");
+    await("inspect shows the delay in progress")
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                operator
+                    .inspect("job")
+                    .map(i -> i.holders().stream().anyMatch(n -> n.lockDelayUntil().isPresent()))
+                    .orElse(false));
+    assertThat(next).as("not granted during the delay").isNotDone();
     LockHandle got = next.get(10, TimeUnit.SECONDS);
 
     assertThat(millisSince(t0)).as("granted only after the delay").isGreaterThanOrEqualTo(1500);
@@ -228,7 +238,8 @@ class LockDelayTest extends ZkTestSupport {
   }
 
   @Test
-  void requests_ofAHandoff_cleanAndFailed_noRequestAfterTheNotification() throws Exception {
+  void requests_ofAHandoff_cleanWithoutAnyRequestAfterTheRelease_failedWithoutARead()
+      throws Exception {
     long[] clean = handoff(false);
     long[] failed = handoff(true);
     System.out.printf(
@@ -236,7 +247,11 @@ class LockDelayTest extends ZkTestSupport {
             + " clean %d / %d, failed %d / %d; releaser's requests for the release: %d%n",
         clean[0], clean[1], failed[0], failed[1], clean[2]);
     assertThat(clean[1]).as("no request between the release and the grant").isZero();
-    assertThat(failed[1]).as("no request between the failure and the grant").isZero();
+    // during the delay, off the grant's path: the mark for inspect (one setData), and at the grant
+    // the removal of the record's watch, which no release fired; no read
+    assertThat(failed[1])
+        .as("the delay's mark and the watch's removal only")
+        .isLessThanOrEqualTo(2);
     // as before a lock-delay: the own-node watch's removal and the delete (now a multi), pipelined
     assertThat(clean[2]).as("the release: watch removal + one multi, one round trip").isEqualTo(2);
   }

@@ -125,6 +125,7 @@ public final class LockRequest implements Handle {
   private CompletableFuture<Void> released;
   private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
   private boolean abandoned; // released by the library on the holder's failure (a lease ran out)
+  private int ownVersion; // the data version our node had when we last wrote it (a delay's mark)
 
   /**
    * @param view what the caller is handed at the grant: this request, or a recipe's wrapper of it
@@ -203,6 +204,7 @@ public final class LockRequest implements Handle {
   private void forgetNode() {
     node = null;
     ownWatchSet = false;
+    ownVersion = 0;
   }
 
   private void recover(Session.Conn conn, int e) {
@@ -415,12 +417,17 @@ public final class LockRequest implements Handle {
                 // gone, or another's node by the same name: that watch is not ours to keep
                 conn.ops().removeWatches(p, ownWatcher, WatcherType.Data, (r, p2, x) -> {});
                 ownNodeGone(mine);
-              } else if (code == Code.OK && stat.getVersion() > 0) {
+              } else if (code == Code.OK && stat.getVersion() > ownVersionOf(mine)) {
                 releaseRequested(mine); // asked before the watch was set (lock nodes start at 0)
               } else if (ErrorKind.retryWhenConnected(code)) {
                 ownWatchLost(mine);
               }
             });
+  }
+
+  /** The data version our own last write left on {@code mine} (0: never written by us). */
+  private synchronized int ownVersionOf(Node mine) {
+    return node == mine ? ownVersion : 0;
   }
 
   /**
@@ -830,6 +837,15 @@ public final class LockRequest implements Handle {
       }
       ticket.grant(handle); // may wake a blocked caller at once: outside the monitor
       afterGrant(granted);
+    }
+
+    @Override
+    public void wroteOwnData(String path, int version) {
+      synchronized (LockRequest.this) {
+        if (node != null && node.path().equals(path) && version > ownVersion) {
+          ownVersion = version;
+        }
+      }
     }
 
     @Override

@@ -142,7 +142,32 @@ public final class QueueProtocol implements NodeProtocol {
    * SharedListings}), which includes everything the request sent before this call.
    */
   private void list(Step step, Before before) {
-    step.ctx().listings().list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing, before));
+    if (before == null || before.predecessor != null) {
+      step.ctx()
+          .listings()
+          .list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing, before));
+      return;
+    }
+    // a newcomer of a lock with a delay: the listing's stat says what changed since its read
+    step.ctx()
+        .listings()
+        .list(
+            step.zk(),
+            dir,
+            new SharedListings.Reader() {
+              @Override
+              public void listed(int rc, Listing listing) {
+                QueueProtocol.this.listed(step, rc, listing, before);
+              }
+
+              @Override
+              public void listed(int rc, Listing listing, Stat stat) {
+                if (stat != null) {
+                  before.postCversion = stat.getCversion();
+                }
+                listed(rc, listing);
+              }
+            });
   }
 
   private void listed(Step step, int rc, Listing listing, Before before) {
@@ -672,6 +697,9 @@ public final class QueueProtocol implements NodeProtocol {
     /** Our node's creation time (server time, ms), once created. */
     volatile long ctime;
 
+    /** The directory's {@code cversion} as our first listing (after our create) read it. */
+    volatile int postCversion = Integer.MIN_VALUE;
+
     Before(String predecessor) {
       this.predecessor = predecessor;
     }
@@ -711,12 +739,13 @@ public final class QueueProtocol implements NodeProtocol {
                 st.getCversion(),
                 before.data,
                 st.getMtime(),
-                me.sequence(),
+                before.postCversion,
                 before.ctime,
                 lockDelayMillis);
         keep = kept(before.data, st);
       } else if (before.answered && code == Code.NONODE) {
-        wait = LockDelay.byStat(false, 0, 0, 0, 0, null, 0, me.sequence(), 0, lockDelayMillis);
+        wait =
+            LockDelay.byStat(false, 0, 0, 0, 0, null, 0, before.postCversion, 0, lockDelayMillis);
       }
       delayThenGrant(step, wait, keep);
       return;
@@ -749,7 +778,7 @@ public final class QueueProtocol implements NodeProtocol {
                           LockDelay.AFTER_CREATE,
                           data,
                           stat.getMtime(),
-                          me.sequence(),
+                          LockDelay.AFTER_CREATE,
                           0L,
                           lockDelayMillis);
                   keep = kept(data, stat);
@@ -839,6 +868,7 @@ public final class QueueProtocol implements NodeProtocol {
         dir,
         node.path(),
         waitMillis);
+    markDelay(step, path, waitMillis);
     step.ctx()
         .scheduler()
         .schedule(
@@ -856,4 +886,28 @@ public final class QueueProtocol implements NodeProtocol {
             waitMillis,
             TimeUnit.MILLISECONDS);
   }
+
+  /**
+   * Marks our node, for {@code inspect}, as waiting out a delay until {@code waitMillis} from now
+   * (by this process's wall clock: a display, not a decision). Off the path of the grant; a waiter
+   * watching our node lists again on the change, and our own watch takes it for ours, not a release
+   * request.
+   */
+  private void markDelay(Step step, String path, long waitMillis) {
+    Map<String, String> extra = new java.util.HashMap<>(extraData);
+    extra.put(LOCK_DELAY_UNTIL, Long.toString(System.currentTimeMillis() + waitMillis));
+    step.zk()
+        .setData(
+            path,
+            step.nodeData(kind, extra),
+            -1,
+            (rc, p, c, stat) -> {
+              if (Code.get(rc) == Code.OK && stat != null) {
+                step.wroteOwnData(path, stat.getVersion());
+              }
+            });
+  }
+
+  /** The field of a node waiting out a lock-delay: until when, epoch ms (see LockNode). */
+  public static final String LOCK_DELAY_UNTIL = "lockDelayUntil";
 }

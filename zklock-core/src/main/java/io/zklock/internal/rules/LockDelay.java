@@ -128,7 +128,8 @@ public final class LockDelay {
    *     never used, or emptied and reaped by the server, see docs/guarantees.md)
    * @param data the directory's data at the read
    * @param mtime the directory's {@code mtime} at the read (server time, ms)
-   * @param ourSequence our node's sequence number
+   * @param postCversion the directory's {@code cversion} as our first listing read it, after our
+   *     create ({@link #AFTER_CREATE} for a read after our create)
    * @param serverNow a server time no later than now, ms (our node's {@code ctime}); for a read
    *     after our create, use our node's {@code ctime} too: the record may be later, and then no
    *     time is counted as passed
@@ -143,20 +144,20 @@ public final class LockDelay {
       int cversion,
       byte[] data,
       long mtime,
-      int ourSequence,
+      int postCversion,
       long serverNow,
       long delayMillis) {
     if (delayMillis <= 0) {
       return 0;
     }
     if (!exists) {
-      // nothing ever stood in this directory, unless it was made between the read and our create:
-      // then our node is not its first
-      return ourSequence == 0 ? 0 : delayMillis;
+      // nothing ever stood in this directory, unless something came and went in it between the
+      // read and our create: then our create was not its only child change
+      return postCversion == 1 ? 0 : delayMillis;
     }
     boolean unseenBetween =
         !(numChildren == AFTER_CREATE && cversion == AFTER_CREATE)
-            && (numChildren != 0 || cversion != ourSequence);
+            && (numChildren != 0 || postCversion != cversion + 1);
     if (pzxid != mzxid || unseenBetween) {
       return delayMillis;
     }

@@ -111,6 +111,7 @@ class LockDelayPropertiesTest {
   void newcomerFirst_holdsAtOnceOnlyAfterACleanEnd_andWaitsTheFullDelayAfterAnUncleanOne(
       @ForAll("ops") List<Integer> before,
       @ForAll("ops") List<Integer> between,
+      @ForAll @IntRange(min = 0, max = 3) int behind,
       @ForAll boolean deleteBumpsCversion) {
     Dir d = new Dir(deleteBumpsCversion);
     before.forEach(d::apply);
@@ -123,11 +124,16 @@ class LockDelayPropertiesTest {
     long mtime = d.mtime;
     between.forEach(d::apply); // other clients' requests, between the read and our create
     boolean first = d.children.isEmpty();
-    int seq = d.create();
+    d.create();
     long ctime = d.now;
+    for (int i = 0; i < behind; i++) {
+      d.create(); // newcomers queueing behind us before our listing is read
+    }
+    int postCversion = d.cversion; // our first listing's, after our create
 
     long wait =
-        LockDelay.byStat(true, pzxid, mzxid, numChildren, cversion, data, mtime, seq, ctime, DELAY);
+        LockDelay.byStat(
+            true, pzxid, mzxid, numChildren, cversion, data, mtime, postCversion, ctime, DELAY);
 
     if (!first) {
       return; // it waits behind a node: the watch decides, not this read
@@ -154,18 +160,14 @@ class LockDelayPropertiesTest {
       d.create();
       d.apply(1);
     }
+    long pzxid = d.pzxid;
+    long mzxid = d.mzxid;
+    int n = d.children.size();
+    int cversion = d.cversion;
+    d.create();
     long wait =
         LockDelay.byStat(
-            true,
-            d.pzxid,
-            d.mzxid,
-            d.children.size(),
-            d.cversion,
-            d.data,
-            d.mtime,
-            d.create(),
-            d.now,
-            DELAY);
+            true, pzxid, mzxid, n, cversion, d.data, d.mtime, d.cversion, d.now, DELAY);
     assertThat(wait).isZero();
   }
 
@@ -173,7 +175,7 @@ class LockDelayPropertiesTest {
   void afterCreateRead_cleanOnlyIfTheLastChildChangeWroteTheRecord(
       @ForAll("ops") List<Integer> history, @ForAll boolean deleteBumpsCversion) {
     Dir d = new Dir(deleteBumpsCversion);
-    int seq = d.create();
+    d.create();
     history.forEach(d::apply);
     long wait =
         LockDelay.byStat(
@@ -184,7 +186,7 @@ class LockDelayPropertiesTest {
             LockDelay.AFTER_CREATE,
             d.data,
             d.mtime,
-            seq,
+            LockDelay.AFTER_CREATE,
             0L,
             DELAY);
     if (d.pzxid != d.mzxid) {
@@ -197,8 +199,8 @@ class LockDelayPropertiesTest {
 
   @Property
   void zeroDelay_neverWaits(
-      @ForAll long pzxid, @ForAll long mzxid, @ForAll int n, @ForAll int cv, @ForAll int seq) {
-    assertThat(LockDelay.byStat(true, pzxid, mzxid, n, cv, null, 0, seq, 0, 0)).isZero();
+      @ForAll long pzxid, @ForAll long mzxid, @ForAll int n, @ForAll int cv, @ForAll int post) {
+    assertThat(LockDelay.byStat(true, pzxid, mzxid, n, cv, null, 0, post, 0, 0)).isZero();
   }
 
   @Property
@@ -224,15 +226,15 @@ class LockDelayPropertiesTest {
   }
 
   @Example
-  void missingDirectory_cleanOnlyForItsFirstNode() {
-    assertThat(LockDelay.byStat(false, 0, 0, 0, 0, null, 0, 0, 0, DELAY)).isZero();
-    assertThat(LockDelay.byStat(false, 0, 0, 0, 0, null, 0, 2, 0, DELAY)).isEqualTo(DELAY);
+  void missingDirectory_cleanOnlyIfOurCreateWasItsOnlyChildChange() {
+    assertThat(LockDelay.byStat(false, 0, 0, 0, 0, null, 0, 1, 0, DELAY)).isZero();
+    assertThat(LockDelay.byStat(false, 0, 0, 0, 0, null, 0, 3, 0, DELAY)).isEqualTo(DELAY);
   }
 
   @Example
   void garbageRecord_isNotClean() {
     byte[] junk = "not json".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     assertThat(LockDelay.releasedNode(junk)).isNull();
-    assertThat(LockDelay.byStat(true, 5, 5, 0, 3, junk, 0, 3, 0, DELAY)).isEqualTo(DELAY);
+    assertThat(LockDelay.byStat(true, 5, 5, 0, 3, junk, 0, 4, 0, DELAY)).isEqualTo(DELAY);
   }
 }
