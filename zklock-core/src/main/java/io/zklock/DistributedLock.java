@@ -156,4 +156,27 @@ public interface DistributedLock {
    * what it throws.
    */
   Lock asLock();
+
+  /**
+   * This lock's condition; every process that asks for it on the same lock gets the same one. See
+   * {@link DistributedCondition}.
+   *
+   * @throws UnsupportedOperationException if this kind of lock has no condition (shared, composed
+   *     and cohort locks)
+   */
+  default DistributedCondition newCondition() {
+    return newCondition("default");
+  }
+
+  /**
+   * A named condition of this lock; see {@link #newCondition()}.
+   *
+   * @param name the condition's name, one path segment of a lock name's characters
+   * @throws IllegalArgumentException if the name is not valid
+   * @throws UnsupportedOperationException as {@link #newCondition()}
+   */
+  default DistributedCondition newCondition(String name) {
+    throw new UnsupportedOperationException(
+        this + " has no condition: only exclusive, non-cohort locks do");
+  }
 }

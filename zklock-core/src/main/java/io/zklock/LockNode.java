@@ -29,7 +29,8 @@ import java.util.Optional;
  * @param releaseRequested whether someone asked this holder to release, with {@link
  *     ZkLocks#requestRelease(String)}
  * @param data every field of the node's data as written (values as text); empty for a node not
- *     written by zklock
+ *     written by zklock, except a Curator client's node in a Curator-compatible queue, whose data
+ *     (as text) is under {@code "curator"}
  */
 public record LockNode(
     String name,
@@ -73,7 +74,34 @@ public record LockNode(
      * The node of the read side of a cohort {@link ZkLocks#readWriteLock(String, LockOptions)
      * read-write lock}, shared by the readers of one client.
      */
-    COHORT_READ("cohort-read");
+    COHORT_READ("cohort-read"),
+    /**
+     * A node of a Curator-compatible {@link ZkLocks#mutex(String, LockOptions) mutex} ({@link
+     * LockOptions#curatorCompatible()}), named as Curator's {@code InterProcessMutex} names its
+     * nodes: a zklock client's (its {@link LockNode#clientName() client name} is set) or a Curator
+     * client's (its client name is {@code "(curator)"}; {@link LockNode#ownerData()} is Curator's
+     * node data as text, by default the client's address, also under {@code "curator"} in {@link
+     * LockNode#data()}).
+     */
+    CURATOR_MUTEX("curator-mutex"),
+    /**
+     * The read side of a Curator-compatible {@link ZkLocks#readWriteLock(String, LockOptions)
+     * read-write lock}, named as Curator's {@code InterProcessReadWriteLock} names its readers.
+     */
+    CURATOR_READ("curator-read"),
+    /** The write side of a Curator-compatible read-write lock, as {@link #CURATOR_READ}. */
+    CURATOR_WRITE("curator-write"),
+    /**
+     * A participant of a Curator-compatible {@link ZkLocks#leaderElection(String, String,
+     * LockOptions) election}, named as Curator's {@code LeaderLatch} names its nodes; its data is
+     * the participant id alone, shown under {@code "curator"} in {@link LockNode#data()}.
+     */
+    CURATOR_LATCH("curator-latch"),
+    /**
+     * A lease of a Curator-compatible {@link ZkLocks#semaphore(String, int, LockOptions)
+     * semaphore}, named as Curator's {@code InterProcessSemaphoreV2} names its leases.
+     */
+    CURATOR_LEASE("curator-lease");
 
     private final String label;
 
@@ -119,6 +147,7 @@ public record LockNode(
 
   /** An election participant's id (from its node's data), or empty for other kinds. */
   public Optional<String> participantId() {
-    return Optional.ofNullable(data.get("participant"));
+    return Optional.ofNullable(
+        kind == Kind.CURATOR_LATCH ? data.get("curator") : data.get("participant"));
   }
 }

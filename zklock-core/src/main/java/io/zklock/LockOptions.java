@@ -35,23 +35,39 @@ import java.util.Objects;
  * A lock's name must therefore be used in cohort mode by every client or by none; cohort nodes are
  * named {@code c-...} so that {@code zklock ls} tells them apart. See docs/guarantees.md.
  *
+ * <h2>Curator-compatible mode</h2>
+ *
+ * {@link #curatorCompatible()} makes a mutex or a read-write lock share one fair queue with Apache
+ * Curator's {@code InterProcessMutex} or {@code InterProcessReadWriteLock} on the same path, for a
+ * rolling migration: zklock's requests create and recognise Curator's node names ({@code
+ * _c_<uuid>-lock-<sequence>}, {@code _c_<uuid>-__READ__<sequence>}, {@code
+ * _c_<uuid>-__WRIT__<sequence>}) in the lock's directory, which must be the path given to Curator's
+ * recipe (build the {@link ZkLocks} with {@link ZkLocks.Builder#namespace(String) namespace} {@code
+ * "/"}, or Curator's namespace, and name the lock by the rest of the path). Mutual exclusion and
+ * first-come order hold across both libraries, and zklock's guarantees (fencing token, loss told
+ * before another grant, no orphan node, no herd) hold for zklock's clients; what Curator's clients
+ * do is Curator's (docs/migrating-from-curator.md says what cannot hold for them). A lock's path
+ * must be used in this mode by every zklock client or by none. Not combinable with {@link
+ * #cohort()}.
+ *
  * <h2>Lock-delay</h2>
  *
  * {@link #lockDelay(Duration)} sets a lock-delay, as Chubby and Consul offer it: when a grant ends
  * by <em>failure</em> (its session expired, its node was deleted by someone else, such as {@code
- * zklock release} or {@link ZkLocks#forceRelease}), the next grant waits out the delay, so that the
- * failed holder's requests still in flight reach the resource before anyone else's. A grant that
- * ends by its holder's release hands over at once, with no extra round trip. Waiters tell the two
- * apart by what ZooKeeper records: a clean release of a lock with a delay writes the released
- * node's name into the lock directory in the same {@code multi} as the node's deletion. What cannot
- * be proven clean is treated as a failure (see docs/guarantees.md).
+ * zklock release} or {@link ZkLocks#forceRelease}, or its lease ran out), the next grant waits out
+ * the delay, so that the failed holder's requests still in flight reach the resource before anyone
+ * else's. A grant that ends by its holder's release hands over at once, with no extra round trip.
+ * Waiters tell the two apart by what ZooKeeper records: a clean release of a lock with a delay
+ * writes the released node's name into the lock directory in the same {@code multi} as the node's
+ * deletion. What cannot be proven clean is treated as a failure (see docs/guarantees.md).
  *
  * <p>Supported by the plain (non-cohort) {@link ZkLocks#mutex(String, LockOptions) mutex} only;
- * {@link #cohort()} with a delay, and a read-write lock given a delay, are refused with an {@link
- * IllegalArgumentException}. Every client of one lock should use the same delay: a client with a
- * shorter one waits only that long. The default, zero, is today's behaviour: no extra request
- * anywhere. During a delay the waiter keeps its place and its node; a timeout, an interruption or a
- * cancellation during the delay withdraws it as any waiter, leaving no node.
+ * {@link #cohort()} or {@link #curatorCompatible()} with a delay, and a read-write lock given a
+ * delay, are refused with an {@link IllegalArgumentException}. Every client of one lock should use
+ * the same delay: a client with a shorter one waits only that long. The default, zero, is today's
+ * behaviour: no extra request anywhere. During a delay the waiter keeps its place and its node; a
+ * timeout, an interruption or a cancellation during the delay withdraws it as any waiter, leaving
+ * no node, and a {@code tryAcquire()} finds the lock busy.
  */
 public final class LockOptions {
   /**
@@ -77,18 +93,25 @@ public final class LockOptions {
   public static final int MAX_LOCAL_HANDOFFS_LIMIT = (1 << 16) - 1;
 
   private static final LockOptions DEFAULTS =
-      new LockOptions(false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, Duration.ZERO);
+      new LockOptions(
+          false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false, Duration.ZERO);
 
   private final boolean cohort;
   private final int maxLocalHandoffs;
   private final Duration maxLocalHold;
+  private final boolean curatorCompatible;
   private final Duration lockDelay;
 
   private LockOptions(
-      boolean cohort, int maxLocalHandoffs, Duration maxLocalHold, Duration lockDelay) {
+      boolean cohort,
+      int maxLocalHandoffs,
+      Duration maxLocalHold,
+      boolean curatorCompatible,
+      Duration lockDelay) {
     this.cohort = cohort;
     this.maxLocalHandoffs = maxLocalHandoffs;
     this.maxLocalHold = maxLocalHold;
+    this.curatorCompatible = curatorCompatible;
     this.lockDelay = lockDelay;
   }
 
@@ -102,7 +125,17 @@ public final class LockOptions {
    * see the class documentation.
    */
   public static LockOptions cohort() {
-    return new LockOptions(true, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, Duration.ZERO);
+    return new LockOptions(
+        true, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false, Duration.ZERO);
+  }
+
+  /**
+   * A lock that shares one queue with Apache Curator's recipe on the same path: see the class
+   * documentation. Requests are not cohorted; the local-handoff bounds do not apply.
+   */
+  public static LockOptions curatorCompatible() {
+    return new LockOptions(
+        false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, true, Duration.ZERO);
   }
 
   /**
@@ -118,7 +151,7 @@ public final class LockOptions {
       throw new IllegalArgumentException(
           "maxLocalHandoffs must be in 0.." + MAX_LOCAL_HANDOFFS_LIMIT + ": " + k);
     }
-    return new LockOptions(cohort, k, maxLocalHold, lockDelay);
+    return new LockOptions(cohort, k, maxLocalHold, curatorCompatible, lockDelay);
   }
 
   /**
@@ -141,7 +174,7 @@ public final class LockOptions {
     } catch (ArithmeticException e) {
       throw new IllegalArgumentException("maxLocalHold too large: " + t, e);
     }
-    return new LockOptions(cohort, maxLocalHandoffs, t, lockDelay);
+    return new LockOptions(cohort, maxLocalHandoffs, t, curatorCompatible, lockDelay);
   }
 
   /**
@@ -150,7 +183,7 @@ public final class LockOptions {
    *
    * @param d not negative, at most a day
    * @throws IllegalArgumentException if {@code d} is null, negative, longer than a day, or set on a
-   *     {@link #cohort()} (cohort locks do not support a lock-delay)
+   *     {@link #cohort()} or {@link #curatorCompatible()} lock (they do not support a lock-delay)
    */
   public LockOptions lockDelay(Duration d) {
     Objects.requireNonNull(d, "lockDelay");
@@ -160,11 +193,14 @@ public final class LockOptions {
     if (d.compareTo(Duration.ofDays(1)) > 0) {
       throw new IllegalArgumentException("lockDelay must be at most a day: " + d);
     }
-    if (cohort && !d.isZero()) {
+    if ((cohort || curatorCompatible) && !d.isZero()) {
       throw new IllegalArgumentException(
-          "a lock-delay is supported by the plain mutex only, not by a cohort lock: " + d);
+          "a lock-delay is supported by the plain mutex only, not by a "
+              + (cohort ? "cohort" : "curator-compatible")
+              + " lock: "
+              + d);
     }
-    return new LockOptions(cohort, maxLocalHandoffs, maxLocalHold, d);
+    return new LockOptions(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible, d);
   }
 
   /** The lock-delay after a failed grant; zero when none. */
@@ -175,6 +211,11 @@ public final class LockOptions {
   /** Whether requests of one {@link ZkLocks} share one node. */
   public boolean isCohort() {
     return cohort;
+  }
+
+  /** Whether the lock shares one queue with Curator's recipe on its path. */
+  public boolean isCuratorCompatible() {
+    return curatorCompatible;
   }
 
   /** The bound K on local handoffs per node while another client waits. */
@@ -193,16 +234,20 @@ public final class LockOptions {
         && cohort == other.cohort
         && maxLocalHandoffs == other.maxLocalHandoffs
         && maxLocalHold.equals(other.maxLocalHold)
+        && curatorCompatible == other.curatorCompatible
         && lockDelay.equals(other.lockDelay);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(cohort, maxLocalHandoffs, maxLocalHold, lockDelay);
+    return Objects.hash(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible, lockDelay);
   }
 
   @Override
   public String toString() {
+    if (curatorCompatible) {
+      return "LockOptions[curator-compatible]";
+    }
     return cohort
         ? "LockOptions[cohort, maxLocalHandoffs="
             + maxLocalHandoffs

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The entry point: one ZooKeeper session, shared by every lock made from it.
@@ -65,7 +66,7 @@ public interface ZkLocks extends AutoCloseable {
    * @throws UnsupportedOperationException if this implementation does not support the options
    */
   default DistributedLock mutex(String name, LockOptions options) {
-    if (!options.isCohort()) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
       return mutex(name);
     }
     throw new UnsupportedOperationException(
@@ -101,7 +102,7 @@ public interface ZkLocks extends AutoCloseable {
    * @throws UnsupportedOperationException if this implementation does not support the options
    */
   default ReadWriteLock readWriteLock(String name, LockOptions options) {
-    if (!options.isCohort()) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
       return readWriteLock(name);
     }
     throw new UnsupportedOperationException(
@@ -136,6 +137,59 @@ public interface ZkLocks extends AutoCloseable {
   DistributedSemaphore semaphore(String name, int permits);
 
   /**
+   * A count-down latch shared by every process that uses {@code name}; see {@link
+   * DistributedCountDownLatch}.
+   *
+   * @param name the latch's name, as for {@link #mutex}
+   * @param count how many count-downs open the latch; every client of the latch must give the same
+   *     number (the first stores it; a call with another is refused)
+   * @throws IllegalArgumentException if the name is not valid or {@code count < 1}
+   */
+  DistributedCountDownLatch countDownLatch(String name, int count);
+
+  /**
+   * A barrier that one process sets and removes, and others wait on; see {@link
+   * DistributedBarrier}.
+   *
+   * @param name the barrier's name, as for {@link #mutex}
+   * @throws IllegalArgumentException if the name is not valid
+   */
+  DistributedBarrier barrier(String name);
+
+  /**
+   * A double barrier for a group of {@code members}; see {@link DistributedDoubleBarrier}. Each
+   * call makes one member.
+   *
+   * @param name the barrier's name, as for {@link #mutex}
+   * @param members the group's size; every client must give the same number (the first stores it)
+   * @throws IllegalArgumentException if the name is not valid or {@code members < 1}
+   */
+  DistributedDoubleBarrier doubleBarrier(String name, int members);
+
+  /**
+   * A semaphore with options: {@code semaphore(name, permits, LockOptions.curatorCompatible())}
+   * shares its leases with Apache Curator's {@code InterProcessSemaphoreV2} on the path {@code
+   * name} (see {@link LockOptions}): its requests are admitted one at a time by a
+   * Curator-compatible mutex in {@code <name>/locks}, as Curator's are, and its leases are named
+   * {@code _c_<uuid>-lease-<sequence>} in {@code <name>/leases}. At most {@code permits} leases are
+   * held at once across both libraries when every client gives the same count (Curator does not
+   * store it; zklock's clients still check it among themselves). Cohort options do not apply.
+   *
+   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link #semaphore(String,
+   * int)}); the instances made by {@link #builder} support the Curator-compatible mode too.
+   *
+   * @throws IllegalArgumentException as {@link #semaphore(String, int)}, or for cohort options
+   * @throws UnsupportedOperationException if this implementation does not support the options
+   */
+  default DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
+      return semaphore(name, permits);
+    }
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not support " + options + " for " + name);
+  }
+
+  /**
    * A lock over several locks, all or nothing. The parts are acquired one after the other in one
    * canonical order (by lock directory, then kind, whatever order they are given in), so
    * multi-locks over overlapping sets cannot deadlock; {@code tryAcquire(timeout)} has one deadline
@@ -166,6 +220,30 @@ public interface ZkLocks extends AutoCloseable {
    *     characters or has control characters
    */
   LeaderElection leaderElection(String name, String participantId);
+
+  /**
+   * Leader election with options: {@code leaderElection(name, id, LockOptions.curatorCompatible())}
+   * takes part in the same election as Apache Curator's {@code LeaderLatch} on the path {@code
+   * name} (see {@link LockOptions}): its node is named as LeaderLatch names its own ({@code
+   * _c_<uuid>-latch-<sequence>}) and its data is the participant id alone, as LeaderLatch writes
+   * it, so that each library's clients see the other's leader and leadership passes between them in
+   * queue order. Cohort options do not apply to an election.
+   *
+   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link
+   * #leaderElection(String, String)}); the instances made by {@link #builder} support the
+   * Curator-compatible mode too.
+   *
+   * @throws IllegalArgumentException as {@link #leaderElection(String, String)}, or for cohort
+   *     options
+   * @throws UnsupportedOperationException if this implementation does not support the options
+   */
+  default LeaderElection leaderElection(String name, String participantId, LockOptions options) {
+    if (!options.isCohort() && !options.isCuratorCompatible()) {
+      return leaderElection(name, participantId);
+    }
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not support " + options + " for " + name);
+  }
 
   /**
    * Who holds the lock {@code name} and who waits, in queue order, with what each owner wrote into
@@ -299,6 +377,54 @@ public interface ZkLocks extends AutoCloseable {
             + getClass().getName());
   }
 
+  /**
+   * Watches the locks at or below {@code under} (relative to the namespace; empty for all) and
+   * tells {@code onChange} which lock changed: its name, as {@link #inspect} takes it, after a
+   * request queued, was granted, released, lost or asked to release. A {@code null} name means
+   * "anything may have changed": the first time the watch is set, and after a reconnection or a new
+   * session, when changes may have gone unseen; read everything again then. A name may be told for
+   * a directory that holds no lock any more, or several times for one change.
+   *
+   * <p>It creates nothing: the namespace need not exist (its creation is told). On a ZooKeeper 3.6+
+   * server it costs one persistent recursive watch; a 3.5 server gets a child watch per directory
+   * instead (see {@link LockWatch.Mode#PER_DIRECTORY}). A 3.5 server is recognised by its answer to
+   * the 3.6 request: it closes the connection. So, on a 3.5 server, the first watch of an instance
+   * costs one dropped connection (the session survives, suspended for a moment, and its locks with
+   * it unless the {@link SuspensionPolicy} treats suspension as loss): watch from an instance that
+   * holds no locks, as {@code zklock ui} does. {@code onChange} runs on the library's threads,
+   * never on ZooKeeper's event thread, and must not block for long; it may run on several threads
+   * at once.
+   *
+   * @param under a lock name or a prefix of lock names, or empty for the whole namespace
+   * @param onChange told the name of each changed lock, or {@code null} for all
+   * @return the watch; {@link LockWatch#close()} removes it. {@link #close()} removes it too
+   * @throws IllegalArgumentException if {@code under} is not empty and not a valid lock name
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default LockWatch watchLocks(String under, Consumer<String> onChange) {
+    throw new UnsupportedOperationException(
+        "watchLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
+  /**
+   * What this instance holds and waits for, with its session's state: the application's own view
+   * (the {@code /actuator/zklock} endpoint of the Spring Boot starters shows it). Read from memory,
+   * without a request to ZooKeeper; it never blocks and never fails, also after {@link #close()}
+   * (then the list is empty). {@link #inspect} and {@link #inspectAll} show every client's view, as
+   * the ensemble has it.
+   *
+   * @return a snapshot, its requests longest-waiting first
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default LocalLocks localLocks() {
+    throw new UnsupportedOperationException(
+        "localLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
   /** The session's current state. */
   SessionState sessionState();
 
@@ -320,6 +446,14 @@ public interface ZkLocks extends AutoCloseable {
 
   /** The namespace under which every lock lives, for example {@code /zklock}. */
   String namespace();
+
+  /**
+   * How many lock events were dropped because a blocking {@link LockEventListener}'s queue was full
+   * (see {@link LockEventListener}); 0 when no listener is slow, or none is added.
+   */
+  default long droppedEvents() {
+    return 0L;
+  }
 
   /** Adds a session listener. */
   void addSessionListener(SessionListener listener);
@@ -462,6 +596,20 @@ public interface ZkLocks extends AutoCloseable {
      */
     public Builder ownerData(String data) {
       factory.ownerData(data);
+      return this;
+    }
+
+    /**
+     * Adds a listener of every step of every lock request of the instance (requested, queued,
+     * granted, released, lost, timed out, cancelled, failed) and of its session's changes: see
+     * {@link LockEvent} for the steps, and {@link LockEventListener} for how a listener is isolated
+     * from the locks (one that throws or blocks cannot break or stall them). Listeners are called
+     * in the order added. With none (the default), no event is made.
+     *
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder eventListener(LockEventListener listener) {
+      factory.eventListener(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

@@ -140,8 +140,10 @@ class AsLockTest extends ZkTestSupport {
   }
 
   @Test
-  void newCondition_isUnsupported() {
+  void newCondition_isTheLocksCondition_butUnsupportedForSharedKinds() {
     Lock lock = client().mutex("cond").asLock();
-    assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class);
+    assertThat(lock.newCondition()).as("issue 29: see ConditionTest").isNotNull();
+    Lock read = client().readWriteLock("rw").readLock().asLock();
+    assertThatThrownBy(read::newCondition).isInstanceOf(UnsupportedOperationException.class);
   }
 }

@@ -80,6 +80,19 @@ enum Impl {
       return new RedissonBenchClient(e, RedissonBenchClient.Kind.PLAIN);
     }
   },
+  /**
+   * A rolling migration caught in the middle (issue 28): Curator's clients and zklock's clients in
+   * the Curator-compatible mode alternate (even indexes Curator 5.9, odd zklock) on one queue, on
+   * Curator's paths.
+   */
+  MIXED("mixed-curator-zklock", Server.ZOOKEEPER) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) throws Exception {
+      return index % 2 == 0
+          ? new CuratorClient(e.zk(), e.session())
+          : new ZkLockClient(e.zk(), index, e.session(), true);
+    }
+  },
   /** etcd's lock service through jetcd: {@code Lock.lock(name, lease)}, one lease per session. */
   ETCD("etcd", Server.ETCD) {
     @Override

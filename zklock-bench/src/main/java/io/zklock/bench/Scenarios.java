@@ -38,6 +38,7 @@ final class Scenarios {
         uncontended(false),
         uncontended(true),
         contended(10, "contended-10"),
+        mixed(),
         contended(50, "contended-50"),
         herd(),
         distinctLocks(),
@@ -84,6 +85,26 @@ final class Scenarios {
       @Override
       Window measure(Impl impl, Env env) throws Exception {
         return contend(impl, env, sessions, name);
+      }
+    };
+  }
+
+  /**
+   * A rolling migration from Curator caught in the middle (issue 28): one lock, 10 sessions, 5 of
+   * Curator 5.9 and 5 of zklock in the Curator-compatible mode alternating in one queue ({@link
+   * Impl#MIXED}), beside the pure runs of each library; rates and requests per acquisition.
+   */
+  static Scenario mixed() {
+    return new Scenario(
+        "mixed-10",
+        "one lock, 5 Curator + 5 zklock (Curator-compatible) sessions in one queue",
+        "handoffs/s",
+        true,
+        List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.MIXED),
+        Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        return contend(impl, env, 10, "mixed-10");
       }
     };
   }

@@ -2,6 +2,7 @@ package io.zklock.bench;
 
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
+import io.zklock.LockOptions;
 import io.zklock.ZkLocks;
 import java.time.Duration;
 import java.util.Map;
@@ -14,6 +15,8 @@ final class ZkLockClient implements BenchLock.Client {
   static final String NAMESPACE = "/bench-zklock";
 
   private final ZkLocks locks;
+  private final boolean curatorCompatible;
+  private final String namespace;
   private final Map<String, BenchLock> cache = new ConcurrentHashMap<>();
 
   ZkLockClient(String connectString, int index) {
@@ -21,9 +24,19 @@ final class ZkLockClient implements BenchLock.Client {
   }
 
   ZkLockClient(String connectString, int index, Duration session) {
+    this(connectString, index, session, false);
+  }
+
+  /**
+   * @param curatorCompatible whether its locks share Curator's queues ({@link
+   *     LockOptions#curatorCompatible()}): then it locks under Curator's root, on Curator's paths
+   */
+  ZkLockClient(String connectString, int index, Duration session, boolean curatorCompatible) {
+    this.curatorCompatible = curatorCompatible;
+    this.namespace = curatorCompatible ? CuratorClient.ROOT : NAMESPACE;
     this.locks =
         ZkLocks.builder(connectString)
-            .namespace(NAMESPACE)
+            .namespace(namespace)
             .sessionTimeout(session)
             .connectTimeout(Duration.ofSeconds(30))
             .clientName("bench-" + index)
@@ -64,7 +77,13 @@ final class ZkLockClient implements BenchLock.Client {
 
   @Override
   public BenchLock mutex(String name) {
-    return cache.computeIfAbsent("m:" + name, k -> wrap(locks.mutex(name)));
+    return cache.computeIfAbsent(
+        "m:" + name,
+        k ->
+            wrap(
+                curatorCompatible
+                    ? locks.mutex(name, LockOptions.curatorCompatible())
+                    : locks.mutex(name)));
   }
 
   @Override
@@ -86,7 +105,7 @@ final class ZkLockClient implements BenchLock.Client {
 
   @Override
   public String queueDir(String name) {
-    return NAMESPACE + "/" + name;
+    return namespace + "/" + name;
   }
 
   @Override

@@ -29,8 +29,16 @@ record NodeDataWriter(String clientName, String host, long pid, String ownerData
     return new NodeDataWriter(clientName, h, ProcessHandle.current().pid(), ownerData);
   }
 
+  /** The field of an election node's data that holds the participant id. */
+  public static final String PARTICIPANT_FIELD = "participant";
+
   @Override
   public byte[] of(NodeKind kind, long sessionId, Map<String, String> extra) {
+    if (kind == NodeKind.CURATOR_LATCH) {
+      // as Curator's LeaderLatch writes its node: the participant id alone, which its
+      // getLeader() and getParticipants() read
+      return extra.getOrDefault(PARTICIPANT_FIELD, "").getBytes(StandardCharsets.UTF_8);
+    }
     StringBuilder json =
         new StringBuilder("{\"client\":")
             .append(Json.quote(clientName))

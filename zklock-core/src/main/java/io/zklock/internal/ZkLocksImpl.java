@@ -3,16 +3,20 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
+import io.zklock.LocalLocks;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.LockWatch;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import io.zklock.internal.engine.Events;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Requests;
 import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.inspect.LockWatcher;
 import io.zklock.internal.protocol.SharedListings;
 import io.zklock.internal.recipe.CohortLock;
 import io.zklock.internal.recipe.Election;
@@ -39,6 +43,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
@@ -58,20 +63,29 @@ final class ZkLocksImpl implements ZkLocks {
   private final Lifecycle lifecycle;
   private final Inspector inspector;
   private final RecipeContext recipes;
+  private final Events events;
 
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
-  private ZkLocksImpl(SessionConfig config, Clock clock, String ownerData) {
+  private final Requests requests = new Requests();
+  private final Clock clock;
+
+  private ZkLocksImpl(
+      SessionConfig config,
+      Clock clock,
+      String ownerData,
+      List<io.zklock.LockEventListener> listeners) {
     this.config = config;
+    this.clock = clock;
     this.pool = LibraryThreads.newExecutor();
+    this.events = Events.of(listeners, config.clientName());
     Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
     this.acl = AclRule.toZooKeeper(config.acl());
     this.gate = new StartGate(config, clock, pool);
     this.lifecycle = new Lifecycle(session, gate);
     this.dirs = new Dirs(config.namespace(), acl, config.guardsDirectories(), session);
-    Requests requests = new Requests();
     RequestContext requestContext =
         new RequestContext(
             session,
@@ -84,10 +98,12 @@ final class ZkLocksImpl implements ZkLocks {
             config.suspensionPolicy(),
             clock,
             pool,
-            pool);
+            pool,
+            events);
     this.inspector = new Inspector(session, config, clock, lifecycle, acl);
     this.recipes =
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
+    session.addListener(events::session); // makes no event unless someone listens
     session.addObserver(
         new Session.Observer() {
           @Override
@@ -111,8 +127,12 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   /** Connects a new instance whose lock nodes carry {@code ownerData} (or none, if null). */
-  static ZkLocksImpl connect(SessionConfig config, Clock clock, String ownerData) {
-    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData);
+  static ZkLocksImpl connect(
+      SessionConfig config,
+      Clock clock,
+      String ownerData,
+      List<io.zklock.LockEventListener> listeners) {
+    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData, listeners);
     if (config.connectInBackground()) {
       impl.startInBackground();
       return impl;
@@ -132,7 +152,7 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   static ZkLocksImpl connect(SessionConfig config, Clock clock) {
-    return connect(config, clock, null);
+    return connect(config, clock, null, List.of());
   }
 
   /**
@@ -200,6 +220,9 @@ final class ZkLocksImpl implements ZkLocks {
   public DistributedLock mutex(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
+    if (options.isCuratorCompatible()) {
+      return NodeLock.queue(recipes, n, NodeKind.CURATOR_MUTEX);
+    }
     if (!options.isCohort() && !options.lockDelay().isZero()) {
       return NodeLock.queue(recipes, n, NodeKind.MUTEX, options.lockDelay().toNanos());
     }
@@ -235,6 +258,9 @@ final class ZkLocksImpl implements ZkLocks {
               + n
               + "': "
               + options);
+    }
+    if (options.isCuratorCompatible()) {
+      return new ReadWriteLockImpl(recipes, n, options);
     }
     if (!options.isCohort()) {
       return readWriteLock(n);
@@ -280,6 +306,34 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public io.zklock.DistributedCountDownLatch countDownLatch(String name, int count) {
+    return new io.zklock.internal.recipe.LatchImpl(
+        recipes, Args.lockName(config.namespace(), name), count);
+  }
+
+  @Override
+  public io.zklock.DistributedBarrier barrier(String name) {
+    return new io.zklock.internal.recipe.BarrierImpl(
+        recipes, Args.lockName(config.namespace(), name));
+  }
+
+  @Override
+  public io.zklock.DistributedDoubleBarrier doubleBarrier(String name, int members) {
+    return new io.zklock.internal.recipe.DoubleBarrierImpl(
+        recipes, Args.lockName(config.namespace(), name), members);
+  }
+
+  @Override
+  public DistributedSemaphore semaphore(String name, int permits, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    if (options.isCohort()) {
+      throw new IllegalArgumentException("a semaphore has no cohort mode: " + options);
+    }
+    return new SemaphoreImpl(
+        recipes, Args.lockName(config.namespace(), name), permits, options.isCuratorCompatible());
+  }
+
+  @Override
   public DistributedLock multiLock(DistributedLock... locks) {
     lifecycle.checkOpen();
     return MultiLock.of(recipes, locks);
@@ -289,6 +343,20 @@ final class ZkLocksImpl implements ZkLocks {
   public LeaderElection leaderElection(String name, String participantId) {
     return new Election(
         recipes, Args.lockName(config.namespace(), name), Args.participantId(participantId));
+  }
+
+  @Override
+  public LeaderElection leaderElection(
+      String name, String participantId, io.zklock.LockOptions options) {
+    java.util.Objects.requireNonNull(options, "options");
+    if (options.isCohort()) {
+      throw new IllegalArgumentException("an election has no cohort mode: " + options);
+    }
+    return new Election(
+        recipes,
+        Args.lockName(config.namespace(), name),
+        Args.participantId(participantId),
+        options.isCuratorCompatible() ? NodeKind.CURATOR_LATCH : NodeKind.ELECTION);
   }
 
   @Override
@@ -331,6 +399,25 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public LockWatch watchLocks(String under, Consumer<String> onChange) {
+    java.util.Objects.requireNonNull(onChange, "onChange");
+    String u = under.isEmpty() ? under : Args.lockName(config.namespace(), under);
+    lifecycle.checkOpen();
+    return new LockWatcher(session, config.namespace(), u, onChange, pool).start();
+  }
+
+  @Override
+  public LocalLocks localLocks() {
+    return new LocalLocks(
+        clientName(),
+        namespace(),
+        sessionState(),
+        sessionId(),
+        negotiatedSessionTimeout(),
+        requests.snapshot(clock));
+  }
+
+  @Override
   public SessionState sessionState() {
     return session.state();
   }
@@ -366,12 +453,18 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public long droppedEvents() {
+    return events.dropped();
+  }
+
+  @Override
   public void close() {
     if (!lifecycle.close()) {
       return;
     }
     session.close();
     pool.shutdown();
+    events.close();
   }
 
   @Override

@@ -75,7 +75,14 @@ public final class Inspection {
       kind = LockInfo.Kind.SEMAPHORE;
       int stored = positiveInt(d.dirData().get(PERMITS_FIELD));
       permits = stored;
-      List<Read> leases = queueOrder(d.leases(), NodeKind.SEMAPHORE);
+      // zklock's leases, or a Curator-compatible semaphore's (its own and Curator's clients')
+      List<Read> leases = queueOrder(d.leases(), null);
+      List<Read> admission = queueOrder(d.admission(), null);
+      NodeKind leaseKind =
+          leases.stream().anyMatch(r -> QueueNode.parse(r.name()).kind().curator())
+                  || admission.stream().anyMatch(r -> QueueNode.parse(r.name()).kind().curator())
+              ? NodeKind.CURATOR_LEASE
+              : NodeKind.SEMAPHORE;
       List<QueueNode> q = nodesOf(leases);
       // the leases of one request share its admission node: several for a request of several
       // permits, which holds only when all of them do (Ordering.leaseRequest)
@@ -98,12 +105,12 @@ public final class Inspection {
         List<Integer> request = byRequest.getOrDefault(r.data().get(ADMISSION_FIELD), List.of(i));
         int[] indexes = request.stream().mapToInt(Integer::intValue).toArray();
         boolean holds = Ordering.leaseRequest(p, q, indexes) instanceof Ordering.Hold;
-        (holds ? holders : waiters).add(node(r, NodeKind.SEMAPHORE));
+        (holds ? holders : waiters).add(node(r, leaseKind));
       }
       Set<String> admitted = byRequest.keySet();
-      for (Read r : queueOrder(d.admission(), NodeKind.MUTEX)) {
+      for (Read r : admission) {
         if (!admitted.contains(r.name())) {
-          waiters.add(node(r, NodeKind.SEMAPHORE));
+          waiters.add(node(r, leaseKind));
         }
       }
     } else {
@@ -126,7 +133,8 @@ public final class Inspection {
         NodeKind k = q.get(i).kind();
         kind = stronger(kind, k);
         boolean holds;
-        if (k == NodeKind.SEMAPHORE) { // a semaphore's leases directory, inspected by its path
+        if (k == NodeKind.SEMAPHORE || k == NodeKind.CURATOR_LEASE) {
+          // a semaphore's leases directory, inspected by its path
           int p = positiveInt(queue.get(i).data().get(PERMITS_FIELD));
           holds = Ordering.lease(p > 0 ? p : 1).decide(q, i) instanceof Ordering.Hold;
           permits = Math.max(permits, p);
@@ -153,12 +161,16 @@ public final class Inspection {
       case WRITE:
       case COHORT_READ:
       case COHORT_WRITE:
+      case CURATOR_READ:
+      case CURATOR_WRITE:
         of = LockInfo.Kind.READ_WRITE;
         break;
       case ELECTION:
+      case CURATOR_LATCH:
         of = LockInfo.Kind.ELECTION;
         break;
       case SEMAPHORE:
+      case CURATOR_LEASE:
         of = LockInfo.Kind.SEMAPHORE;
         break;
       default:
@@ -216,6 +228,9 @@ public final class Inspection {
     return out;
   }
 
+  /** The client name shown for a Curator client's node in a compatible queue. */
+  public static final String CURATOR_CLIENT = "(curator)";
+
   public static LockNode node(Read r, NodeKind kind) {
     Map<String, String> d = r.data();
     long pid = 0;
@@ -224,17 +239,22 @@ public final class Inspection {
     } catch (NumberFormatException e) {
       // not ours to judge: unknown
     }
+    // A Curator client's node in a compatible queue: its data is not ours (an address, or the data
+    // given to Curator's recipe), shown as its owner data. A LeaderLatch node's data is the
+    // participant id, whichever library wrote it, so those show no client.
+    String curatorData = d.get(Inspector.CURATOR_FIELD);
+    boolean curatorClient = curatorData != null && kind.curator() && kind != NodeKind.CURATOR_LATCH;
     return new LockNode(
         r.name(),
         r.path(),
         LockNode.Kind.valueOf(kind.name()),
-        d.getOrDefault("client", ""),
+        curatorClient ? CURATOR_CLIENT : d.getOrDefault("client", ""),
         d.getOrDefault("host", ""),
         pid,
         r.ephemeralOwner(),
         Instant.ofEpochMilli(r.ctimeMillis()),
         r.czxid(),
-        d.getOrDefault(OWNER_FIELD, ""),
+        curatorClient ? curatorData : d.getOrDefault(OWNER_FIELD, ""),
         r.version() > 0 || d.containsKey(RELEASE_FIELD),
         d);
   }

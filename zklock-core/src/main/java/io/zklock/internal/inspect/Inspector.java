@@ -215,7 +215,10 @@ public final class Inspector {
     Collections.sort(children);
     for (String child : children) {
       if (isLockNode(child)
-          || (semaphore && (child.equals(LEASES) || child.equals(QUEUE)))
+          || (semaphore
+              && (child.equals(LEASES)
+                  || child.equals(QUEUE)
+                  || child.equals(NodeKind.CURATOR_SEMAPHORE_LOCKS)))
           || (dir.equals("/") && child.equals("zookeeper"))) {
         continue;
       }
@@ -239,13 +242,19 @@ public final class Inspector {
     List<String> leases = List.of();
     List<String> admission = List.of();
     boolean semaphore = false;
+    // a Curator-compatible semaphore admits through <dir>/locks, as Curator's semaphore does
+    String admissionDir =
+        !children.contains(QUEUE) && children.contains(NodeKind.CURATOR_SEMAPHORE_LOCKS)
+            ? NodeKind.CURATOR_SEMAPHORE_LOCKS
+            : QUEUE;
     if (children.contains(LEASES) || children.contains(QUEUE)) {
       dirData = dataOf(zk, dir);
       leases = childrenOf(zk, dir + "/" + LEASES);
-      admission = childrenOf(zk, dir + "/" + QUEUE);
+      admission = childrenOf(zk, dir + "/" + admissionDir);
       semaphore =
           NodeKind.SEMAPHORE.label().equals(dirData.get("kind"))
-              || leases.stream().anyMatch(c -> c.startsWith(NodeKind.SEMAPHORE.prefix() + "-"));
+              || leases.stream().anyMatch(c -> c.startsWith(NodeKind.SEMAPHORE.prefix() + "-"))
+              || leases.stream().anyMatch(Inspector::isCuratorLease);
     }
     List<String> own = new ArrayList<>();
     for (String c : children) {
@@ -261,7 +270,7 @@ public final class Inspector {
     List<CompletableFuture<Inspection.Read>> leaseReads =
         send(zk, dir + "/" + LEASES, semaphore ? leases : List.of());
     List<CompletableFuture<Inspection.Read>> admissionReads =
-        send(zk, dir + "/" + QUEUE, semaphore ? admission : List.of());
+        send(zk, dir + "/" + admissionDir, semaphore ? admission : List.of());
     return Inspection.decide(
         new Inspection.Dir(
             name,
@@ -286,6 +295,11 @@ public final class Inspector {
     }
   }
 
+  private static boolean isCuratorLease(String child) {
+    QueueNode n = QueueNode.parse(child);
+    return n != null && n.kind() == NodeKind.CURATOR_LEASE;
+  }
+
   private static Map<String, String> dataOf(ZooKeeper zk, String path)
       throws KeeperException, InterruptedException {
     try {
@@ -296,10 +310,20 @@ public final class Inspector {
   }
 
   private static Map<String, String> parse(byte[] data) {
-    return data == null || data.length == 0
-        ? Map.of()
-        : Json.parseObject(new String(data, StandardCharsets.UTF_8));
+    if (data == null || data.length == 0) {
+      return Map.of();
+    }
+    String text = new String(data, StandardCharsets.UTF_8);
+    Map<String, String> fields = Json.parseObject(text);
+    if (fields.isEmpty() && !text.startsWith("{")) {
+      // not ours: a Curator client's node in a compatible queue (its data: an address, an id)
+      return Map.of(CURATOR_FIELD, text);
+    }
+    return fields;
   }
+
+  /** The field under which a node's data that is not zklock's JSON is shown (Curator's). */
+  public static final String CURATOR_FIELD = "curator";
 
   private static List<CompletableFuture<Inspection.Read>> send(
       ZooKeeper zk, String dir, List<String> names) {

@@ -14,6 +14,7 @@ import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.Waiting;
 import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionPort;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -45,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>One instance per lock name and {@code ZkLocks}. Every state change happens under this object's
  * monitor; ZooKeeper requests are asynchronous; user-visible futures complete on the library's
  * executor (through each request's {@link Ticket}). The {@code generation} counter is bumped
- * whenever the node is given up, so late news about an earlier node is dropped.
+ * whenever the node is given up, so late news about an earlier node is dropped. The node's life is
+ * one {@link Phase}; ZooKeeper is reached through the session's seam ({@link SessionPort}, {@link
+ * io.zklock.internal.zk.ZkOps}), as the engine reaches it.
  */
 public final class CohortLock implements LockPart {
   private static final Logger log = LoggerFactory.getLogger(CohortLock.class);
@@ -64,22 +67,71 @@ public final class CohortLock implements LockPart {
   private final NodeLock global;
   private final Lock view;
 
+  /**
+   * The life of the cohort's node: requested, then held, and what is known meanwhile of the
+   * requests of other clients behind it. A request of another client is assumed to wait behind a
+   * held node in exclusive mode until a listing shows nobody (shared mode: only a writer seen
+   * behind bounds the readers), and again from any change of the directory: assuming it makes the K
+   * and T bounds hold however late a listing's answer comes. Every phase but {@link #IDLE} belongs
+   * to one {@code generation}.
+   */
+  enum Phase {
+    /** No node, and none requested. */
+    IDLE(false, false),
+    /** A tryAcquire()'s node request is in flight: it never waits, and lists nothing before. */
+    TRYING(true, false),
+    /**
+     * A node request is in flight without an early listing (none could be sent, it failed, or the
+     * directory changed after it): the directory is listed after the grant.
+     */
+    QUEUED(true, false),
+    /** A node request is in flight, followed by a listing with a child watch, not answered yet. */
+    QUEUED_LISTING(true, false),
+    /** A node request is in flight, and its early listing's answer is kept for the grant. */
+    QUEUED_LISTED(true, false),
+    /**
+     * Held; the early listing's answer is still on the way, and is read against the node when it
+     * comes.
+     */
+    HELD_EARLY(false, true),
+    /**
+     * Held; who waits behind is not known: no listing read yet, or the directory changed since the
+     * last showed nobody. A listing is under way.
+     */
+    HELD_UNKNOWN(false, true),
+    /**
+     * Held; the last listing showed nobody behind (in shared mode: no writer), and it still holds.
+     */
+    HELD_CLEAR(false, true),
+    /** Held; a listing showed a request of another client behind: nothing more to list. */
+    HELD_BEHIND(false, true);
+
+    final boolean requested;
+    final boolean held;
+
+    Phase(boolean requested, boolean held) {
+      this.requested = requested;
+      this.held = held;
+    }
+
+    /**
+     * Whether a request of another client may wait behind the node: seen, or assumed in exclusive
+     * mode while unknown.
+     */
+    boolean remoteWaiting(boolean shared) {
+      return this == HELD_BEHIND || (!shared && (this == HELD_EARLY || this == HELD_UNKNOWN));
+    }
+  }
+
   // guarded by this
   private final ArrayDeque<Local> waiters = new ArrayDeque<>();
-  private CompletableFuture<LockHandle> pending; // the node request in flight, if any
-  private boolean pendingTry; // that request is a tryAcquire(): it never waits
-  private LockHandle node; // the held node, if any; then holder is set (or a grant is in transit)
+  private Phase phase = Phase.IDLE;
+  private CompletableFuture<LockHandle> pending; // the node request in flight, while requested
+  private LockHandle node; // the held node, while held; then a holder is set (or on its way)
   private long czxid;
   private int handoffs; // k of the current holder on this node
   private long grantedAt; // when the node was granted
-  // Whether a request of another client may wait behind the node: assumed from the grant until a
-  // listing shows nobody behind, and again from any change of the directory. Assuming it makes the
-  // K and T bounds hold however late the listing's answer comes.
-  private boolean remoteWaiting;
-  private boolean remoteSeen; // a listing showed a request behind the node: no need to look again
-  private boolean earlyListed; // the node request was followed by a listing with a child watch
-  private List<String> earlyListing; // its answer, if it came before the grant
-  private boolean earlyStale; // the directory changed after that listing, before the grant
+  private List<String> earlyListing; // the early listing's answer, while QUEUED_LISTED
   private int generation;
   // the local holders of the node: at most one in exclusive mode
   private final LinkedHashSet<Local> holders = new LinkedHashSet<>();
@@ -154,6 +206,11 @@ public final class CohortLock implements LockPart {
   // ---------------------------------------------------------------- requests
 
   @Override
+  public String eventKind() {
+    return kind().label();
+  }
+
+  @Override
   public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
     boolean tryOnly = waiting.isNow();
@@ -169,14 +226,14 @@ public final class CohortLock implements LockPart {
         grantLocked(w);
         return ticket.result;
       }
-      if (tryOnly && (node != null || (pending != null && !pendingTry))) {
+      if (tryOnly && phase != Phase.IDLE && phase != Phase.TRYING) {
         // held here, or queued behind another client: busy, without asking ZooKeeper
         w.state = Local.State.WITHDRAWN;
         ticket.end(null);
         return ticket.result;
       }
       waiters.add(w);
-      if (node == null && pending == null) {
+      if (phase == Phase.IDLE) {
         requestNode(tryOnly);
       }
     }
@@ -194,13 +251,13 @@ public final class CohortLock implements LockPart {
       return;
     }
     pending = f;
-    pendingTry = tryOnly;
     int gen = ++generation; // the generation of the node this request will bring
-    earlyListed = !tryOnly;
     earlyListing = null;
-    earlyStale = false;
-    if (earlyListed) {
-      listEarly(gen);
+    if (tryOnly) {
+      phase = Phase.TRYING;
+    } else {
+      phase = Phase.QUEUED_LISTING;
+      listEarly(gen); // QUEUED if it cannot be sent
     }
     f.whenComplete((h, err) -> onNode(f, h, err));
   }
@@ -216,7 +273,9 @@ public final class CohortLock implements LockPart {
         gen = -1;
       } else {
         pending = null;
-        gen = nodeGranted(h, err, toRelease);
+        Phase was = phase;
+        phase = Phase.IDLE;
+        gen = nodeGranted(was, h, err, toRelease);
       }
     }
     toRelease.forEach(LockHandle::releaseAsync);
@@ -225,8 +284,12 @@ public final class CohortLock implements LockPart {
     }
   }
 
-  /** Called holding the monitor. Returns the new node's generation, or -1 if none was taken. */
-  private int nodeGranted(LockHandle h, Throwable err, List<LockHandle> toRelease) {
+  /**
+   * Called holding the monitor, in phase IDLE, with the node request's answer; {@code was} the
+   * phase it was in. Returns the new node's generation to list for, or -1 if none was taken or the
+   * early listing covers it.
+   */
+  private int nodeGranted(Phase was, LockHandle h, Throwable err, List<LockHandle> toRelease) {
     if (err != null) {
       failAll(Acquisitions.unwrap(unwrapCompletion(err), dir()));
       return -1;
@@ -249,7 +312,7 @@ public final class CohortLock implements LockPart {
                   + " is too large for cohort fencing tokens (ensemble epoch >= 2^15): use a plain"
                   + " mutex",
               h.path(),
-              ctx.session().sessionId(),
+              sessionId(),
               null));
       return -1;
     }
@@ -262,9 +325,10 @@ public final class CohortLock implements LockPart {
     czxid = c;
     handoffs = 0;
     grantedAt = ctx.clock().nanoTime();
-    // until a listing shows otherwise (shared mode: only a writer seen behind bounds the readers)
-    remoteWaiting = !shared;
-    remoteSeen = false;
+    List<String> listing = earlyListing;
+    earlyListing = null;
+    // until a listing shows otherwise
+    phase = was == Phase.QUEUED_LISTING ? Phase.HELD_EARLY : Phase.HELD_UNKNOWN;
     int gen = generation;
     grantLocked(next);
     if (shared) {
@@ -272,13 +336,14 @@ public final class CohortLock implements LockPart {
     }
     endTries(); // a tryAcquire() never waits for a local holder either
     h.lost().thenAccept(ex -> onNodeLost(h, ex));
-    if (earlyListed && !earlyStale) {
-      if (earlyListing == null) {
-        return -1; // its answer is on the way, and is read against this node when it comes
-      }
-      if (judge(ownName(h), earlyListing)) {
-        return -1;
-      }
+    if (node != h || gen != generation) {
+      return -1; // given up already (a holder released at once, on a direct executor)
+    }
+    if (phase == Phase.HELD_EARLY) {
+      return -1; // its answer is on the way, and is read against this node when it comes
+    }
+    if (was == Phase.QUEUED_LISTED && judge(ownName(h), listing)) {
+      return -1;
     }
     return gen; // list after the grant
   }
@@ -347,7 +412,7 @@ public final class CohortLock implements LockPart {
     if (handoffs >= CohortToken.MAX_LOCAL) {
       return true; // the token's local counter is exhausted: take a fresh node
     }
-    if (!remoteWaiting) {
+    if (!phase.remoteWaiting(shared)) {
       return false;
     }
     return handoffs >= options.maxLocalHandoffs()
@@ -358,14 +423,13 @@ public final class CohortLock implements LockPart {
   private void dropNode() {
     node = null;
     generation++;
-    remoteWaiting = false;
-    remoteSeen = false;
+    phase = Phase.IDLE;
   }
 
   /** Called holding the monitor: the remaining local waiters queue again with a new node. */
   private void requeue() {
     endTries(); // a tryAcquire() never waits for another client
-    if (!waiters.isEmpty() && pending == null) {
+    if (!waiters.isEmpty() && phase == Phase.IDLE) {
       requestNode(false);
     }
   }
@@ -395,9 +459,11 @@ public final class CohortLock implements LockPart {
         waiters.remove(w);
         w.state = Local.State.WITHDRAWN;
         w.ticket.end(failure);
-        if (waiters.isEmpty() && pending != null) {
+        if (waiters.isEmpty() && phase.requested) {
           CompletableFuture<LockHandle> f = pending;
           pending = null;
+          earlyListing = null;
+          phase = Phase.IDLE;
           f.cancel(true); // withdraws the node request: nothing is left behind
         }
         return;
@@ -452,7 +518,7 @@ public final class CohortLock implements LockPart {
    * the latest).
    */
   private void watchSuccessors(LockHandle h, int gen) {
-    Session.Conn conn = ctx.session().current();
+    Session.Conn conn = session().current();
     String path = h.path();
     if (conn == null || path == null) {
       return; // a suspended node is given back at the next release if it is lost
@@ -481,9 +547,9 @@ public final class CohortLock implements LockPart {
    * goes) and lists again after the grant.
    */
   private void listEarly(int gen) {
-    Session.Conn conn = ctx.session().current();
+    Session.Conn conn = session().current();
     if (conn == null) {
-      earlyListed = false;
+      phase = Phase.QUEUED; // list after the grant
       return;
     }
     conn.ops()
@@ -510,28 +576,37 @@ public final class CohortLock implements LockPart {
     if (gen != generation) {
       return null;
     }
-    if (node == null) {
-      earlyStale = true; // still queueing: list again after the grant
+    if (phase == Phase.QUEUED_LISTING || phase == Phase.QUEUED_LISTED) {
+      phase = Phase.QUEUED; // still queueing: list again after the grant
+      earlyListing = null;
       return null;
     }
     return directoryChanged(gen) ? node : null;
   }
 
-  /** The early listing answered. Returns the node to list again for, or null. */
+  /**
+   * The early listing answered ({@code children} null if it failed). Returns the node to list for,
+   * or null.
+   */
   private synchronized LockHandle earlyListed(int gen, List<String> children) {
     if (gen != generation) {
       return null;
     }
-    if (children == null) {
-      earlyStale = true;
-      return node; // failed: list after the grant (now, if granted already)
-    }
-    if (node == null) {
-      earlyListing = children;
+    if (phase == Phase.QUEUED_LISTING) {
+      if (children == null) {
+        phase = Phase.QUEUED; // failed: list after the grant
+      } else {
+        phase = Phase.QUEUED_LISTED;
+        earlyListing = children;
+      }
       return null;
     }
-    if (earlyStale) {
-      return null; // a listing after the grant is under way
+    if (phase != Phase.HELD_EARLY) {
+      return null; // a listing after the grant is under way, or the node is given up
+    }
+    phase = Phase.HELD_UNKNOWN;
+    if (children == null) {
+      return node; // failed: list now
     }
     return judge(ownName(node), children) ? null : node;
   }
@@ -547,8 +622,7 @@ public final class CohortLock implements LockPart {
       return false;
     }
     boolean behind = waitsBehind(queue, index, shared);
-    remoteWaiting = behind;
-    remoteSeen = behind;
+    phase = behind ? Phase.HELD_BEHIND : Phase.HELD_CLEAR;
     if (shared && !behind) {
       grantWaiting(); // no writer behind (any more): readers waiting here join the holders
     }
@@ -591,29 +665,42 @@ public final class CohortLock implements LockPart {
    * to list again, which we do until a listing has shown a waiter.
    */
   private synchronized boolean directoryChanged(int gen) {
-    if (gen != generation) {
+    if (gen != generation || !phase.held || phase == Phase.HELD_BEHIND) {
       return false;
     }
-    if (!shared) {
-      remoteWaiting = true;
-    }
-    return !remoteSeen;
+    phase = Phase.HELD_UNKNOWN;
+    return true;
   }
 
   private synchronized void sawQueue(int gen, String own, List<String> children) {
-    if (gen == generation && node != null) {
+    if (gen == generation && phase.held) {
       judge(own, children); // not found: our node is gone, and its loss is reported
     }
   }
 
   /** Whether a request of another client may wait behind the node held now (for tests). */
   synchronized boolean remoteWaiting() {
-    return remoteWaiting;
+    return phase.remoteWaiting(shared);
   }
 
   /** Whether a listing showed a request of another client behind the node held now (for tests). */
   synchronized boolean remoteSeen() {
-    return remoteSeen;
+    return phase == Phase.HELD_BEHIND;
+  }
+
+  /** The node's phase (for tests). */
+  synchronized Phase phase() {
+    return phase;
+  }
+
+  /** The session, through the seam the engine uses. */
+  private SessionPort session() {
+    return ctx.requests().session();
+  }
+
+  private long sessionId() {
+    Session.Conn c = session().current();
+    return c == null ? 0L : c.sessionId();
   }
 
   /** Local requests waiting (for tests). */

@@ -7,7 +7,6 @@ import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.internal.engine.LockRequest;
-import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -15,7 +14,6 @@ import io.zklock.internal.rules.Waiting;
 import io.zklock.internal.zk.LibraryThreads;
 import io.zklock.internal.zk.SerialExecutor;
 import io.zklock.internal.zk.Session;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,17 +23,21 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Leader election on a queue lock of {@link NodeKind#ELECTION} nodes whose data carries the
- * participant id: the head of the queue leads. A participant's request is an ordinary {@link
- * LockRequest}, so it survives connection loss and re-queues by itself after a session expiry while
- * waiting; when leadership is lost (session expired, node deleted) the listeners hear {@code
- * revoked} and the participant joins the queue again.
+ * participant id (or, in the Curator-compatible mode, of {@link NodeKind#CURATOR_LATCH} nodes named
+ * and written as Curator's {@code LeaderLatch} does, so that both libraries' participants share one
+ * queue): the head of the queue leads. A participant's request is an ordinary {@link LockRequest},
+ * so it survives connection loss and re-queues by itself after a session expiry while waiting; when
+ * leadership is lost (session expired, node deleted) the listeners hear {@code revoked} and the
+ * participant joins the queue again.
  *
  * <p>Handover is ordered: listeners are called one at a time, in order, on a serial view of the
  * library's executor, and on {@link #close()} the node that holds leadership is deleted only after
@@ -52,6 +54,7 @@ public final class Election implements LeaderElection {
   private final RecipeContext ctx;
   private final String name;
   private final String participantId;
+  private final NodeKind kind;
   private final NodeLock queue;
   private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
 
@@ -73,6 +76,15 @@ public final class Election implements LeaderElection {
   private long rejoinDelayMs = REJOIN_DELAY_MS;
 
   public Election(RecipeContext ctx, String name, String participantId) {
+    this(ctx, name, participantId, NodeKind.ELECTION);
+  }
+
+  /**
+   * @param kind {@link NodeKind#ELECTION}, or {@link NodeKind#CURATOR_LATCH} for the
+   *     Curator-compatible mode
+   */
+  public Election(RecipeContext ctx, String name, String participantId, NodeKind kind) {
+    this.kind = kind;
     this.ctx = ctx;
     this.name = name;
     this.participantId = participantId;
@@ -82,11 +94,19 @@ public final class Election implements LeaderElection {
             ctx,
             name,
             ctx.dirOf(name),
-            NodeKind.ELECTION,
-            Ordering.forKind(NodeKind.ELECTION),
+            kind,
+            Ordering.forKind(kind),
             Map.of("participant", participantId),
             ReentrantView::new);
-    this.watch = new LeaderWatch(ctx.session(), name, ctx.dirOf(name), events);
+    this.watch =
+        new LeaderWatch(
+            ctx.requests().session(),
+            o -> ctx.session().addObserver(o),
+            o -> ctx.session().removeObserver(o),
+            name,
+            ctx.dirOf(name),
+            events,
+            kind);
   }
 
   @Override
@@ -251,56 +271,142 @@ public final class Election implements LeaderElection {
     }
   }
 
+  /** Reads who leads now ({@link #readLeader()}), waiting for the answer on the caller's thread. */
   @Override
   public Optional<String> leader() {
-    for (int tries = 0; tries < 5; tries++) {
-      Session.Conn conn = ctx.session().current();
-      if (conn == null) {
-        throw new io.zklock.ZkLockException(
-            "not connected: cannot read the leader", queue.dir(), 0L, null);
+    CompletableFuture<Optional<String>> read = readLeader();
+    try {
+      return read.get();
+    } catch (InterruptedException e) {
+      read.cancel(false);
+      Thread.currentThread().interrupt();
+      throw new io.zklock.ZkLockException("interrupted reading the leader", queue.dir(), 0, e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
       }
-      try {
-        List<QueueNode> nodes = QueueNode.queue(conn.zk().getChildren(queue.dir(), false));
-        nodes.removeIf(n -> n.kind() != NodeKind.ELECTION);
-        if (nodes.isEmpty()) {
-          return Optional.empty();
-        }
-        if (QueueNode.nearOverflow(nodes)) {
-          nodes = inCreationOrder(conn, nodes);
-          if (nodes.isEmpty()) {
-            continue;
-          }
-        }
-        byte[] data = conn.zk().getData(queue.dir() + "/" + nodes.get(0).name(), false, null);
-        return Optional.ofNullable(
-            Json.field(new String(data, StandardCharsets.UTF_8), "participant"));
-      } catch (KeeperException.NoNodeException e) {
-        if (Objects.equals(e.getPath(), queue.dir())) {
-          return Optional.empty();
-        }
-        // the head went between the two reads: look again
-      } catch (KeeperException e) {
-        throw new io.zklock.ZkLockException(
-            "cannot read the leader: " + e.code(), queue.dir(), conn.sessionId(), e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new io.zklock.ZkLockException("interrupted reading the leader", queue.dir(), 0, e);
-      }
+      throw new io.zklock.ZkLockException("cannot read the leader", queue.dir(), 0L, e.getCause());
     }
-    return Optional.empty();
   }
 
-  private List<QueueNode> inCreationOrder(Session.Conn conn, List<QueueNode> nodes)
-      throws KeeperException, InterruptedException {
-    List<QueueNode> out = new java.util.ArrayList<>();
-    for (QueueNode n : nodes) {
-      org.apache.zookeeper.data.Stat s = conn.zk().exists(queue.dir() + "/" + n.name(), false);
-      if (s != null) {
-        out.add(n.withCzxid(s.getCzxid()));
-      }
+  /**
+   * Reads who leads now, through the session's seam: lists the queue and reads its head's
+   * participant. The head gone between the two reads is looked for again (up to five times, then
+   * nobody is reported). Fails with a {@link io.zklock.ZkLockException} if not connected or on an
+   * error of ZooKeeper.
+   */
+  CompletableFuture<Optional<String>> readLeader() {
+    CompletableFuture<Optional<String>> out = new CompletableFuture<>();
+    Session.Conn conn = ctx.requests().session().current();
+    if (conn == null) {
+      out.completeExceptionally(
+          new io.zklock.ZkLockException(
+              "not connected: cannot read the leader", queue.dir(), 0L, null));
+    } else {
+      readLeader(conn, 0, out);
     }
-    out.sort(QueueNode.BY_CREATION);
     return out;
+  }
+
+  private static final int LEADER_READS = 5;
+
+  private void readLeader(Session.Conn conn, int tries, CompletableFuture<Optional<String>> out) {
+    if (tries >= LEADER_READS || out.isDone()) {
+      out.complete(Optional.empty());
+      return;
+    }
+    conn.ops()
+        .getChildren(
+            queue.dir(),
+            null,
+            (rc, p, x, children, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.NONODE) {
+                out.complete(Optional.empty()); // no directory: nobody ever joined
+                return;
+              }
+              if (code != Code.OK) {
+                out.completeExceptionally(leaderReadFailed(conn, code, queue.dir()));
+                return;
+              }
+              List<QueueNode> nodes = QueueNode.queue(children);
+              nodes.removeIf(n -> n.kind() != kind);
+              if (nodes.isEmpty()) {
+                out.complete(Optional.empty());
+              } else if (QueueNode.nearOverflow(nodes)) {
+                inCreationOrder(conn, nodes, tries, out);
+              } else {
+                readHead(conn, nodes.get(0).name(), tries, out);
+              }
+            });
+  }
+
+  /** Near the sequence counter's overflow the head is the node created first. */
+  private void inCreationOrder(
+      Session.Conn conn,
+      List<QueueNode> nodes,
+      int tries,
+      CompletableFuture<Optional<String>> out) {
+    List<QueueNode> found = new ArrayList<>();
+    Code[] bad = new Code[1];
+    int[] left = {nodes.size()};
+    for (QueueNode n : nodes) {
+      String path = queue.dir() + "/" + n.name();
+      conn.ops()
+          .exists(
+              path,
+              null,
+              (rc, p, x, stat) -> {
+                Code code = Code.get(rc);
+                boolean last;
+                synchronized (found) {
+                  if (code == Code.OK) {
+                    found.add(n.withCzxid(stat.getCzxid()));
+                  } else if (code != Code.NONODE && bad[0] == null) {
+                    bad[0] = code;
+                  }
+                  last = --left[0] == 0;
+                }
+                if (!last) {
+                  return;
+                }
+                if (bad[0] != null) {
+                  out.completeExceptionally(leaderReadFailed(conn, bad[0], path));
+                } else if (found.isEmpty()) {
+                  readLeader(conn, tries + 1, out); // all gone meanwhile: look again
+                } else {
+                  found.sort(QueueNode.BY_CREATION);
+                  readHead(conn, found.get(0).name(), tries, out);
+                }
+              });
+    }
+  }
+
+  private void readHead(
+      Session.Conn conn, String head, int tries, CompletableFuture<Optional<String>> out) {
+    conn.ops()
+        .getData(
+            queue.dir() + "/" + head,
+            null,
+            (rc, p, x, data, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.NONODE) {
+                readLeader(conn, tries + 1, out); // the head went between the two reads
+              } else if (code != Code.OK) {
+                out.completeExceptionally(leaderReadFailed(conn, code, p));
+              } else {
+                out.complete(
+                    Optional.ofNullable(data == null ? null : QueueNode.participantOf(kind, data)));
+              }
+            });
+  }
+
+  private io.zklock.ZkLockException leaderReadFailed(Session.Conn conn, Code code, String path) {
+    return new io.zklock.ZkLockException(
+        "cannot read the leader: " + code,
+        queue.dir(),
+        conn.sessionId(),
+        KeeperException.create(code, path));
   }
 
   @Override
@@ -356,7 +462,8 @@ public final class Election implements LeaderElection {
     }
     List<LockNode> out = new ArrayList<>(info.get().holders());
     out.addAll(info.get().waiters());
-    out.removeIf(n -> n.kind() != LockNode.Kind.ELECTION);
+    LockNode.Kind nodeKind = LockNode.Kind.valueOf(kind.name());
+    out.removeIf(n -> n.kind() != nodeKind);
     return List.copyOf(out);
   }
 

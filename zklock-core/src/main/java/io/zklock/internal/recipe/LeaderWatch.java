@@ -9,6 +9,7 @@ import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionPort;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -36,9 +38,12 @@ import org.slf4j.LoggerFactory;
 final class LeaderWatch {
   private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
 
-  private final Session session;
+  private final SessionPort session;
+  private final Consumer<Session.Observer> follow;
+  private final Consumer<Session.Observer> unfollow;
   private final String name;
   private final String dir;
+  private final NodeKind kind; // the participants' kind
   private final Executor events;
   private final List<LeaderObserver> observers = new CopyOnWriteArrayList<>();
   private final Watcher watcher =
@@ -74,10 +79,23 @@ final class LeaderWatch {
   private Optional<Leader> last; // null until the first report of this run
 
   /**
+   * @param session the session, through the seam the engine uses
+   * @param follow adds an observer of the session's connections ({@code Session.addObserver})
+   * @param unfollow removes it ({@code Session.removeObserver})
    * @param events the serial executor observers are called on
    */
-  LeaderWatch(Session session, String name, String dir, Executor events) {
+  LeaderWatch(
+      SessionPort session,
+      Consumer<Session.Observer> follow,
+      Consumer<Session.Observer> unfollow,
+      String name,
+      String dir,
+      Executor events,
+      NodeKind kind) {
+    this.kind = kind;
     this.session = session;
+    this.follow = follow;
+    this.unfollow = unfollow;
     this.name = name;
     this.dir = dir;
     this.events = events;
@@ -112,7 +130,7 @@ final class LeaderWatch {
       generation++;
       last = null;
     }
-    session.addObserver(sessionObserver);
+    follow.accept(sessionObserver);
     refresh();
   }
 
@@ -125,7 +143,7 @@ final class LeaderWatch {
       running = false;
       generation++;
     }
-    session.removeObserver(sessionObserver);
+    unfollow.accept(sessionObserver);
   }
 
   /** Reads the head again, now or once the read in progress is done. */
@@ -174,7 +192,7 @@ final class LeaderWatch {
                 failed(g, code);
               } else {
                 List<QueueNode> q = QueueNode.queue(children);
-                q.removeIf(n -> n.kind() != NodeKind.ELECTION);
+                q.removeIf(n -> n.kind() != kind);
                 if (q.isEmpty()) {
                   if (watch) {
                     report(g, Optional.empty());
@@ -260,7 +278,11 @@ final class LeaderWatch {
                 java.util.Map<String, String> fields =
                     data == null || data.length == 0
                         ? java.util.Map.of()
-                        : Json.parseObject(new String(data, StandardCharsets.UTF_8));
+                        : kind.curator()
+                            ? java.util.Map.of(
+                                io.zklock.internal.inspect.Inspector.CURATOR_FIELD,
+                                new String(data, StandardCharsets.UTF_8))
+                            : Json.parseObject(new String(data, StandardCharsets.UTF_8));
                 LockNode node =
                     Inspection.node(
                         new Inspection.Read(
@@ -271,8 +293,11 @@ final class LeaderWatch {
                             stat.getEphemeralOwner(),
                             stat.getVersion(),
                             fields),
-                        NodeKind.ELECTION);
-                String id = fields.getOrDefault("participant", "");
+                        kind);
+                String id = QueueNode.participantOf(kind, data);
+                if (id == null) {
+                  id = "";
+                }
                 report(g, Optional.of(new Leader(id, stat.getCzxid(), node)));
                 done(g, false);
               }

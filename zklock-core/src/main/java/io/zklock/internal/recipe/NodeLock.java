@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 
 /**
  * A lock whose requests run on the engine ({@link LockRequest}) with one {@link NodeProtocol}:
@@ -135,14 +136,38 @@ public final class NodeLock implements LockPart {
 
   @Override
   public CompletableFuture<LockHandle> start(Waiting waiting) {
+    return start(waiting, null);
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> start(Waiting waiting, IntConsumer queued) {
     ctx.checkOpen();
     RequestContext rc = ctx.requests();
-    return new LockRequest(name, protocol, rc, new Ticket(rc, waiting), grantView).start();
+    Ticket ticket = new Ticket(rc, waiting).onQueued(queued);
+    return new LockRequest(name, protocol, rc, ticket, grantView).start();
+  }
+
+  @Override
+  public String eventKind() {
+    return kind().label();
   }
 
   @Override
   public Lock asLock() {
     return view;
+  }
+
+  /** Exclusive node locks have conditions: the mutex, the write side, the simple lock. */
+  @Override
+  public io.zklock.DistributedCondition newCondition(String conditionName) {
+    io.zklock.internal.rules.NodeKind kind = protocol.kind();
+    if (kind != io.zklock.internal.rules.NodeKind.MUTEX
+        && kind != io.zklock.internal.rules.NodeKind.WRITE
+        && kind != io.zklock.internal.rules.NodeKind.SIMPLE) {
+      throw new UnsupportedOperationException(
+          "a " + kind.label() + " lock has no condition: only exclusive locks do");
+    }
+    return new ConditionImpl(ctx, this, dir(), conditionName);
   }
 
   @Override

@@ -15,6 +15,10 @@ import java.util.Objects;
  * downgrade pins the write node (see {@link WriteHandle#pin()}); {@link RwView} is the thread-aware
  * JDK view.
  *
+ * <p>With {@link LockOptions#curatorCompatible()} the two sides are {@link NodeKind#CURATOR_READ}
+ * and {@link NodeKind#CURATOR_WRITE}, named as Curator's {@code InterProcessReadWriteLock} names
+ * its nodes, ordered by the same rules.
+ *
  * <p>With cohort options the two sides are {@link CohortLock}s of kinds {@link
  * NodeKind#COHORT_READ} (shared mode) and {@link NodeKind#COHORT_WRITE}, ordered by the same rules;
  * a downgrade is then not supported.
@@ -43,22 +47,18 @@ public final class ReadWriteLockImpl implements ReadWriteLock {
       return;
     }
     String dir = ctx.dirOf(name);
+    NodeKind readKind = options.isCuratorCompatible() ? NodeKind.CURATOR_READ : NodeKind.READ;
+    NodeKind writeKind = options.isCuratorCompatible() ? NodeKind.CURATOR_WRITE : NodeKind.WRITE;
     this.read =
         NodeLock.queue(
-            ctx,
-            name,
-            dir,
-            NodeKind.READ,
-            Ordering.forKind(NodeKind.READ),
-            Map.of(),
-            view::newReadView);
+            ctx, name, dir, readKind, Ordering.forKind(readKind), Map.of(), view::newReadView);
     this.write =
         NodeLock.queue(
             ctx,
             name,
             dir,
-            NodeKind.WRITE,
-            Ordering.forKind(NodeKind.WRITE),
+            writeKind,
+            Ordering.forKind(writeKind),
             Map.of(),
             view::newWriteView,
             r -> new WriteHandle(r, this));
@@ -86,6 +86,7 @@ public final class ReadWriteLockImpl implements ReadWriteLock {
   @Override
   public LockHandle downgrade(LockHandle writeHandle) {
     Objects.requireNonNull(writeHandle, "writeHandle");
+    writeHandle = Observing.unwrap(writeHandle);
     if (options.isCohort()) {
       throw new UnsupportedOperationException(
           "a cohort read-write lock does not support downgrade: " + write.dir());

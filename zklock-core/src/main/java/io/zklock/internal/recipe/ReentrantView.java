@@ -109,10 +109,23 @@ final class ReentrantView implements Lock {
     holds.exit();
   }
 
-  /** Not supported: a distributed lock has no condition queues. */
+  /** How many holds the current thread has. */
+  int holdCount() {
+    return holds.holdCount();
+  }
+
+  /**
+   * The lock's condition ({@link DistributedLock#newCondition()}: the same waiters) as a JDK {@link
+   * Condition} of this view.
+   *
+   * @throws UnsupportedOperationException if the lock has no condition
+   */
   @Override
   public Condition newCondition() {
-    throw new UnsupportedOperationException("a distributed lock does not support conditions");
+    if (lock.newCondition() instanceof ConditionImpl c) {
+      return new ViewCondition(this, c);
+    }
+    throw new UnsupportedOperationException(lock + " has no condition");
   }
 
   @Override

@@ -30,6 +30,14 @@ import java.util.concurrent.CompletionException;
  * otherwise it waits, the only watcher of the leases directory, for a lease to go. The lease rule
  * alone keeps the count at most {@code permits}; the mutex only keeps waiters from herding. See
  * {@link SemaphoreRequest}.
+ *
+ * <p>In the Curator-compatible mode the same composition takes the names Curator's {@code
+ * InterProcessSemaphoreV2} uses: the admission mutex is {@link NodeKind#CURATOR_MUTEX} in {@code
+ * <dir>/locks}, the leases {@link NodeKind#CURATOR_LEASE} in {@code <dir>/leases}. Curator admits
+ * one request at a time with that mutex and lets it hold when the leases directory has at most
+ * {@code permits} children; with admission serialised, the admitted request's lease is the last, so
+ * that count and {@link Ordering#lease(int)} agree, and the holder furthest back, of either
+ * library, always saw every holder ahead of it.
  */
 public final class SemaphoreImpl implements DistributedSemaphore {
   private final RecipeContext ctx;
@@ -39,8 +47,16 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   private final NodeLock leases;
   private final Ordering.Rule leaseRule;
   private final PermitCount permitCount;
+  private final NodeKind leaseKind;
 
   public SemaphoreImpl(RecipeContext ctx, String name, int permits) {
+    this(ctx, name, permits, false);
+  }
+
+  /**
+   * @param curator whether to share the semaphore with Curator's {@code InterProcessSemaphoreV2}
+   */
+  public SemaphoreImpl(RecipeContext ctx, String name, int permits, boolean curator) {
     if (permits < 1) {
       throw new IllegalArgumentException(
           "permits of semaphore '" + name + "' must be at least 1: " + permits);
@@ -49,13 +65,15 @@ public final class SemaphoreImpl implements DistributedSemaphore {
     this.name = name;
     this.permits = permits;
     String dir = ctx.dirOf(name);
+    NodeKind admissionKind = curator ? NodeKind.CURATOR_MUTEX : NodeKind.MUTEX;
+    this.leaseKind = curator ? NodeKind.CURATOR_LEASE : NodeKind.SEMAPHORE;
     this.admission =
         NodeLock.queue(
             ctx,
             name,
-            dir + "/" + Inspector.QUEUE,
-            NodeKind.MUTEX,
-            Ordering.forKind(NodeKind.MUTEX),
+            dir + "/" + (curator ? NodeKind.CURATOR_SEMAPHORE_LOCKS : Inspector.QUEUE),
+            admissionKind,
+            Ordering.forKind(admissionKind),
             Map.of(),
             ReentrantView::new);
     this.leaseRule = Ordering.lease(permits);
@@ -65,7 +83,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             ctx,
             name,
             dir + "/" + Inspector.LEASES,
-            NodeKind.SEMAPHORE,
+            leaseKind,
             leaseRule,
             Map.of(Inspection.PERMITS_FIELD, Integer.toString(permits)),
             ReentrantView::new);
@@ -80,7 +98,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
         ctx,
         name,
         leases.dir(),
-        NodeKind.SEMAPHORE,
+        leaseKind,
         leaseRule,
         Map.of(
             Inspection.PERMITS_FIELD,
@@ -118,6 +136,25 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   @Override
   public Optional<LockHandle> tryAcquire(int count) {
     count(count);
+    Observing o = Observing.begin(ctx, name, NodeKind.SEMAPHORE.label());
+    if (o == null) {
+      return tryNow(count);
+    }
+    Optional<LockHandle> got;
+    try {
+      got = tryNow(count);
+    } catch (RuntimeException e) {
+      o.failed(e);
+      throw e;
+    }
+    if (got.isEmpty()) {
+      o.notGranted(true);
+      return got;
+    }
+    return Optional.of(o.granted(got.get()));
+  }
+
+  private Optional<LockHandle> tryNow(int count) {
     ctx.lifecycle().checkConnected(leases.dir());
     CompletableFuture<Void> checked = permitCount.check();
     List<CompletableFuture<LockHandle>> tries = new ArrayList<>(count);
@@ -198,10 +235,21 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   /** {@code waiting} is never {@link Waiting#NOW}: {@link #tryAcquire(int)} takes leases itself. */
   private CompletableFuture<LockHandle> start(int count, Waiting waiting) {
     ctx.checkOpen();
-    return ctx.lifecycle().whenReady(w -> startNow(count, w), waiting, leases.dir());
+    return ctx.lifecycle()
+        .whenReady(
+            w ->
+                Observing.start(
+                    ctx,
+                    name,
+                    NodeKind.SEMAPHORE.label(),
+                    false,
+                    queued -> startNow(count, w, queued)),
+            waiting,
+            leases.dir());
   }
 
-  private CompletableFuture<LockHandle> startNow(int count, Waiting waiting) {
+  private CompletableFuture<LockHandle> startNow(
+      int count, Waiting waiting, java.util.function.IntConsumer queued) {
     ctx.checkOpen();
     SemaphoreRequest r =
         new SemaphoreRequest(
@@ -211,7 +259,8 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             this::leasesAdmittedBy,
             count,
             permitCount.check(),
-            waiting);
+            waiting,
+            queued);
     r.start();
     return r.result;
   }

@@ -30,7 +30,46 @@ public enum NodeKind {
    */
   COHORT_READ("cr", "cohort-read", false),
   /** The one node of a simple lock, named {@code x-lock}: exclusive, not a queue. */
-  SIMPLE("x", "simple", true);
+  SIMPLE("x", "simple", true),
+  /**
+   * A node of the Curator-compatible mutex, named as Curator's {@code InterProcessMutex} names its
+   * nodes, {@code _c_<uuid>-lock-<sequence>}: made by Curator's clients or by zklock's in the
+   * compatible mode (the data tells which). Exclusive.
+   */
+  CURATOR_MUTEX("lock-", "curator-mutex", true, true),
+  /**
+   * The read side of the Curator-compatible read-write lock, {@code _c_<uuid>-__READ__<sequence>}
+   * as Curator's {@code InterProcessReadWriteLock} names it: shared.
+   */
+  CURATOR_READ("__READ__", "curator-read", false, true),
+  /**
+   * The write side of the Curator-compatible read-write lock, {@code _c_<uuid>-__WRIT__<sequence>}:
+   * exclusive.
+   */
+  CURATOR_WRITE("__WRIT__", "curator-write", true, true),
+  /**
+   * A participant of the Curator-compatible election, {@code _c_<uuid>-latch-<sequence>} as
+   * Curator's {@code LeaderLatch} names it, whose data is the participant id alone: exclusive (the
+   * head leads).
+   */
+  CURATOR_LATCH("latch-", "curator-latch", true, true),
+  /**
+   * A lease of the Curator-compatible semaphore, {@code _c_<uuid>-lease-<sequence>} in the
+   * semaphore's {@code leases} directory, as Curator's {@code InterProcessSemaphoreV2} names them.
+   */
+  CURATOR_LEASE("lease-", "curator-lease", false, true);
+
+  /**
+   * The directory of the Curator-compatible semaphore's admission mutex ({@link #CURATOR_MUTEX}
+   * nodes), as Curator's {@code InterProcessSemaphoreV2} names it.
+   */
+  public static final String CURATOR_SEMAPHORE_LOCKS = "locks";
+
+  /**
+   * The start of the names Curator gives its protected nodes, {@code _c_<uuid>-<lock name>}: the
+   * uuid is its id to find the node again after a connection loss, as our attempt id.
+   */
+  public static final String CURATOR_PROTECTED = "_c_";
 
   /** The name of the simple lock's one node in its directory: {@code x-lock}. */
   public static final String SIMPLE_NODE = SIMPLE.prefix + "-lock";
@@ -38,14 +77,24 @@ public enum NodeKind {
   private final String prefix;
   private final String label;
   private final boolean exclusive;
+  private final boolean curator;
 
   NodeKind(String prefix, String label, boolean exclusive) {
+    this(prefix, label, exclusive, false);
+  }
+
+  NodeKind(String prefix, String label, boolean exclusive, boolean curator) {
     this.prefix = prefix;
     this.label = label;
     this.exclusive = exclusive;
+    this.curator = curator;
   }
 
-  /** The one-letter prefix of node names of this kind. */
+  /**
+   * The prefix of node names of this kind; for a {@link #curator()} kind, Curator's lock name that
+   * comes after the protected prefix and before the sequence ({@code lock-}, {@code __READ__},
+   * {@code __WRIT__}).
+   */
   public String prefix() {
     return prefix;
   }
@@ -60,6 +109,14 @@ public enum NodeKind {
     return this == COHORT || this == COHORT_WRITE || this == COHORT_READ;
   }
 
+  /**
+   * Whether nodes of this kind are named as Curator's recipes name theirs ({@code _c_<uuid>-<lock
+   * name><sequence>}), to share one queue with Curator's clients.
+   */
+  public boolean curator() {
+    return curator;
+  }
+
   /** Whether a node of this kind excludes every other node queued after it. */
   public boolean exclusive() {
     return exclusive;
@@ -68,7 +125,7 @@ public enum NodeKind {
   /** The kind of a prefix, or null if it is not one of ours. */
   public static NodeKind ofPrefix(String prefix) {
     for (NodeKind k : values()) {
-      if (k.prefix.equals(prefix)) {
+      if (!k.curator && k.prefix.equals(prefix)) {
         return k;
       }
     }

@@ -135,12 +135,16 @@ public final class Ordering {
     switch (kind) {
       case READ:
       case COHORT_READ:
+      case CURATOR_READ:
         return Ordering::shared;
       case MUTEX:
       case WRITE:
       case ELECTION:
       case COHORT:
       case COHORT_WRITE:
+      case CURATOR_MUTEX:
+      case CURATOR_WRITE:
+      case CURATOR_LATCH:
         return Ordering::exclusive;
       default:
         throw new IllegalArgumentException("no queue rule for " + kind);

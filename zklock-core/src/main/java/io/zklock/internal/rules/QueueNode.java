@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * One child of a lock directory, parsed from its name {@code <kind>-<attempt>-<sequence>}: for
@@ -23,6 +24,14 @@ import java.util.List;
  * range, the recipes order the queue by each node's creation zxid ({@code czxid}) instead, read
  * with one {@code exists} per node: correct, and only paid by a directory that has seen two billion
  * requests without once being idle long enough for the server to reap it.
+ *
+ * <h2>Curator's names</h2>
+ *
+ * The Curator-compatible kinds ({@link NodeKind#curator()}) are named as Curator's recipes name
+ * their protected nodes, {@code _c_<uuid>-<lock name><sequence>}, for example {@code
+ * _c_0b3c…-lock-0000000017}: the uuid (36 characters) is the attempt id, Curator's way of finding
+ * its node after a connection loss. Curator orders such nodes by the text after the lock name, the
+ * ten-digit sequence: the same order as ours while the counter has not wrapped.
  */
 public record QueueNode(String name, NodeKind kind, String attemptId, int sequence, long czxid) {
 
@@ -73,6 +82,17 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
     return false;
   }
 
+  /** Length of the attempt id of a Curator-compatible node: a {@link UUID}'s text. */
+  public static final int CURATOR_ID_LENGTH = 36;
+
+  /**
+   * A fresh random attempt id for a node of {@code kind}: a {@link UUID} for the Curator-compatible
+   * kinds (as Curator's protected names carry), else {@link #newAttemptId()}.
+   */
+  public static String newAttemptId(NodeKind kind) {
+    return kind.curator() ? UUID.randomUUID().toString() : newAttemptId();
+  }
+
   /** A fresh random attempt id. */
   public static String newAttemptId() {
     long bits = RANDOM.nextLong();
@@ -86,11 +106,20 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
 
   /** The name prefix to create a node with, to which ZooKeeper appends the sequence. */
   public static String prefix(NodeKind kind, String attemptId) {
+    if (kind.curator()) {
+      return NodeKind.CURATOR_PROTECTED + attemptId + "-" + kind.prefix();
+    }
     return kind.prefix() + "-" + attemptId + "-";
   }
 
-  /** Parses a child name, or returns null if it is not a lock node of ours. */
+  /**
+   * Parses a child name, or returns null if it is not a lock node of ours or of the Curator recipes
+   * the compatible mode shares a queue with.
+   */
   public static QueueNode parse(String name) {
+    if (name.startsWith(NodeKind.CURATOR_PROTECTED)) {
+      return parseCurator(name);
+    }
     int dash = name.indexOf('-');
     if (dash < 1) {
       return null;
@@ -114,6 +143,60 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
       return null;
     }
     return new QueueNode(name, kind, name.substring(dash + 1, idEnd), sequence, 0L);
+  }
+
+  /**
+   * The participant id in the data of an election node of {@code kind}: the data itself for
+   * Curator's {@code LeaderLatch} layout ({@link NodeKind#CURATOR_LATCH}), else the {@code
+   * participant} field of zklock's JSON; null if there is none.
+   */
+  public static String participantOf(NodeKind kind, byte[] data) {
+    if (data == null) {
+      return null;
+    }
+    String text = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+    return kind.curator() ? text : Json.field(text, "participant");
+  }
+
+  /** {@code _c_<uuid>-<lock name><sequence>}, or null. */
+  private static QueueNode parseCurator(String name) {
+    int idStart = NodeKind.CURATOR_PROTECTED.length();
+    int idEnd = idStart + CURATOR_ID_LENGTH;
+    if (name.length() <= idEnd + 1 || name.charAt(idEnd) != '-') {
+      return null;
+    }
+    String rest = name.substring(idEnd + 1);
+    for (NodeKind kind : NodeKind.values()) {
+      if (kind.curator() && rest.startsWith(kind.prefix())) {
+        long sequence = sequence(rest.substring(kind.prefix().length()));
+        if (sequence == NO_SEQUENCE) {
+          return null;
+        }
+        return new QueueNode(name, kind, name.substring(idStart, idEnd), (int) sequence, 0L);
+      }
+    }
+    return null;
+  }
+
+  /** Returned by {@link #sequence(String)} when the text is not a sequence: out of int range. */
+  private static final long NO_SEQUENCE = Long.MIN_VALUE;
+
+  /** ZooKeeper's sequence suffix: ten digits, or eleven characters once it is negative. */
+  private static long sequence(String seq) {
+    if (seq.length() < 10 || seq.length() > 11) {
+      return NO_SEQUENCE;
+    }
+    for (int i = 0; i < seq.length(); i++) {
+      char c = seq.charAt(i);
+      if (!(c >= '0' && c <= '9') && !(i == 0 && c == '-')) {
+        return NO_SEQUENCE;
+      }
+    }
+    try {
+      return Integer.parseInt(seq);
+    } catch (NumberFormatException e) {
+      return NO_SEQUENCE;
+    }
   }
 
   /** Parses and sorts the children of a lock directory into queue order, skipping foreign names. */

@@ -26,22 +26,22 @@ import org.apache.zookeeper.ZooDefs.Ids;
  * ManualScheduler} on a fake clock, a direct executor — and helpers that start requests the way
  * {@code NodeLock} does. No server, no threads, no sleeping.
  */
-final class EngineFixture {
-  static final String NS = "/zklock";
-  static final String DIR = NS + "/orders";
+public final class EngineFixture {
+  public static final String NS = "/zklock";
+  public static final String DIR = NS + "/orders";
   static final String SIMPLE_NODE = DIR + "/" + NodeKind.SIMPLE.prefix() + "-lock";
   static final long FIRST_SESSION = 0x1001;
-  static final long OTHER_SESSION = 0x9009;
+  public static final long OTHER_SESSION = 0x9009;
 
-  final FakeZooKeeper zk = new FakeZooKeeper();
-  final ManualScheduler.FakeClock clock = new ManualScheduler.FakeClock();
-  final ManualScheduler scheduler = new ManualScheduler(clock);
-  final FakeSession session = new FakeSession(zk, FIRST_SESSION);
+  public final FakeZooKeeper zk = new FakeZooKeeper();
+  public final ManualScheduler.FakeClock clock = new ManualScheduler.FakeClock();
+  public final ManualScheduler scheduler = new ManualScheduler(clock);
+  public final FakeSession session = new FakeSession(zk, FIRST_SESSION);
   final Requests requests = new Requests();
-  final RequestContext ctx;
+  public final RequestContext ctx;
   private long nextSession = FIRST_SESSION + 1;
 
-  EngineFixture() {
+  public EngineFixture() {
     this(SuspensionPolicy.WAIT_FOR_EXPIRY);
   }
 
@@ -60,7 +60,8 @@ final class EngineFixture {
             policy,
             clock,
             Runnable::run,
-            scheduler);
+            scheduler,
+            Events.NONE);
   }
 
   static byte[] nodeData(NodeKind kind, long sessionId, Map<String, String> extra) {
@@ -143,12 +144,12 @@ final class EngineFixture {
   // ---------------------------------------------------------------- the world around
 
   /** Delivers every reply and event, and whatever they lead to. */
-  void settle() {
+  public void settle() {
     zk.deliverAll();
   }
 
   /** The children of the lock directory, sorted by name. */
-  List<String> nodes() {
+  public List<String> nodes() {
     return zk.children(DIR);
   }
 
@@ -158,7 +159,7 @@ final class EngineFixture {
   }
 
   /** Another client queues a node of {@code kind}; returns its path. */
-  String otherQueues(NodeKind kind) {
+  public String otherQueues(NodeKind kind) {
     return zk.create(
         OTHER_SESSION,
         DIR + "/" + QueueNode.prefix(kind, QueueNode.newAttemptId()),
@@ -175,14 +176,14 @@ final class EngineFixture {
   }
 
   /** The session expires and the client hears it; then a new session connects. */
-  long expireAndRenew() {
+  public long expireAndRenew() {
     session.expire();
     long s = nextSession++;
     session.newSession(s);
     return s;
   }
 
-  long nextSessionId() {
+  public long nextSessionId() {
     return nextSession++;
   }
 }

@@ -14,8 +14,8 @@ import java.util.function.Consumer;
  * → suspended, {@link #expire()} → expired, {@link #close()} → closed. Everything runs on the
  * test's thread; an action waiting for a connection runs when the test reconnects.
  */
-final class FakeSession implements SessionPort {
-  enum State {
+public final class FakeSession implements SessionPort {
+  public enum State {
     CONNECTED,
     SUSPENDED,
     LOST,
@@ -45,11 +45,11 @@ final class FakeSession implements SessionPort {
     this.requests = requests;
   }
 
-  State state() {
+  public State state() {
     return state;
   }
 
-  long sessionId() {
+  public long sessionId() {
     return sessionId;
   }
 
@@ -62,7 +62,7 @@ final class FakeSession implements SessionPort {
   // ---------------------------------------------------------------- the test's controls
 
   /** The connection drops (the session lives): requests in flight fail with CONNECTIONLOSS. */
-  void disconnect() {
+  public void disconnect() {
     require(State.CONNECTED);
     state = State.SUSPENDED;
     zk.disconnect(sessionId);
@@ -72,7 +72,7 @@ final class FakeSession implements SessionPort {
   }
 
   /** The connection is back on the same session: waiting actions run. */
-  void reconnect() {
+  public void reconnect() {
     require(State.SUSPENDED);
     zk.reconnect(sessionId);
     state = State.CONNECTED;
@@ -84,7 +84,7 @@ final class FakeSession implements SessionPort {
    * its ephemeral nodes are gone (if the fake had not expired it yet), requests hear {@code
    * expired}, work for its nodes is dropped. No session until {@link #newSession}.
    */
-  void expire() {
+  public void expire() {
     if (state == State.CLOSED || state == State.LOST) {
       throw new IllegalStateException("no session to expire: " + state);
     }
@@ -104,7 +104,7 @@ final class FakeSession implements SessionPort {
   }
 
   /** A new session is connected: waiting actions run on it. */
-  void newSession(long session) {
+  public void newSession(long session) {
     require(State.LOST);
     connectTo(session);
     state = State.CONNECTED;

@@ -61,7 +61,7 @@ import org.apache.zookeeper.data.Stat;
  * <p>{@code FakeZooKeeper} itself is the {@link ZkOps} of its {@linkplain #useSession current
  * session}.
  */
-final class FakeZooKeeper implements ZkOps {
+public final class FakeZooKeeper implements ZkOps {
 
   /** One node of the tree. */
   private static final class Node {
@@ -103,7 +103,7 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** A request as sent, for tests that count requests. */
-  record Sent(long session, String op, String path) {}
+  public record Sent(long session, String op, String path) {}
 
   private final TreeMap<String, Node> tree = new TreeMap<>();
   private final Map<String, Set<Reg>> dataWatches = new HashMap<>();
@@ -136,12 +136,12 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** The next request to be applied is applied, but its reply is lost: CONNECTIONLOSS. */
-  void loseNextReply() {
+  public void loseNextReply() {
     loseNext++;
   }
 
   /** The next request to be delivered is never applied and answered CONNECTIONLOSS. */
-  void dropNextRequest() {
+  public void dropNextRequest() {
     dropNext++;
   }
 
@@ -149,7 +149,7 @@ final class FakeZooKeeper implements ZkOps {
    * The next request to be delivered is never applied and answered {@code code}: for example
    * SESSIONMOVED, what a server that no longer owns the session answers a request it ignores.
    */
-  void failNextRequest(Code code) {
+  public void failNextRequest(Code code) {
     failNext.add(code);
   }
 
@@ -184,7 +184,7 @@ final class FakeZooKeeper implements ZkOps {
    * ephemeral nodes are deleted (firing every watch on them, its own too), its watches are dropped,
    * and every later request of it answers SESSIONEXPIRED.
    */
-  void expire(long session) {
+  public void expire(long session) {
     expired.add(session);
     for (Request r : List.copyOf(inbound)) {
       if (r.session() == session) {
@@ -202,14 +202,14 @@ final class FakeZooKeeper implements ZkOps {
     childWatches.values().forEach(s -> s.removeIf(w -> w.session() == session));
   }
 
-  boolean isExpired(long session) {
+  public boolean isExpired(long session) {
     return expired.contains(session);
   }
 
   // ---------------------------------------------------------------- delivery
 
   /** Delivers one thing: the oldest outbound event or reply, else applies the oldest request. */
-  boolean deliverNext() {
+  public boolean deliverNext() {
     Out out = outbound.poll();
     if (out != null) {
       out.run().run();
@@ -265,7 +265,7 @@ final class FakeZooKeeper implements ZkOps {
    * Delivers what the server has already sent (events, replies), and what that leads to, without
    * applying any request still in flight: what a client receives before its connection goes silent.
    */
-  void deliverSent() {
+  public void deliverSent() {
     int n = 0;
     while (!outbound.isEmpty()) {
       outbound.poll().run().run();
@@ -276,7 +276,7 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** Delivers until nothing is left, callbacks' new requests included; returns how many. */
-  int deliverAll() {
+  public int deliverAll() {
     int n = 0;
     while (deliverNext()) {
       if (++n > 100_000) {
@@ -291,28 +291,28 @@ final class FakeZooKeeper implements ZkOps {
     return inbound.isEmpty() && outbound.isEmpty();
   }
 
-  int pending() {
+  public int pending() {
     return inbound.size() + outbound.size();
   }
 
   /** Every request sent so far, in order. */
-  List<Sent> sent() {
+  public List<Sent> sent() {
     return List.copyOf(sent);
   }
 
-  void clearSent() {
+  public void clearSent() {
     sent.clear();
   }
 
   // ---------------------------------------------------------------- the tree, read and changed
   // directly
 
-  boolean exists(String path) {
+  public boolean exists(String path) {
     return tree.containsKey(path);
   }
 
   /** The names of the children of {@code path}, sorted; empty if it has none or does not exist. */
-  List<String> children(String path) {
+  public List<String> children(String path) {
     List<String> out = new ArrayList<>();
     String prefix = path.equals("/") ? "/" : path + "/";
     for (String p : tree.tailMap(prefix, false).keySet()) {
@@ -327,12 +327,12 @@ final class FakeZooKeeper implements ZkOps {
     return out;
   }
 
-  Stat stat(String path) {
+  public Stat stat(String path) {
     Node n = tree.get(path);
     return n == null ? null : statOf(path, n);
   }
 
-  byte[] data(String path) {
+  public byte[] data(String path) {
     Node n = tree.get(path);
     return n == null ? null : n.data.clone();
   }
@@ -360,7 +360,7 @@ final class FakeZooKeeper implements ZkOps {
     return create(owner, path, new byte[0], mode);
   }
 
-  String create(long owner, String path, byte[] data, CreateMode mode) {
+  public String create(long owner, String path, byte[] data, CreateMode mode) {
     Object[] out = new Object[1];
     Code code = doCreate(owner, path, data, mode, out);
     if (code != Code.OK) {
@@ -370,7 +370,7 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** Creates {@code path} and its missing ancestors as persistent nodes. */
-  void mkdirs(String path) {
+  public void mkdirs(String path) {
     int i = 0;
     while ((i = path.indexOf('/', i + 1)) > 0) {
       String p = path.substring(0, i);
@@ -384,7 +384,7 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** Another client deletes a node at once. */
-  void delete(String path) {
+  public void delete(String path) {
     Code code = doDelete(path);
     if (code != Code.OK) {
       throw new IllegalStateException("delete " + path + ": " + code);
@@ -392,7 +392,7 @@ final class FakeZooKeeper implements ZkOps {
   }
 
   /** Another client sets a node's data at once (as {@code ZkLocks#requestRelease} does). */
-  void setData(String path, byte[] data) {
+  public void setData(String path, byte[] data) {
     Node n = tree.get(path);
     if (n == null) {
       throw new IllegalStateException("setData " + path + ": NONODE");

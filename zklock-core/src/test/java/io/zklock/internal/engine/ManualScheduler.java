@@ -18,10 +18,11 @@ import java.util.concurrent.TimeUnit;
  * clock to its due time ({@link #advance}), on the test's thread, in due order (first scheduled
  * first among equals). Nothing runs by itself and nothing sleeps.
  */
-final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class ManualScheduler extends AbstractExecutorService
+    implements ScheduledExecutorService {
 
   /** The fake clock: nanoseconds that move only when the test says. */
-  static final class FakeClock implements Clock {
+  public static final class FakeClock implements Clock {
     private long now = 1_000_000_000L;
 
     @Override
@@ -43,7 +44,7 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
   }
 
   /** Moves the clock on by {@code d}, running every task due by then (and those they schedule). */
-  void advance(Duration d) {
+  public void advance(Duration d) {
     advanceNanos(d.toNanos());
   }
 

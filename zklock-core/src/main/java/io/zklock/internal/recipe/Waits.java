@@ -1,0 +1,40 @@
+package io.zklock.internal.recipe;
+
+import io.zklock.ZkLockException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** The blocking side of the coordination recipes' waits, as the JDK's blocking calls behave. */
+final class Waits {
+  private Waits() {}
+
+  /**
+   * Waits for {@code f}. On interruption the wait is cancelled (its watch removed) and the
+   * interruption thrown; a failure is rethrown as the {@link ZkLockException} (or other unchecked
+   * exception) it is.
+   */
+  static <T> T join(CompletableFuture<T> f) throws InterruptedException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      throw e;
+    } catch (ExecutionException e) {
+      throw unchecked(e.getCause());
+    }
+  }
+
+  static RuntimeException unchecked(Throwable t) {
+    if (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof RuntimeException r) {
+      return r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    return new ZkLockException(String.valueOf(t), t);
+  }
+}

@@ -1,0 +1,139 @@
+package io.zklock.curator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.zklock.LeaderElection;
+import io.zklock.LeadershipListener;
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
+import io.zklock.LockOptions;
+import io.zklock.ZkLocks;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Curator-compatible election ({@link ZkLocks#leaderElection(String, String, LockOptions)} with
+ * {@link LockOptions#curatorCompatible()}) among real Curator 5.9 {@link LeaderLatch} participants
+ * on the same path: leadership passes between the libraries in queue order, and each side names the
+ * other's leader.
+ */
+class CuratorLeaderLatchTest extends CuratorTestBase {
+  private static final LockOptions COMPAT = LockOptions.curatorCompatible();
+
+  /** Records what a zklock participant's listener hears, in order. */
+  private static final class Heard implements LeadershipListener {
+    final List<String> events = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void elected(long epoch) {
+      events.add("elected");
+    }
+
+    @Override
+    public void revoked(long epoch) {
+      events.add("revoked");
+    }
+  }
+
+  private LeaderLatch latch(CuratorClient c, String name) throws Exception {
+    LeaderLatch latch = new LeaderLatch(c.framework, "/" + name, c.name);
+    latch.start();
+    return latch;
+  }
+
+  @Test
+  void leadershipPassesCuratorToZklockToCurator_inQueueOrder_andEachSideNamesTheLeader()
+      throws Exception {
+    // Given a Curator latch leading, then a zklock participant, then another Curator latch
+    String name = newName("latch");
+    CuratorClient c1 = curator("c1");
+    LeaderLatch l1 = latch(c1, name);
+    assertThat(l1.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    ZkLocks z = zklock("z");
+    LeaderElection e = z.leaderElection(name, "z1", COMPAT);
+    Heard heard = new Heard();
+    e.addListener(heard);
+    e.start();
+    awaitChildren(c1, name, 2);
+    CuratorClient c2 = curator("c2");
+    LeaderLatch l2 = latch(c2, name);
+    awaitChildren(c1, name, 3);
+
+    // Then both libraries name the Curator leader, and see each other's participants
+    assertThat(e.isLeader()).isFalse();
+    assertThat(e.leader()).contains("c1");
+    assertThat(l2.getLeader().getId()).isEqualTo("c1");
+    assertThat(l1.getParticipants()).extracting(p -> p.getId()).containsExactly("c1", "z1", "c2");
+    assertThat(e.participants())
+        .extracting(LockNode::kind)
+        .containsOnly(LockNode.Kind.CURATOR_LATCH);
+    LockInfo info = z.inspect(name).orElseThrow();
+    assertThat(info.kind()).isEqualTo(LockInfo.Kind.ELECTION);
+    assertThat(info.holders().get(0).data()).containsEntry("curator", "c1");
+    assertThat(info.holders().get(0).participantId()).contains("c1");
+    assertThat(info.waiters())
+        .extracting(n -> n.participantId().orElse(""))
+        .containsExactly("z1", "c2");
+
+    // When the Curator leader leaves, the zklock participant leads, and Curator names it
+    l1.close();
+    assertThat(e.awaitLeadership(WAIT)).isTrue();
+    await().atMost(WAIT).until(() -> heard.events.equals(List.of("elected")));
+    assertThat(l2.hasLeadership()).isFalse();
+    assertThat(l2.getLeader().getId()).isEqualTo("z1");
+    assertThat(e.leader()).contains("z1");
+
+    // When the zklock leader leaves, the second Curator latch leads
+    e.close();
+    assertThat(l2.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(heard.events).containsExactly("elected", "revoked");
+    l2.close();
+    awaitChildren(c1, name, 0);
+  }
+
+  @Test
+  void zklockLeaderExpires_revokedIsHeard_andCuratorLatchBehindLeads() throws Exception {
+    String name = newName("latch-zklock-expires");
+    ZkLocks z = zklock("z");
+    LeaderElection e = z.leaderElection(name, "z1", COMPAT);
+    Heard heard = new Heard();
+    e.addListener(heard);
+    e.start();
+    assertThat(e.awaitLeadership(WAIT)).isTrue();
+    CuratorClient c = curator("c");
+    LeaderLatch l = latch(c, name);
+    awaitChildren(c, name, 2);
+
+    // When the zklock leader's session expires
+    server.expireSession(z.sessionId());
+
+    // Then it hears revoked, and the Curator latch leads (the zklock participant queues again)
+    await().atMost(WAIT).until(() -> heard.events.contains("revoked"));
+    assertThat(l.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(e.isLeader()).isFalse();
+    l.close();
+    assertThat(e.awaitLeadership(WAIT)).as("the zklock participant leads again").isTrue();
+    e.close();
+  }
+
+  @Test
+  void curatorLeaderExpires_zklockParticipantBehindLeads() throws Exception {
+    String name = newName("latch-curator-expires");
+    CuratorClient c = curator("c");
+    LeaderLatch l = latch(c, name);
+    assertThat(l.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    LeaderElection e = zklock("z").leaderElection(name, "z1", COMPAT);
+    e.start();
+    awaitChildren(c, name, 2);
+
+    server.expireSession(c.sessionId());
+
+    assertThat(e.awaitLeadership(WAIT)).isTrue();
+    e.close();
+    l.close();
+  }
+}

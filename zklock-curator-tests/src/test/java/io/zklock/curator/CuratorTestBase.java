@@ -1,0 +1,84 @@
+package io.zklock.curator;
+
+import static org.awaitility.Awaitility.await;
+
+import io.zklock.ZkLocks;
+import io.zklock.testkit.EmbeddedZooKeeper;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * One embedded server for a test class; zklock clients in the root namespace, so that a lock's name
+ * is the path Curator's recipe is given; Curator clients with a thread each.
+ */
+abstract class CuratorTestBase {
+  static final Duration WAIT = Duration.ofSeconds(30);
+  private static final AtomicInteger COUNTER = new AtomicInteger();
+
+  static EmbeddedZooKeeper server;
+
+  private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+
+  @BeforeAll
+  static void startServer() {
+    server = EmbeddedZooKeeper.standalone().start();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @AfterEach
+  void closeClients() throws Exception {
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+  }
+
+  /** A fresh lock name, also Curator's path without the leading '/'. */
+  static String newName(String what) {
+    return "curator-compat/" + what + "-" + COUNTER.incrementAndGet();
+  }
+
+  ZkLocks zklock(String clientName) {
+    ZkLocks z =
+        ZkLocks.builder(server.connectString())
+            .namespace("/")
+            .clientName(clientName)
+            .sessionTimeout(Duration.ofSeconds(10))
+            .build();
+    closeables.add(z);
+    return z;
+  }
+
+  CuratorClient curator(String name) throws InterruptedException {
+    CuratorClient c = new CuratorClient(name, server.connectString());
+    closeables.add(c);
+    return c;
+  }
+
+  /** The children of the lock directory {@code name}, read by a client of the test's own. */
+  List<String> children(CuratorClient reader, String name) throws Exception {
+    try {
+      return reader.framework.getChildren().forPath("/" + name);
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    }
+  }
+
+  void awaitChildren(CuratorClient reader, String name, int count) {
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(10))
+        .until(() -> children(reader, name).size() == count);
+  }
+}
