@@ -193,13 +193,17 @@ class LockDelayTest extends ZkTestSupport {
   }
 
   @Test
-  void readWriteLockAndCohort_refuseADelay() {
+  void readWriteLockCohortAndCuratorMode_refuseADelay_zeroIsTheDefault() {
     assertThatThrownBy(() -> client().readWriteLock("rw", DELAYED))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("plain mutex only");
     assertThatThrownBy(() -> LockOptions.cohort().lockDelay(DELAY))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("plain mutex only");
+    assertThatThrownBy(() -> LockOptions.curatorCompatible().lockDelay(DELAY))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("plain mutex only");
+    assertThat(LockOptions.defaults().lockDelay(Duration.ZERO)).isEqualTo(LockOptions.defaults());
     assertThatThrownBy(() -> LockOptions.defaults().lockDelay(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
