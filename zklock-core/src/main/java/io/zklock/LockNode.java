@@ -127,6 +127,24 @@ public record LockNode(
     data = Map.copyOf(data);
   }
 
+  /**
+   * For a mutex with a {@link LockOptions#lockDelay lock-delay}: until when this request waits out
+   * the delay after a failed holder (by the waiting process's clock), or empty if it never had to.
+   * A node at the head of the queue whose time is still ahead is waiting, not holding: no grant is
+   * made during a delay. The mark stays on the node after the delay.
+   */
+  public Optional<Instant> lockDelayUntil() {
+    String v = data.get("lockDelayUntil");
+    if (v == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.ofEpochMilli(Long.parseLong(v)));
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
   /** An election participant's id (from its node's data), or empty for other kinds. */
   public Optional<String> participantId() {
     return Optional.ofNullable(

@@ -49,6 +49,25 @@ import java.util.Objects;
  * do is Curator's (docs/migrating-from-curator.md says what cannot hold for them). A lock's path
  * must be used in this mode by every zklock client or by none. Not combinable with {@link
  * #cohort()}.
+ *
+ * <h2>Lock-delay</h2>
+ *
+ * {@link #lockDelay(Duration)} sets a lock-delay, as Chubby and Consul offer it: when a grant ends
+ * by <em>failure</em> (its session expired, its node was deleted by someone else, such as {@code
+ * zklock release} or {@link ZkLocks#forceRelease}, or its lease ran out), the next grant waits out
+ * the delay, so that the failed holder's requests still in flight reach the resource before anyone
+ * else's. A grant that ends by its holder's release hands over at once, with no extra round trip.
+ * Waiters tell the two apart by what ZooKeeper records: a clean release of a lock with a delay
+ * writes the released node's name into the lock directory in the same {@code multi} as the node's
+ * deletion. What cannot be proven clean is treated as a failure (see docs/guarantees.md).
+ *
+ * <p>Supported by the plain (non-cohort) {@link ZkLocks#mutex(String, LockOptions) mutex} only;
+ * {@link #cohort()} or {@link #curatorCompatible()} with a delay, and a read-write lock given a
+ * delay, are refused with an {@link IllegalArgumentException}. Every client of one lock should use
+ * the same delay: a client with a shorter one waits only that long. The default, zero, is today's
+ * behaviour: no extra request anywhere. During a delay the waiter keeps its place and its node; a
+ * timeout, an interruption or a cancellation during the delay withdraws it as any waiter, leaving
+ * no node, and a {@code tryAcquire()} finds the lock busy.
  */
 public final class LockOptions {
   /**
@@ -74,19 +93,26 @@ public final class LockOptions {
   public static final int MAX_LOCAL_HANDOFFS_LIMIT = (1 << 16) - 1;
 
   private static final LockOptions DEFAULTS =
-      new LockOptions(false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false);
+      new LockOptions(
+          false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false, Duration.ZERO);
 
   private final boolean cohort;
   private final int maxLocalHandoffs;
   private final Duration maxLocalHold;
   private final boolean curatorCompatible;
+  private final Duration lockDelay;
 
   private LockOptions(
-      boolean cohort, int maxLocalHandoffs, Duration maxLocalHold, boolean curatorCompatible) {
+      boolean cohort,
+      int maxLocalHandoffs,
+      Duration maxLocalHold,
+      boolean curatorCompatible,
+      Duration lockDelay) {
     this.cohort = cohort;
     this.maxLocalHandoffs = maxLocalHandoffs;
     this.maxLocalHold = maxLocalHold;
     this.curatorCompatible = curatorCompatible;
+    this.lockDelay = lockDelay;
   }
 
   /** A plain mutex: one node per request, as {@link ZkLocks#mutex(String)}. */
@@ -99,7 +125,8 @@ public final class LockOptions {
    * see the class documentation.
    */
   public static LockOptions cohort() {
-    return new LockOptions(true, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false);
+    return new LockOptions(
+        true, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false, Duration.ZERO);
   }
 
   /**
@@ -107,7 +134,8 @@ public final class LockOptions {
    * documentation. Requests are not cohorted; the local-handoff bounds do not apply.
    */
   public static LockOptions curatorCompatible() {
-    return new LockOptions(false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, true);
+    return new LockOptions(
+        false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, true, Duration.ZERO);
   }
 
   /**
@@ -123,7 +151,7 @@ public final class LockOptions {
       throw new IllegalArgumentException(
           "maxLocalHandoffs must be in 0.." + MAX_LOCAL_HANDOFFS_LIMIT + ": " + k);
     }
-    return new LockOptions(cohort, k, maxLocalHold, curatorCompatible);
+    return new LockOptions(cohort, k, maxLocalHold, curatorCompatible, lockDelay);
   }
 
   /**
@@ -146,7 +174,38 @@ public final class LockOptions {
     } catch (ArithmeticException e) {
       throw new IllegalArgumentException("maxLocalHold too large: " + t, e);
     }
-    return new LockOptions(cohort, maxLocalHandoffs, t, curatorCompatible);
+    return new LockOptions(cohort, maxLocalHandoffs, t, curatorCompatible, lockDelay);
+  }
+
+  /**
+   * After a grant of this lock ends by failure, the next grant waits this long (see the class
+   * documentation); after a clean release, no wait. Zero (the default) turns it off.
+   *
+   * @param d not negative, at most a day
+   * @throws IllegalArgumentException if {@code d} is null, negative, longer than a day, or set on a
+   *     {@link #cohort()} or {@link #curatorCompatible()} lock (they do not support a lock-delay)
+   */
+  public LockOptions lockDelay(Duration d) {
+    Objects.requireNonNull(d, "lockDelay");
+    if (d.isNegative()) {
+      throw new IllegalArgumentException("lockDelay must not be negative: " + d);
+    }
+    if (d.compareTo(Duration.ofDays(1)) > 0) {
+      throw new IllegalArgumentException("lockDelay must be at most a day: " + d);
+    }
+    if ((cohort || curatorCompatible) && !d.isZero()) {
+      throw new IllegalArgumentException(
+          "a lock-delay is supported by the plain mutex only, not by a "
+              + (cohort ? "cohort" : "curator-compatible")
+              + " lock: "
+              + d);
+    }
+    return new LockOptions(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible, d);
+  }
+
+  /** The lock-delay after a failed grant; zero when none. */
+  public Duration lockDelay() {
+    return lockDelay;
   }
 
   /** Whether requests of one {@link ZkLocks} share one node. */
@@ -175,12 +234,13 @@ public final class LockOptions {
         && cohort == other.cohort
         && maxLocalHandoffs == other.maxLocalHandoffs
         && maxLocalHold.equals(other.maxLocalHold)
-        && curatorCompatible == other.curatorCompatible;
+        && curatorCompatible == other.curatorCompatible
+        && lockDelay.equals(other.lockDelay);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible);
+    return Objects.hash(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible, lockDelay);
   }
 
   @Override
@@ -194,6 +254,8 @@ public final class LockOptions {
             + ", maxLocalHold="
             + maxLocalHold
             + "]"
-        : "LockOptions[plain]";
+        : lockDelay.isZero()
+            ? "LockOptions[plain]"
+            : "LockOptions[plain, lockDelay=" + lockDelay + "]";
   }
 }

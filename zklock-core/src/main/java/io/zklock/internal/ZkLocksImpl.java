@@ -223,6 +223,9 @@ final class ZkLocksImpl implements ZkLocks {
     if (options.isCuratorCompatible()) {
       return NodeLock.queue(recipes, n, NodeKind.CURATOR_MUTEX);
     }
+    if (!options.isCohort() && !options.lockDelay().isZero()) {
+      return NodeLock.queue(recipes, n, NodeKind.MUTEX, options.lockDelay().toNanos());
+    }
     if (!options.isCohort()) {
       return mutex(n);
     }
@@ -249,6 +252,13 @@ final class ZkLocksImpl implements ZkLocks {
   public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
+    if (!options.lockDelay().isZero()) {
+      throw new IllegalArgumentException(
+          "a lock-delay is supported by the plain mutex only, not by the read-write lock '"
+              + n
+              + "': "
+              + options);
+    }
     if (options.isCuratorCompatible()) {
       return new ReadWriteLockImpl(recipes, n, options);
     }

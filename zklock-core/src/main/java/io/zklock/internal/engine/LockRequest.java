@@ -127,6 +127,8 @@ public final class LockRequest implements Handle {
   private ScheduledFuture<?> ownWatchTimer;
   private CompletableFuture<Void> released;
   private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
+  private boolean abandoned; // released by the library on the holder's failure (a lease ran out)
+  private int ownVersion; // the data version our node had when we last wrote it (a delay's mark)
   private long startNanos; // when start() ran, by the context's clock
   private long grantNanos; // when the request was granted, by the context's clock
 
@@ -210,6 +212,7 @@ public final class LockRequest implements Handle {
   private void forgetNode() {
     node = null;
     ownWatchSet = false;
+    ownVersion = 0;
   }
 
   private void recover(Session.Conn conn, int e) {
@@ -371,7 +374,10 @@ public final class LockRequest implements Handle {
             ownWatchSet ? ownWatcher : null,
             node.czxid(),
             held,
-            protocol.reusesNodeNames());
+            protocol.reusesNodeNames(),
+            held
+                ? (state == State.RELEASED && !abandoned ? protocol.releaseOps(node.path()) : null)
+                : protocol.withdrawOps(node.path()));
   }
 
   /** Called holding the monitor: removes the protocol's watches, if any is set. */
@@ -420,12 +426,17 @@ public final class LockRequest implements Handle {
                 // gone, or another's node by the same name: that watch is not ours to keep
                 conn.ops().removeWatches(p, ownWatcher, WatcherType.Data, (r, p2, x) -> {});
                 ownNodeGone(mine);
-              } else if (code == Code.OK && stat.getVersion() > 0) {
+              } else if (code == Code.OK && stat.getVersion() > ownVersionOf(mine)) {
                 releaseRequested(mine); // asked before the watch was set (lock nodes start at 0)
               } else if (ErrorKind.retryWhenConnected(code)) {
                 ownWatchLost(mine);
               }
             });
+  }
+
+  /** The data version our own last write left on {@code mine} (0: never written by us). */
+  private synchronized int ownVersionOf(Node mine) {
+    return node == mine ? ownVersion : 0;
   }
 
   /**
@@ -643,6 +654,18 @@ public final class LockRequest implements Handle {
           Guard.refused(
               new IllegalMonitorStateException("this request of " + lockName + " was not granted"));
     };
+  }
+
+  /**
+   * Releases the grant on its holder's failure (a lease that ran out), not by the holder: the node
+   * goes as by {@link #releaseAsync()}, but without the lock-delay's record of a clean release, so
+   * the next grant waits out the delay ({@link io.zklock.LockOptions#lockDelay}).
+   */
+  public CompletableFuture<Void> releaseAsFailure() {
+    synchronized (this) {
+      abandoned = true;
+    }
+    return releaseAsync();
   }
 
   @Override
@@ -863,6 +886,15 @@ public final class LockRequest implements Handle {
       }
       ticket.grant(handle); // may wake a blocked caller at once: outside the monitor
       afterGrant(granted);
+    }
+
+    @Override
+    public void wroteOwnData(String path, int version) {
+      synchronized (LockRequest.this) {
+        if (node != null && node.path().equals(path) && version > ownVersion) {
+          ownVersion = version;
+        }
+      }
     }
 
     @Override

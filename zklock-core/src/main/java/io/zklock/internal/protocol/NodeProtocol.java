@@ -54,4 +54,22 @@ public interface NodeProtocol {
    * @return completes once no node of the request is left
    */
   CompletableFuture<Void> deleteUnknown(ProtocolContext ctx, String attemptId, long session);
+
+  /**
+   * The ops a release of our held node {@code path} sends ahead of its delete, in one {@code
+   * multi}, or null for a plain delete (the default): the lock-delay's record of a clean release
+   * ({@link io.zklock.internal.rules.LockDelay}).
+   */
+  default java.util.List<org.apache.zookeeper.Op> releaseOps(String path) {
+    return null;
+  }
+
+  /**
+   * The ops a withdrawal of our not-granted node {@code path} sends ahead of its delete, in one
+   * {@code multi}, or null for a plain delete (the default): the lock-delay's record of a delay
+   * under way, written by a request that stood first.
+   */
+  default java.util.List<org.apache.zookeeper.Op> withdrawOps(String path) {
+    return null;
+  }
 }

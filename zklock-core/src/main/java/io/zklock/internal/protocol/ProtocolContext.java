@@ -18,4 +18,10 @@ public interface ProtocolContext {
   SharedListings listings();
 
   List<ACL> acl();
+
+  /** The clock of timeouts and delays. */
+  io.zklock.internal.rules.Clock clock();
+
+  /** For delayed steps (a lock-delay). */
+  java.util.concurrent.ScheduledExecutorService scheduler();
 }

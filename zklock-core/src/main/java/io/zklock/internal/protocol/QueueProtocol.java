@@ -2,6 +2,7 @@ package io.zklock.internal.protocol;
 
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.Listing;
+import io.zklock.internal.rules.LockDelay;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -12,14 +13,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.WatcherType;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,15 +54,40 @@ public final class QueueProtocol implements NodeProtocol {
   private final Ordering.Rule rule;
   private final Map<String, String> extraData;
 
+  /** The lock-delay after a failed grant (0: none, and no request of it is ever sent). */
+  private final long lockDelayMillis;
+
+  /**
+   * Our nodes that stand first and wait out a lock-delay, with the server time their record keeps
+   * if they withdraw (-1: the record's own time): see {@link LockDelay}.
+   */
+  private final ConcurrentHashMap<String, Long> delaying = new ConcurrentHashMap<>();
+
   /**
    * @param extraData extra fields of every node's data
    */
   public QueueProtocol(
       String dir, NodeKind kind, Ordering.Rule rule, Map<String, String> extraData) {
+    this(dir, kind, rule, extraData, 0L);
+  }
+
+  /**
+   * @param extraData extra fields of every node's data
+   * @param lockDelayNanos the lock-delay after a failed grant ({@link io.zklock.LockOptions
+   *     #lockDelay}); 0 for none
+   */
+  public QueueProtocol(
+      String dir,
+      NodeKind kind,
+      Ordering.Rule rule,
+      Map<String, String> extraData,
+      long lockDelayNanos) {
     this.dir = dir;
     this.kind = kind;
     this.rule = rule;
     this.extraData = Map.copyOf(extraData);
+    this.lockDelayMillis =
+        lockDelayNanos <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(lockDelayNanos));
   }
 
   @Override
@@ -73,6 +103,14 @@ public final class QueueProtocol implements NodeProtocol {
   @Override
   public void create(Step step) {
     String path = dir + "/" + QueueNode.prefix(kind, step.attemptId());
+    Before before = null;
+    if (lockDelayMillis > 0) {
+      // the directory's record as it was before our create, in the same round trip
+      Before read = new Before(null);
+      before = read;
+      step.zk().getData(dir, null, (rc, p, c, data, stat) -> read.read(rc, data, stat));
+    }
+    Before prior = before;
     step.zk()
         .create(
             path,
@@ -82,32 +120,60 @@ public final class QueueProtocol implements NodeProtocol {
             (rc, p, c, name, stat) -> {
               Code code = Code.get(rc);
               if (code == Code.OK) {
+                if (prior != null) {
+                  prior.ctime = stat.getCtime();
+                }
                 step.created(name, stat.getCzxid());
               } else {
                 step.createFailed(code);
               }
             });
     // applied after the create (one session's requests are ordered): the listing includes our node
-    list(step);
+    list(step, prior);
   }
 
   @Override
   public void judge(Step step) {
-    list(step);
+    list(step, null);
   }
 
   /**
    * Lists the directory for {@code step}: joins the next listing sent on its connection ({@link
    * SharedListings}), which includes everything the request sent before this call.
    */
-  private void list(Step step) {
-    step.ctx().listings().list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing));
+  private void list(Step step, Before before) {
+    if (before == null || before.predecessor != null) {
+      step.ctx()
+          .listings()
+          .list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing, before));
+      return;
+    }
+    // a newcomer of a lock with a delay: the listing's stat says what changed since its read
+    step.ctx()
+        .listings()
+        .list(
+            step.zk(),
+            dir,
+            new SharedListings.Reader() {
+              @Override
+              public void listed(int rc, Listing listing) {
+                QueueProtocol.this.listed(step, rc, listing, before);
+              }
+
+              @Override
+              public void listed(int rc, Listing listing, Stat stat) {
+                if (stat != null) {
+                  before.postCversion = stat.getCversion();
+                }
+                listed(rc, listing);
+              }
+            });
   }
 
-  private void listed(Step step, int rc, Listing listing) {
+  private void listed(Step step, int rc, Listing listing, Before before) {
     Code code = Code.get(rc);
     if (code == Code.OK) {
-      evaluate(step, listing, false);
+      evaluate(step, listing, false, before);
     } else if (ErrorKind.retryWhenConnected(code)) {
       step.whenConnected(this::judge);
     }
@@ -158,7 +224,7 @@ public final class QueueProtocol implements NodeProtocol {
               Code code = Code.get(rc);
               if (code == Code.OK && stat != null) {
                 step.adopted(path, stat.getCzxid(), true);
-                evaluate(step, listing, false);
+                evaluate(step, listing, false, null);
               } else if (code == Code.NONODE || code == Code.OK) {
                 step.again();
               } else {
@@ -181,11 +247,11 @@ public final class QueueProtocol implements NodeProtocol {
    * listing was read with a child watch (the {@link Ordering.WatchQueue} wait), so if we must still
    * wait, the watch already set is enough.
    */
-  private void evaluate(Step step, Listing listing, boolean queueWatched) {
+  private void evaluate(Step step, Listing listing, boolean queueWatched, Before before) {
     if (listing.nearOverflow()) {
-      inCreationOrder(step, listing, queueWatched);
+      inCreationOrder(step, listing, queueWatched, before);
     } else {
-      decide(step, listing, queueWatched);
+      decide(step, listing, queueWatched, before);
     }
   }
 
@@ -193,7 +259,7 @@ public final class QueueProtocol implements NodeProtocol {
    * The sequence counter has overflowed (see {@link QueueNode}): decide on the queue in creation
    * order, read once per listing (every request sharing it waits for the same reads).
    */
-  private void inCreationOrder(Step step, Listing listing, boolean queueWatched) {
+  private void inCreationOrder(Step step, Listing listing, boolean queueWatched, Before before) {
     ZkOps zk = step.zk();
     listing
         .inCreationOrder(() -> resolveCreation(zk, listing))
@@ -202,7 +268,7 @@ public final class QueueProtocol implements NodeProtocol {
               if (ordered == null) {
                 step.whenConnected(this::judge);
               } else {
-                decide(step, ordered, queueWatched);
+                decide(step, ordered, queueWatched, before);
               }
             });
   }
@@ -252,7 +318,7 @@ public final class QueueProtocol implements NodeProtocol {
     return done;
   }
 
-  private void decide(Step step, List<QueueNode> queue, boolean queueWatched) {
+  private void decide(Step step, List<QueueNode> queue, boolean queueWatched, Before before) {
     Node node = step.node();
     if (node == null || !step.isLive()) {
       return;
@@ -266,7 +332,11 @@ public final class QueueProtocol implements NodeProtocol {
     }
     Ordering.Decision decision = rule.decide(queue, index);
     if (decision instanceof Ordering.Hold) {
-      step.granted();
+      if (lockDelayMillis == 0) {
+        step.granted();
+      } else {
+        firstInListing(step, queue.get(index), before);
+      }
     } else if (!step.mayWait()) {
       step.busy();
     } else if (decision instanceof Ordering.Watch w) {
@@ -293,6 +363,9 @@ public final class QueueProtocol implements NodeProtocol {
         step.watch(wait.ahead, WatcherType.Data, (s, event) -> aheadChanged(s, event, wait));
     if (waiting == null) {
       return;
+    }
+    if (lockDelayMillis > 0 && w.allAheadGone()) {
+      watchRecord(waiting, wait); // sent first: see LockDelay
     }
     waiting
         .zk()
@@ -336,6 +409,21 @@ public final class QueueProtocol implements NodeProtocol {
 
     /** {@code ahead} was deleted while that listing was on its way: the listing decides. */
     volatile boolean goneWhileListing;
+
+    /** Lock-delay: the directory's record is watched (sent before any read of {@code ahead}). */
+    volatile boolean recordWatched;
+
+    /** Lock-delay: the watched read of the record has answered. */
+    volatile boolean recordRead;
+
+    /** Lock-delay: the node the record named as released at that read, or null. */
+    volatile String releasedRead;
+
+    /** Lock-delay: the record changed after that read. */
+    volatile boolean recordChanged;
+
+    /** Lock-delay: {@code ahead} went before the record's read answered; the answer decides. */
+    volatile boolean decideOnRead;
 
     Wait(String ahead, QueueNode node, boolean allAheadGone) {
       this.ahead = ahead;
@@ -402,7 +490,7 @@ public final class QueueProtocol implements NodeProtocol {
                   return;
                 }
                 if (code == Code.OK) {
-                  evaluate(next, listing, false);
+                  evaluate(next, listing, false, new Before(wait.node.name()));
                 } else if (ErrorKind.retryWhenConnected(code)) {
                   next.whenConnected(this::judge);
                 }
@@ -433,6 +521,9 @@ public final class QueueProtocol implements NodeProtocol {
     }
     if (rule.decide(queue, index) instanceof Ordering.Watch w && w.node().equals(wait.node)) {
       if (w.allAheadGone()) {
+        if (lockDelayMillis > 0) {
+          watchRecord(waiting, wait);
+        }
         wait.allAheadGone = true;
       } else if (w.lookAhead() != null) {
         watchLookAhead(waiting, wait, w.lookAhead());
@@ -463,7 +554,7 @@ public final class QueueProtocol implements NodeProtocol {
             (rc, p, c, children, stat) -> {
               Code code = Code.get(rc);
               if (code == Code.OK) {
-                evaluate(waiting, Listing.of(children), true);
+                evaluate(waiting, Listing.of(children), true, null);
               } else if (ErrorKind.retryWhenConnected(code)) {
                 waiting.whenConnected(this::judge);
               }
@@ -498,11 +589,9 @@ public final class QueueProtocol implements NodeProtocol {
       judgeNext(step);
       return;
     }
-    boolean head =
-        wait.allAheadGone
-            || (Ordering.heldOnlyAtHead(wait.node.kind())
-                && deleter.releaseInFlight(wait.ahead) != null);
-    delete.thenAccept(applied -> grantedOrJudged(step, applied && head));
+    boolean released = deleter.releaseInFlight(wait.ahead) != null;
+    boolean head = wait.allAheadGone || (Ordering.heldOnlyAtHead(wait.node.kind()) && released);
+    delete.thenAccept(applied -> grantedOrJudged(step, applied && head, released));
   }
 
   /**
@@ -518,7 +607,7 @@ public final class QueueProtocol implements NodeProtocol {
       if (release != null) {
         // our own release of a node that was held, so the head: if the server applied it, our
         // session lived, and nothing is left ahead of us (whatever our last listing showed)
-        release.thenAccept(applied -> grantedOrJudged(step, applied));
+        release.thenAccept(applied -> grantedOrJudged(step, applied, true));
       } else if (wait.listing) {
         wait.goneWhileListing = true; // the listing on its way was read after this deletion
       } else {
@@ -529,7 +618,7 @@ public final class QueueProtocol implements NodeProtocol {
     if (owner != UNKNOWN_OWNER && owner != step.session()) {
       // Another session's node: its deletion reached us on our connection, so our session (and
       // our node) lived when it happened. Nothing else stood before us; new nodes queue behind us.
-      step.granted();
+      handOver(step, wait);
       return;
     }
     // A node of our own session: its deletion may be our session's expiry, which took our node
@@ -539,12 +628,21 @@ public final class QueueProtocol implements NodeProtocol {
       judgeNext(step); // the listing fails if the session ended, and we queue again
       return;
     }
-    release.thenAccept(applied -> grantedOrJudged(step, applied));
+    boolean released = deleter.releaseInFlight(wait.ahead) != null;
+    release.thenAccept(applied -> grantedOrJudged(step, applied, released));
   }
 
-  private void grantedOrJudged(Step step, boolean granted) {
+  /**
+   * {@code granted}: the node ahead was the head and its delete was applied; {@code released}: by
+   * its holder's release (clean), not a withdrawal.
+   */
+  private void grantedOrJudged(Step step, boolean granted, boolean released) {
     if (granted) {
-      step.granted();
+      if (lockDelayMillis == 0 || released) {
+        step.granted();
+      } else {
+        delayThenGrant(step, lockDelayMillis, -1L);
+      }
     } else {
       judgeNext(step);
     }
@@ -556,4 +654,262 @@ public final class QueueProtocol implements NodeProtocol {
       judge(next);
     }
   }
+
+  // ---------------------------------------------------------------- lock-delay (see LockDelay)
+
+  @Override
+  public List<Op> releaseOps(String path) {
+    if (lockDelayMillis == 0) {
+      return null;
+    }
+    delaying.remove(path);
+    String name = path.substring(path.lastIndexOf('/') + 1);
+    return List.of(Op.setData(dir, LockDelay.released(name), -1));
+  }
+
+  @Override
+  public List<Op> withdrawOps(String path) {
+    if (lockDelayMillis == 0) {
+      return null;
+    }
+    Long kept = delaying.remove(path);
+    if (kept == null) {
+      return null; // not first: a plain delete, which leaves the next one unproven (it delays)
+    }
+    // our own data first: a waiter watching our node lists again rather than take the
+    // directory's change that follows for a clean release
+    byte[] record = LockDelay.failed(kept);
+    return List.of(Op.setData(path, record, -1), Op.setData(dir, record, -1));
+  }
+
+  /**
+   * What a request knew before it decided on a listing where it stands first: the directory's
+   * record read right before its create (a newcomer), or the predecessor whose deletion sent it to
+   * list.
+   */
+  private static final class Before {
+    /** Our immediate predecessor, gone; null for a newcomer. */
+    final String predecessor;
+
+    volatile boolean answered;
+    volatile int rc;
+    volatile byte[] data;
+    volatile Stat stat;
+
+    /** Our node's creation time (server time, ms), once created. */
+    volatile long ctime;
+
+    /** The directory's {@code cversion} as our first listing (after our create) read it. */
+    volatile int postCversion = Integer.MIN_VALUE;
+
+    Before(String predecessor) {
+      this.predecessor = predecessor;
+    }
+
+    void read(int rc, byte[] data, Stat stat) {
+      this.rc = rc;
+      this.data = data;
+      this.stat = stat;
+      this.answered = true;
+    }
+  }
+
+  /** The server time a failure record keeps, when the record speaks ({@code pzxid == mzxid}). */
+  private static long kept(byte[] data, Stat stat) {
+    if (stat.getPzxid() != stat.getMzxid()) {
+      return -1L;
+    }
+    long at = LockDelay.failedAt(data, stat.getMtime());
+    return at == Long.MIN_VALUE ? -1L : at;
+  }
+
+  /** We stand first in a listing: decide on the record whether the grant waits out a delay. */
+  private void firstInListing(Step step, QueueNode me, Before before) {
+    if (before != null && before.predecessor == null) {
+      // a newcomer: the read sent right before our create answered before this listing did
+      long wait = lockDelayMillis;
+      long keep = -1L;
+      Code code = Code.get(before.rc);
+      Stat st = before.stat;
+      if (before.answered && code == Code.OK && st != null) {
+        wait =
+            LockDelay.byStat(
+                true,
+                st.getPzxid(),
+                st.getMzxid(),
+                st.getNumChildren(),
+                st.getCversion(),
+                before.data,
+                st.getMtime(),
+                before.postCversion,
+                before.ctime,
+                lockDelayMillis);
+        keep = kept(before.data, st);
+      } else if (before.answered && code == Code.NONODE) {
+        wait =
+            LockDelay.byStat(false, 0, 0, 0, 0, null, 0, before.postCversion, 0, lockDelayMillis);
+      }
+      delayThenGrant(step, wait, keep);
+      return;
+    }
+    // a request that waited: one read of the record, now (only on a lock with a delay, and only
+    // when the grant did not come from the watched deletion)
+    String predecessor = before == null ? null : before.predecessor;
+    step.zk()
+        .getData(
+            dir,
+            null,
+            (rc, p, c, data, stat) -> {
+              Code code = Code.get(rc);
+              if (ErrorKind.retryWhenConnected(code)) {
+                step.whenConnected(this::judge);
+                return;
+              }
+              long wait = lockDelayMillis;
+              long keep = -1L;
+              if (code == Code.OK && stat != null) {
+                if (predecessor != null && predecessor.equals(LockDelay.releasedNode(data))) {
+                  wait = 0; // our immediate predecessor was released: nobody else held since
+                } else {
+                  wait =
+                      LockDelay.byStat(
+                          true,
+                          stat.getPzxid(),
+                          stat.getMzxid(),
+                          LockDelay.AFTER_CREATE,
+                          LockDelay.AFTER_CREATE,
+                          data,
+                          stat.getMtime(),
+                          LockDelay.AFTER_CREATE,
+                          0L,
+                          lockDelayMillis);
+                  keep = kept(data, stat);
+                }
+              }
+              delayThenGrant(step, wait, keep);
+            });
+  }
+
+  /**
+   * Watches the directory's record for the wait on the head of the queue, read before the head is
+   * (so a release that happens in between is seen by one or the other): see {@link LockDelay}.
+   */
+  private void watchRecord(Step waiting, Wait wait) {
+    if (wait.recordWatched) {
+      return;
+    }
+    Watcher watcher =
+        waiting.alsoWatch(
+            dir,
+            WatcherType.Data,
+            event -> {
+              if (event.getType() == EventType.NodeDataChanged) {
+                wait.recordChanged = true;
+              }
+            });
+    if (watcher == null) {
+      return;
+    }
+    wait.recordWatched = true;
+    waiting
+        .zk()
+        .getData(
+            dir,
+            watcher,
+            (rc, p, c, data, stat) -> {
+              if (Code.get(rc) == Code.OK) {
+                wait.releasedRead = LockDelay.releasedNode(data);
+              }
+              wait.recordRead = true;
+              if (wait.decideOnRead) {
+                wait.decideOnRead = false;
+                handOver(waiting, wait);
+              }
+            });
+  }
+
+  /** The head we waited for, of another session, is gone: our grant, now or after the delay. */
+  private void handOver(Step step, Wait wait) {
+    if (lockDelayMillis == 0) {
+      step.granted();
+      return;
+    }
+    if (wait.recordWatched && !wait.recordRead) {
+      wait.decideOnRead = true; // the record's read is on its way, sent before this deletion's
+      return;
+    }
+    boolean clean =
+        wait.recordWatched
+            && LockDelay.cleanByWatch(wait.node.name(), wait.releasedRead, wait.recordChanged);
+    delayThenGrant(step, clean ? 0 : lockDelayMillis, -1L);
+  }
+
+  /**
+   * Grants after {@code waitMillis} (at once if 0): the request stays waiting meanwhile, so a
+   * timeout, an interruption or a cancel withdraws it as any waiter; a {@code tryAcquire()} is
+   * busy. A withdrawal from here writes the failure record ({@link #withdrawOps}).
+   */
+  private void delayThenGrant(Step step, long waitMillis, long keep) {
+    if (waitMillis <= 0) {
+      step.granted();
+      return;
+    }
+    Node node = step.node();
+    if (node == null || !step.isLive()) {
+      return;
+    }
+    String path = node.path();
+    delaying.put(path, keep);
+    if (!step.mayWait()) {
+      step.busy();
+      return;
+    }
+    log.info(
+        "lock {}: the last grant ended by failure (or cannot be proven released); {} waits out"
+            + " the lock-delay, {} ms",
+        dir,
+        node.path(),
+        waitMillis);
+    markDelay(step, path, waitMillis);
+    step.ctx()
+        .scheduler()
+        .schedule(
+            () -> {
+              if (!step.isLive()) {
+                delaying.remove(path, keep);
+                return;
+              }
+              step.whenConnected(
+                  s -> {
+                    delaying.remove(path);
+                    s.granted();
+                  });
+            },
+            waitMillis,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Marks our node, for {@code inspect}, as waiting out a delay until {@code waitMillis} from now
+   * (by this process's wall clock: a display, not a decision). Off the path of the grant; a waiter
+   * watching our node lists again on the change, and our own watch takes it for ours, not a release
+   * request.
+   */
+  private void markDelay(Step step, String path, long waitMillis) {
+    Map<String, String> extra = new java.util.HashMap<>(extraData);
+    extra.put(LOCK_DELAY_UNTIL, Long.toString(System.currentTimeMillis() + waitMillis));
+    step.zk()
+        .setData(
+            path,
+            step.nodeData(kind, extra),
+            -1,
+            (rc, p, c, stat) -> {
+              if (Code.get(rc) == Code.OK && stat != null) {
+                step.wroteOwnData(path, stat.getVersion());
+              }
+            });
+  }
+
+  /** The field of a node waiting out a lock-delay: until when, epoch ms (see LockNode). */
+  public static final String LOCK_DELAY_UNTIL = "lockDelayUntil";
 }

@@ -39,6 +39,14 @@ public final class SharedListings {
      * @param listing the directory's children in queue order, when {@code rc} is OK; else null
      */
     void listed(int rc, Listing listing);
+
+    /**
+     * Like {@link #listed(int, Listing)}, with the directory's stat as the listing read it (null if
+     * it failed): for a reader that needs the directory's {@code cversion} (a lock-delay).
+     */
+    default void listed(int rc, Listing listing, org.apache.zookeeper.data.Stat stat) {
+      listed(rc, listing);
+    }
   }
 
   /** A connection and a directory; connections compare by identity. */
@@ -95,15 +103,20 @@ public final class SharedListings {
   private void send(Key key, List<Reader> round) {
     try {
       key.ops.getChildren(
-          key.dir, null, (rc, p, c, children, stat) -> replied(key, round, rc, children));
+          key.dir, null, (rc, p, c, children, stat) -> replied(key, round, rc, children, stat));
     } catch (RuntimeException e) {
       // a listing that cannot be sent must not keep the next rounds waiting for its reply
       log.warn("cannot list {}: {}", key.dir, e.toString());
-      replied(key, round, Code.CONNECTIONLOSS.intValue(), null);
+      replied(key, round, Code.CONNECTIONLOSS.intValue(), null, null);
     }
   }
 
-  private void replied(Key key, List<Reader> round, int rc, List<String> children) {
+  private void replied(
+      Key key,
+      List<Reader> round,
+      int rc,
+      List<String> children,
+      org.apache.zookeeper.data.Stat stat) {
     List<List<Reader>> next = new ArrayList<>(1);
     rounds.computeIfPresent(
         key,
@@ -121,7 +134,7 @@ public final class SharedListings {
     Listing listing = Code.get(rc) == Code.OK && children != null ? Listing.of(children) : null;
     for (Reader reader : round) {
       try {
-        reader.listed(rc, listing);
+        reader.listed(rc, listing, stat);
       } catch (RuntimeException e) {
         log.error("a lock request failed on a listing of {}", key.dir, e);
       }

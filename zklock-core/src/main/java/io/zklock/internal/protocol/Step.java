@@ -64,6 +64,13 @@ public interface Step {
   /** The request's turn has come: the node is ours. */
   void granted();
 
+  /**
+   * The protocol wrote our own node's data ({@code path}), leaving data version {@code version}: a
+   * change of our data up to that version is ours, not a release request ({@link
+   * io.zklock.ZkLocks#requestRelease}).
+   */
+  void wroteOwnData(String path, int version);
+
   /** The lock is held by others: a {@code tryAcquire()} ends here, without waiting. */
   void busy();
 

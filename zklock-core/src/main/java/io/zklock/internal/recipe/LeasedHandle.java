@@ -83,7 +83,11 @@ final class LeasedHandle implements Handle {
       state = State.EXPIRED;
       timer = null;
     }
-    grant.releaseAsync(); // deletion guaranteed, also across a connection loss
+    if (grant instanceof io.zklock.internal.engine.LockRequest request) {
+      request.releaseAsFailure(); // a lease run out is a failure: a lock-delay applies
+    } else {
+      grant.releaseAsync(); // deletion guaranteed, also across a connection loss
+    }
     lost.complete(
         new LockLostException(
             grant.path(), ctx.session().sessionId(), LockLostException.Reason.LEASE_EXPIRED));

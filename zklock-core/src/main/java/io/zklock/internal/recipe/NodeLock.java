@@ -60,6 +60,19 @@ public final class NodeLock implements LockPart {
         ctx, name, ctx.dirOf(name), kind, Ordering.forKind(kind), Map.of(), ReentrantView::new);
   }
 
+  /**
+   * A mutex with a lock-delay of {@code lockDelayNanos} after a failed grant ({@link
+   * io.zklock.LockOptions#lockDelay}).
+   */
+  public static NodeLock queue(RecipeContext ctx, String name, NodeKind kind, long lockDelayNanos) {
+    return new NodeLock(
+        ctx,
+        name,
+        new QueueProtocol(ctx.dirOf(name), kind, Ordering.forKind(kind), Map.of(), lockDelayNanos),
+        ReentrantView::new,
+        r -> r);
+  }
+
   /** A queue lock with everything chosen by the recipe; grants are handed out as they are. */
   static NodeLock queue(
       RecipeContext ctx,

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.WatcherType;
 import org.slf4j.Logger;
@@ -49,7 +51,7 @@ public final class Deleter {
    */
   CompletableFuture<Void> delete(String path, long owner, Watcher ownWatcher) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    attempt(path, owner, ownWatcher, done, 0L, false, false);
+    attempt(path, owner, ownWatcher, done, 0L, false, false, null);
     return done;
   }
 
@@ -107,6 +109,22 @@ public final class Deleter {
    */
   public CompletableFuture<Void> deleteCreated(
       String path, long owner, Watcher ownWatcher, long czxid, boolean held, boolean checkFirst) {
+    return deleteCreated(path, owner, ownWatcher, czxid, held, checkFirst, null);
+  }
+
+  /**
+   * Like {@link #deleteCreated(String, long, Watcher, long, boolean, boolean)}; {@code before}, if
+   * not null, are ops sent ahead of the delete in one {@code multi} (a lock-delay's record, {@link
+   * io.zklock.internal.rules.LockDelay}): one round trip, as a plain delete, applied all or none.
+   */
+  public CompletableFuture<Void> deleteCreated(
+      String path,
+      long owner,
+      Watcher ownWatcher,
+      long czxid,
+      boolean held,
+      boolean checkFirst,
+      List<Op> marker) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     Pending mine = new Pending(czxid, done);
     Pending running = deletingCreated.putIfAbsent(path, mine);
@@ -118,7 +136,7 @@ public final class Deleter {
     if (running == null) {
       done.whenComplete((v, t) -> deletingCreated.remove(path, mine));
     }
-    attempt(path, owner, ownWatcher, done, czxid, checkFirst, held);
+    attempt(path, owner, ownWatcher, done, czxid, checkFirst, held, marker);
     return done;
   }
 
@@ -137,7 +155,8 @@ public final class Deleter {
       CompletableFuture<Void> done,
       long czxid,
       boolean check,
-      boolean held) {
+      boolean held,
+      List<Op> marker) {
     // as soon as the owning session is over (expired, declared lost at zklock's session deadline,
     // or closed) the ephemeral node is gone or going with it: nothing waits past that deadline
     session.whenConnectedTo(
@@ -151,9 +170,9 @@ public final class Deleter {
                     (rc, p, ctx, stat) -> {
                       Code code = Code.get(rc);
                       if (code == Code.OK && stat != null && stat.getCzxid() == czxid) {
-                        attempt(path, owner, ownWatcher, done, czxid, false, held);
+                        attempt(path, owner, ownWatcher, done, czxid, false, held, marker);
                       } else if (ErrorKind.retryWhenConnected(code)) {
-                        attempt(path, owner, ownWatcher, done, czxid, true, held);
+                        attempt(path, owner, ownWatcher, done, czxid, true, held, marker);
                       } else {
                         done.complete(null); // gone, or someone else's now
                       }
@@ -169,40 +188,60 @@ public final class Deleter {
           CompletableFuture<Boolean> applied = new CompletableFuture<>();
           InFlight entry = new InFlight(applied, held);
           inFlight.put(path, entry);
-          conn.ops()
-              .delete(
-                  path,
-                  (rc, p, ctx) -> {
-                    Code code = Code.get(rc);
-                    inFlight.remove(path, entry);
-                    applied.complete(code == Code.OK);
-                    if (code == Code.OK || code == Code.NONODE) {
-                      done.complete(null);
-                      return;
-                    }
-                    switch (ErrorKind.of(code)) {
-                      case SESSION_ENDED:
-                        done.complete(null); // its ephemeral nodes went with it
-                        break;
-                      case RETRY_WHEN_CONNECTED:
-                        // try again when the connection is back (watch already removed locally)
-                        attempt(path, owner, null, done, czxid, czxid != 0L, held);
-                        break;
-                      case FINAL:
-                      default:
-                        log.error(
-                            "cannot delete lock node {} of session 0x{}: {}; it will go when the"
-                                + " session ends",
-                            path,
-                            Long.toHexString(owner),
-                            code);
-                        done.completeExceptionally(
-                            new io.zklock.ZkLockException(
-                                "cannot delete lock node: " + code, path, owner, null));
-                    }
-                  });
+          java.util.function.IntConsumer answered =
+              rc -> {
+                Code code = Code.get(rc);
+                inFlight.remove(path, entry);
+                applied.complete(code == Code.OK);
+                if (code == Code.OK || code == Code.NONODE) {
+                  done.complete(null);
+                  return;
+                }
+                switch (ErrorKind.of(code)) {
+                  case SESSION_ENDED:
+                    done.complete(null); // its ephemeral nodes went with it
+                    break;
+                  case RETRY_WHEN_CONNECTED:
+                    // try again when the connection is back (watch already removed locally)
+                    attempt(path, owner, null, done, czxid, czxid != 0L, held, marker);
+                    break;
+                  case FINAL:
+                  default:
+                    log.error(
+                        "cannot delete lock node {} of session 0x{}: {}; it will go when the"
+                            + " session ends",
+                        path,
+                        Long.toHexString(owner),
+                        code);
+                    done.completeExceptionally(
+                        new io.zklock.ZkLockException(
+                            "cannot delete lock node: " + code, path, owner, null));
+                }
+              };
+          if (marker == null) {
+            conn.ops().delete(path, (rc, p, ctx) -> answered.accept(rc));
+          } else {
+            List<Op> ops = new ArrayList<>(marker);
+            ops.add(Op.delete(path, -1));
+            conn.ops().multi(ops, (rc, p, ctx, results) -> answered.accept(multiCode(rc, results)));
+          }
         },
         () -> done.complete(null)); // the session is over: its ephemeral nodes go with it
+  }
+
+  /** A multi's outcome: OK, or the code of the op that failed it. */
+  private static int multiCode(int rc, List<OpResult> results) {
+    if (rc == Code.OK.intValue() || results == null) {
+      return rc;
+    }
+    for (OpResult r : results) {
+      if (r instanceof OpResult.ErrorResult e
+          && e.getErr() != Code.OK.intValue()
+          && e.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
+        return e.getErr();
+      }
+    }
+    return rc;
   }
 
   /**
