@@ -3,6 +3,7 @@ package io.zklock.internal.protocol;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.LockDelay;
+import io.zklock.internal.rules.WallClock;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -897,7 +898,7 @@ public final class QueueProtocol implements NodeProtocol {
    */
   private void markDelay(Step step, String path, long waitMillis) {
     Map<String, String> extra = new java.util.HashMap<>(extraData);
-    extra.put(LOCK_DELAY_UNTIL, Long.toString(System.currentTimeMillis() + waitMillis));
+    extra.put(LOCK_DELAY_UNTIL, Long.toString(WallClock.SYSTEM.millis() + waitMillis));
     step.zk()
         .setData(
             path,
