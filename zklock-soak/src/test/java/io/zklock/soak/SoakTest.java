@@ -67,9 +67,7 @@ class SoakTest {
     assertThat(report.counter("zstore.committed"))
         .as("guarded writes committed to the ZooKeeper store nodes (GUARDED rule)")
         .isGreaterThanOrEqualTo(seconds / 10);
-    assertThat(report.counter("latch.passes"))
-        .as("latches passed (LATCH rule)")
-        .isPositive();
+    assertThat(report.counter("latch.passes")).as("latches passed (LATCH rule)").isPositive();
     assertThat(report.counter("signal.checked"))
         .as("signalAll/waiter pairs checked (SIGNAL rule)")
         .isPositive();
