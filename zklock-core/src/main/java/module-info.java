@@ -16,6 +16,7 @@
 module io.zklock {
   requires zookeeper; // the client, inside the implementation only
   requires org.slf4j;
+  requires jdk.jfr; // zklock's Flight Recorder events (part of the JDK)
 
   exports io.zklock;
 }

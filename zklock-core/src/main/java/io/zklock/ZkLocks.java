@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The entry point: one ZooKeeper session, shared by every lock made from it.
@@ -376,6 +377,54 @@ public interface ZkLocks extends AutoCloseable {
             + getClass().getName());
   }
 
+  /**
+   * Watches the locks at or below {@code under} (relative to the namespace; empty for all) and
+   * tells {@code onChange} which lock changed: its name, as {@link #inspect} takes it, after a
+   * request queued, was granted, released, lost or asked to release. A {@code null} name means
+   * "anything may have changed": the first time the watch is set, and after a reconnection or a new
+   * session, when changes may have gone unseen; read everything again then. A name may be told for
+   * a directory that holds no lock any more, or several times for one change.
+   *
+   * <p>It creates nothing: the namespace need not exist (its creation is told). On a ZooKeeper 3.6+
+   * server it costs one persistent recursive watch; a 3.5 server gets a child watch per directory
+   * instead (see {@link LockWatch.Mode#PER_DIRECTORY}). A 3.5 server is recognised by its answer to
+   * the 3.6 request: it closes the connection. So, on a 3.5 server, the first watch of an instance
+   * costs one dropped connection (the session survives, suspended for a moment, and its locks with
+   * it unless the {@link SuspensionPolicy} treats suspension as loss): watch from an instance that
+   * holds no locks, as {@code zklock ui} does. {@code onChange} runs on the library's threads,
+   * never on ZooKeeper's event thread, and must not block for long; it may run on several threads
+   * at once.
+   *
+   * @param under a lock name or a prefix of lock names, or empty for the whole namespace
+   * @param onChange told the name of each changed lock, or {@code null} for all
+   * @return the watch; {@link LockWatch#close()} removes it. {@link #close()} removes it too
+   * @throws IllegalArgumentException if {@code under} is not empty and not a valid lock name
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default LockWatch watchLocks(String under, Consumer<String> onChange) {
+    throw new UnsupportedOperationException(
+        "watchLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
+  /**
+   * What this instance holds and waits for, with its session's state: the application's own view
+   * (the {@code /actuator/zklock} endpoint of the Spring Boot starters shows it). Read from memory,
+   * without a request to ZooKeeper; it never blocks and never fails, also after {@link #close()}
+   * (then the list is empty). {@link #inspect} and {@link #inspectAll} show every client's view, as
+   * the ensemble has it.
+   *
+   * @return a snapshot, its requests longest-waiting first
+   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
+   *     default)
+   */
+  default LocalLocks localLocks() {
+    throw new UnsupportedOperationException(
+        "localLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
+            + getClass().getName());
+  }
+
   /** The session's current state. */
   SessionState sessionState();
 
@@ -397,6 +446,14 @@ public interface ZkLocks extends AutoCloseable {
 
   /** The namespace under which every lock lives, for example {@code /zklock}. */
   String namespace();
+
+  /**
+   * How many lock events were dropped because a blocking {@link LockEventListener}'s queue was full
+   * (see {@link LockEventListener}); 0 when no listener is slow, or none is added.
+   */
+  default long droppedEvents() {
+    return 0L;
+  }
 
   /** Adds a session listener. */
   void addSessionListener(SessionListener listener);
@@ -539,6 +596,20 @@ public interface ZkLocks extends AutoCloseable {
      */
     public Builder ownerData(String data) {
       factory.ownerData(data);
+      return this;
+    }
+
+    /**
+     * Adds a listener of every step of every lock request of the instance (requested, queued,
+     * granted, released, lost, timed out, cancelled, failed) and of its session's changes: see
+     * {@link LockEvent} for the steps, and {@link LockEventListener} for how a listener is isolated
+     * from the locks (one that throws or blocks cannot break or stall them). Listeners are called
+     * in the order added. With none (the default), no event is made.
+     *
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder eventListener(LockEventListener listener) {
+      factory.eventListener(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

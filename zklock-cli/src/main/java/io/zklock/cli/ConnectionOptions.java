@@ -77,6 +77,19 @@ final class ConnectionOptions {
 
   /** Connects, mapping a failure to connect to a one-line error with its exit code. */
   ZkLocks connect(String clientName) {
+    return connect(clientName, false);
+  }
+
+  /**
+   * Builds a client that connects in the background ({@code connectInBackground}): unlike {@link
+   * #connect}, it creates nothing, not even the namespace; its first request fails with a {@link
+   * io.zklock.ZkLockException} if no server answers within the connect timeout.
+   */
+  ZkLocks connectInBackground(String clientName) {
+    return connect(clientName, true);
+  }
+
+  private ZkLocks connect(String clientName, boolean background) {
     ZkLocks.Builder builder;
     try {
       builder =
@@ -88,6 +101,9 @@ final class ConnectionOptions {
         builder.clientName(clientName);
       }
       security().apply(builder);
+      if (background) {
+        builder.connectInBackground();
+      }
     } catch (IllegalArgumentException e) {
       throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
     }

@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
       DemoCommand.class,
       ServerCommand.class,
       LsCommand.class,
+      UiCommand.class,
       ExecCommand.class,
       ElectCommand.class,
       ReleaseCommand.class,

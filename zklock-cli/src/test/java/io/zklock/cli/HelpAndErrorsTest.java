@@ -286,7 +286,7 @@ class HelpAndErrorsTest {
     assertThat(r.err().strip())
         .isEqualTo(
             "zklock: unknown command 'lss'; did you mean 'ls'?; the commands are demo, server, ls,"
-                + " exec, elect, release, bench, help (see 'zklock --help')");
+                + " ui, exec, elect, release, bench, help (see 'zklock --help')");
   }
 
   @Test

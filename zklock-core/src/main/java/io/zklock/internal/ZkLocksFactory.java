@@ -1,5 +1,6 @@
 package io.zklock.internal;
 
+import io.zklock.LockEventListener;
 import io.zklock.NodeAcl;
 import io.zklock.SuspensionPolicy;
 import io.zklock.TlsConfig;
@@ -30,6 +31,7 @@ public final class ZkLocksFactory {
   private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
   private String ownerData;
   private boolean connectInBackground;
+  private final List<LockEventListener> listeners = new ArrayList<>();
 
   /**
    * @throws IllegalArgumentException if the connect string is null, empty or malformed
@@ -79,6 +81,10 @@ public final class ZkLocksFactory {
     this.ownerData = Args.ownerData(data);
   }
 
+  public void eventListener(LockEventListener listener) {
+    listeners.add(listener);
+  }
+
   public void connectInBackground() {
     this.connectInBackground = true;
   }
@@ -111,7 +117,7 @@ public final class ZkLocksFactory {
             suspensionPolicy,
             trustExistingAcl,
             connectInBackground);
-    return ZkLocksImpl.connect(config, Clock.SYSTEM, ownerData);
+    return ZkLocksImpl.connect(config, Clock.SYSTEM, ownerData, List.copyOf(listeners));
   }
 
   private static String defaultClientName() {

@@ -3,16 +3,20 @@ package io.zklock.internal;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.LeaderElection;
+import io.zklock.LocalLocks;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.LockWatch;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import io.zklock.internal.engine.Events;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Requests;
 import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.inspect.LockWatcher;
 import io.zklock.internal.protocol.SharedListings;
 import io.zklock.internal.recipe.CohortLock;
 import io.zklock.internal.recipe.Election;
@@ -39,6 +43,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
@@ -58,20 +63,29 @@ final class ZkLocksImpl implements ZkLocks {
   private final Lifecycle lifecycle;
   private final Inspector inspector;
   private final RecipeContext recipes;
+  private final Events events;
 
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
-  private ZkLocksImpl(SessionConfig config, Clock clock, String ownerData) {
+  private final Requests requests = new Requests();
+  private final Clock clock;
+
+  private ZkLocksImpl(
+      SessionConfig config,
+      Clock clock,
+      String ownerData,
+      List<io.zklock.LockEventListener> listeners) {
     this.config = config;
+    this.clock = clock;
     this.pool = LibraryThreads.newExecutor();
+    this.events = Events.of(listeners, config.clientName());
     Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);
     this.acl = AclRule.toZooKeeper(config.acl());
     this.gate = new StartGate(config, clock, pool);
     this.lifecycle = new Lifecycle(session, gate);
     this.dirs = new Dirs(config.namespace(), acl, config.guardsDirectories(), session);
-    Requests requests = new Requests();
     RequestContext requestContext =
         new RequestContext(
             session,
@@ -84,10 +98,12 @@ final class ZkLocksImpl implements ZkLocks {
             config.suspensionPolicy(),
             clock,
             pool,
-            pool);
+            pool,
+            events);
     this.inspector = new Inspector(session, config, clock, lifecycle, acl);
     this.recipes =
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
+    session.addListener(events::session); // makes no event unless someone listens
     session.addObserver(
         new Session.Observer() {
           @Override
@@ -111,8 +127,12 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   /** Connects a new instance whose lock nodes carry {@code ownerData} (or none, if null). */
-  static ZkLocksImpl connect(SessionConfig config, Clock clock, String ownerData) {
-    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData);
+  static ZkLocksImpl connect(
+      SessionConfig config,
+      Clock clock,
+      String ownerData,
+      List<io.zklock.LockEventListener> listeners) {
+    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData, listeners);
     if (config.connectInBackground()) {
       impl.startInBackground();
       return impl;
@@ -132,7 +152,7 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   static ZkLocksImpl connect(SessionConfig config, Clock clock) {
-    return connect(config, clock, null);
+    return connect(config, clock, null, List.of());
   }
 
   /**
@@ -369,6 +389,25 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public LockWatch watchLocks(String under, Consumer<String> onChange) {
+    java.util.Objects.requireNonNull(onChange, "onChange");
+    String u = under.isEmpty() ? under : Args.lockName(config.namespace(), under);
+    lifecycle.checkOpen();
+    return new LockWatcher(session, config.namespace(), u, onChange, pool).start();
+  }
+
+  @Override
+  public LocalLocks localLocks() {
+    return new LocalLocks(
+        clientName(),
+        namespace(),
+        sessionState(),
+        sessionId(),
+        negotiatedSessionTimeout(),
+        requests.snapshot(clock));
+  }
+
+  @Override
   public SessionState sessionState() {
     return session.state();
   }
@@ -404,12 +443,18 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public long droppedEvents() {
+    return events.dropped();
+  }
+
+  @Override
   public void close() {
     if (!lifecycle.close()) {
       return;
     }
     session.close();
     pool.shutdown();
+    events.close();
   }
 
   @Override

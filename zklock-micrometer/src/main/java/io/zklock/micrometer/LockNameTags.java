@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * The cardinality guard of {@link MeteredZkLocks}: which lock names may appear as the value of the
+ * The cardinality guard of {@link ZkLockMetrics}: which lock names may appear as the value of the
  * {@code lock} tag. Every other name is reported as {@value #OTHER}, so a service that locks one
  * name per order id does not create one time series per order.
  *

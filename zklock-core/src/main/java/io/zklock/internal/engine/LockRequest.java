@@ -1,7 +1,9 @@
 package io.zklock.internal.engine;
 
+import io.zklock.LocalRequest;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
+import io.zklock.LockNode;
 import io.zklock.SuspensionPolicy;
 import io.zklock.ZkLockException;
 import io.zklock.internal.protocol.Node;
@@ -14,6 +16,7 @@ import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
 import io.zklock.internal.zk.Session;
 import io.zklock.internal.zk.ZkOps;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -124,6 +127,8 @@ public final class LockRequest implements Handle {
   private ScheduledFuture<?> ownWatchTimer;
   private CompletableFuture<Void> released;
   private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
+  private long startNanos; // when start() ran, by the context's clock
+  private long grantNanos; // when the request was granted, by the context's clock
 
   /**
    * @param view what the caller is handed at the grant: this request, or a recipe's wrapper of it
@@ -143,6 +148,9 @@ public final class LockRequest implements Handle {
 
   /** Starts the request; the future completes with the handle, or null when busy or timed out. */
   public CompletableFuture<LockHandle> start() {
+    synchronized (this) {
+      startNanos = ctx.clock().nanoTime();
+    }
     ctx.requests().add(this);
     ticket.onGiveUp(() -> giveUp(null));
     ctx.session().whenConnected(this::send, this::closed);
@@ -225,6 +233,7 @@ public final class LockRequest implements Handle {
    */
   private LockHandle grant() {
     state = State.HELD;
+    grantNanos = ctx.clock().nanoTime();
     epoch++;
     dropWatch();
     return view.apply(this);
@@ -552,6 +561,41 @@ public final class LockRequest implements Handle {
     closed();
   }
 
+  /**
+   * What {@link io.zklock.ZkLocks#localLocks()} shows of this request at {@code nowNanos} (the
+   * context's clock), or null once it has ended.
+   */
+  synchronized LocalRequest snapshot(long nowNanos) {
+    LocalRequest.State shown;
+    if (state == State.HELD) {
+      shown = LocalRequest.State.HELD;
+    } else if (state == State.VANISHED) {
+      shown = LocalRequest.State.LOSING;
+    } else if (state.ended()) {
+      return null;
+    } else {
+      shown = LocalRequest.State.WAITING;
+    }
+    boolean granted = shown != LocalRequest.State.WAITING;
+    long waitedNanos = (granted ? grantNanos : nowNanos) - startNanos;
+    long heldNanos = granted ? nowNanos - grantNanos : 0L;
+    return new LocalRequest(
+        lockName,
+        LockNode.Kind.valueOf(protocol.kind().name()),
+        shown,
+        node == null ? "" : node.path(),
+        session,
+        node == null ? 0L : node.czxid(),
+        Duration.ofNanos(Math.max(0L, waitedNanos)),
+        Duration.ofNanos(Math.max(0L, heldNanos)),
+        releaseRequests.isRequested());
+  }
+
+  /** When the request started, by the context's clock: orders {@link Requests#snapshot}. */
+  synchronized long startNanos() {
+    return startNanos;
+  }
+
   // ---------------------------------------------------------------- LockHandle
 
   @Override
@@ -799,6 +843,11 @@ public final class LockRequest implements Handle {
                       null));
         }
       }
+    }
+
+    @Override
+    public void queued(int position) {
+      ticket.queued(position); // outside the monitor: the protocol checked isLive() just before
     }
 
     @Override

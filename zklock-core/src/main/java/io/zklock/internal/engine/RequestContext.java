@@ -24,6 +24,7 @@ import org.apache.zookeeper.data.ACL;
  *
  * @param executor where callers' futures complete and listeners run: never ZooKeeper's event thread
  * @param scheduler for timeouts and delayed steps
+ * @param events the instance's lock event listeners ({@link Events#NONE} for none)
  */
 public record RequestContext(
     SessionPort session,
@@ -36,7 +37,8 @@ public record RequestContext(
     SuspensionPolicy suspensionPolicy,
     Clock clock,
     Executor executor,
-    ScheduledExecutorService scheduler)
+    ScheduledExecutorService scheduler,
+    Events events)
     implements ProtocolContext {
 
   /** Writes a lock node's data: small UTF-8 JSON about the owner, fixed while held. */

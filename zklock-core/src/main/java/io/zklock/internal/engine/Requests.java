@@ -1,5 +1,10 @@
 package io.zklock.internal.engine;
 
+import io.zklock.LocalRequest;
+import io.zklock.internal.rules.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,6 +26,24 @@ public final class Requests {
   /** Number of requests pending or held, for tests and metrics. */
   int size() {
     return active.size();
+  }
+
+  /**
+   * What {@link io.zklock.ZkLocks#localLocks()} shows: every request pending or held,
+   * longest-waiting first. Each request is read under its own monitor, one after the other.
+   */
+  public List<LocalRequest> snapshot(Clock clock) {
+    long now = clock.nanoTime();
+    List<LockRequest> sorted = new ArrayList<>(active);
+    sorted.sort(Comparator.comparingLong(r -> r.startNanos() - now));
+    List<LocalRequest> out = new ArrayList<>(sorted.size());
+    for (LockRequest r : sorted) {
+      LocalRequest s = r.snapshot(now);
+      if (s != null) {
+        out.add(s);
+      }
+    }
+    return out;
   }
 
   /** The connection dropped; the session may be alive. */

@@ -23,11 +23,29 @@ public final class Ticket {
   private final RequestContext ctx;
   private final Waiting waiting;
   private volatile ScheduledFuture<?> timer;
+  private java.util.function.IntConsumer queued; // set before the request starts, or null
 
   /** {@code waiting}: how long the caller waits for a holder. */
   public Ticket(RequestContext ctx, Waiting waiting) {
     this.ctx = ctx;
     this.waiting = waiting;
+  }
+
+  /**
+   * Tells {@code queued} each time the request waits, with how many requests stand ahead of it (for
+   * the lock event listeners). Call before the request starts.
+   */
+  public Ticket onQueued(java.util.function.IntConsumer queued) {
+    this.queued = queued;
+    return this;
+  }
+
+  /** The request waits behind {@code position} others. */
+  void queued(int position) {
+    java.util.function.IntConsumer q = queued;
+    if (q != null) {
+      q.accept(position);
+    }
   }
 
   /** Runs {@code giveUp} when the deadline passes or the caller cancels {@link #result}. */

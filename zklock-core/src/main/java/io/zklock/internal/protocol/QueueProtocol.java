@@ -270,8 +270,10 @@ public final class QueueProtocol implements NodeProtocol {
     } else if (!step.mayWait()) {
       step.busy();
     } else if (decision instanceof Ordering.Watch w) {
+      step.queued(index);
       watchAhead(step, w);
     } else if (!queueWatched) {
+      step.queued(index);
       watchQueue(step);
     }
   }

@@ -70,6 +70,7 @@ public final class SingleNodeProtocol implements NodeProtocol {
       step.busy();
       return;
     }
+    step.queued(1); // behind the holder; the simple lock keeps no queue
     Step waiting =
         step.watch(
             path,

@@ -68,6 +68,12 @@ public interface Step {
   void busy();
 
   /**
+   * The request is about to wait behind {@code position} others (told to the lock event listeners;
+   * changes nothing).
+   */
+  default void queued(int position) {}
+
+  /**
    * The request waits for a change at {@code path}: returns the step for that wait, whose {@link
    * #watcher()} the protocol sets; when it fires, {@code onEvent} runs with that step. Returns null
    * if the request moved on, or ends it if it may not wait ({@code tryAcquire()}).

@@ -206,6 +206,11 @@ public final class CohortLock implements LockPart {
   // ---------------------------------------------------------------- requests
 
   @Override
+  public String eventKind() {
+    return kind().label();
+  }
+
+  @Override
   public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
     boolean tryOnly = waiting.isNow();

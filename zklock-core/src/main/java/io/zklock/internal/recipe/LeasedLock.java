@@ -9,6 +9,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
+import java.util.function.IntConsumer;
 
 /**
  * {@link DistributedLock#withLease}: the same lock, whose grants expire {@code lease} after they
@@ -42,8 +43,18 @@ final class LeasedLock implements StartableLock {
   }
 
   @Override
+  public String eventKind() {
+    return lock.eventKind();
+  }
+
+  @Override
   public CompletableFuture<LockHandle> start(Waiting waiting) {
-    CompletableFuture<LockHandle> in = lock.start(waiting);
+    return start(waiting, null);
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> start(Waiting waiting, IntConsumer queued) {
+    CompletableFuture<LockHandle> in = lock.start(waiting, queued);
     CompletableFuture<LockHandle> out = new CompletableFuture<>();
     out.whenComplete(
         (h, e) -> {

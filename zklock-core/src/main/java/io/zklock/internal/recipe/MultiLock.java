@@ -97,6 +97,11 @@ public final class MultiLock implements StartableLock {
   }
 
   @Override
+  public String eventKind() {
+    return "multi";
+  }
+
+  @Override
   public CompletableFuture<LockHandle> start(Waiting waiting) {
     ctx.checkOpen();
     Acquisition r = new Acquisition(waiting);

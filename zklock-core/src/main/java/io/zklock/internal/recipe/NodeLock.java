@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 
 /**
  * A lock whose requests run on the engine ({@link LockRequest}) with one {@link NodeProtocol}:
@@ -122,9 +123,20 @@ public final class NodeLock implements LockPart {
 
   @Override
   public CompletableFuture<LockHandle> start(Waiting waiting) {
+    return start(waiting, null);
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> start(Waiting waiting, IntConsumer queued) {
     ctx.checkOpen();
     RequestContext rc = ctx.requests();
-    return new LockRequest(name, protocol, rc, new Ticket(rc, waiting), grantView).start();
+    Ticket ticket = new Ticket(rc, waiting).onQueued(queued);
+    return new LockRequest(name, protocol, rc, ticket, grantView).start();
+  }
+
+  @Override
+  public String eventKind() {
+    return kind().label();
   }
 
   @Override

@@ -86,6 +86,7 @@ public final class ReadWriteLockImpl implements ReadWriteLock {
   @Override
   public LockHandle downgrade(LockHandle writeHandle) {
     Objects.requireNonNull(writeHandle, "writeHandle");
+    writeHandle = Observing.unwrap(writeHandle);
     if (options.isCohort()) {
       throw new UnsupportedOperationException(
           "a cohort read-write lock does not support downgrade: " + write.dir());

@@ -136,6 +136,25 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   @Override
   public Optional<LockHandle> tryAcquire(int count) {
     count(count);
+    Observing o = Observing.begin(ctx, name, NodeKind.SEMAPHORE.label());
+    if (o == null) {
+      return tryNow(count);
+    }
+    Optional<LockHandle> got;
+    try {
+      got = tryNow(count);
+    } catch (RuntimeException e) {
+      o.failed(e);
+      throw e;
+    }
+    if (got.isEmpty()) {
+      o.notGranted(true);
+      return got;
+    }
+    return Optional.of(o.granted(got.get()));
+  }
+
+  private Optional<LockHandle> tryNow(int count) {
     ctx.lifecycle().checkConnected(leases.dir());
     CompletableFuture<Void> checked = permitCount.check();
     List<CompletableFuture<LockHandle>> tries = new ArrayList<>(count);
@@ -216,10 +235,21 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   /** {@code waiting} is never {@link Waiting#NOW}: {@link #tryAcquire(int)} takes leases itself. */
   private CompletableFuture<LockHandle> start(int count, Waiting waiting) {
     ctx.checkOpen();
-    return ctx.lifecycle().whenReady(w -> startNow(count, w), waiting, leases.dir());
+    return ctx.lifecycle()
+        .whenReady(
+            w ->
+                Observing.start(
+                    ctx,
+                    name,
+                    NodeKind.SEMAPHORE.label(),
+                    false,
+                    queued -> startNow(count, w, queued)),
+            waiting,
+            leases.dir());
   }
 
-  private CompletableFuture<LockHandle> startNow(int count, Waiting waiting) {
+  private CompletableFuture<LockHandle> startNow(
+      int count, Waiting waiting, java.util.function.IntConsumer queued) {
     ctx.checkOpen();
     SemaphoreRequest r =
         new SemaphoreRequest(
@@ -229,7 +259,8 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             this::leasesAdmittedBy,
             count,
             permitCount.check(),
-            waiting);
+            waiting,
+            queued);
     r.start();
     return r.result;
   }

@@ -36,6 +36,7 @@ final class SemaphoreRequest {
   private final int count;
   private final CompletableFuture<Void> checked;
   private final Waiting waiting; // one deadline for the admission and the leases
+  private final java.util.function.IntConsumer queued; // for the lock event listeners, or null
   final CompletableFuture<LockHandle> result = new CompletableFuture<>();
 
   // guarded by this
@@ -46,6 +47,7 @@ final class SemaphoreRequest {
    * @param count how many leases, at least 1
    * @param checked completes when the stored permit count is known to match, exceptionally if not
    * @param waiting how long to wait for the admission and the leases; never {@link Waiting#NOW}
+   * @param queued told how many stand ahead each time the admission or a lease waits, or null
    */
   SemaphoreRequest(
       RequestContext ctx,
@@ -54,7 +56,8 @@ final class SemaphoreRequest {
       Function<String, NodeLock> leasesFor,
       int count,
       CompletableFuture<Void> checked,
-      Waiting waiting) {
+      Waiting waiting,
+      java.util.function.IntConsumer queued) {
     this.ctx = ctx;
     this.name = name;
     this.admission = admission;
@@ -62,12 +65,13 @@ final class SemaphoreRequest {
     this.count = count;
     this.checked = checked;
     this.waiting = waiting;
+    this.queued = queued;
   }
 
   void start() {
     CompletableFuture<LockHandle> first;
     synchronized (this) {
-      first = admission.start(waiting);
+      first = admission.start(waiting, queued);
       steps = List.of(first);
     }
     result.whenComplete(
@@ -120,7 +124,7 @@ final class SemaphoreRequest {
       String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
       NodeLock q = leasesFor.apply(admissionNode);
       for (int i = 0; i < count; i++) {
-        leases.add(q.start(waiting));
+        leases.add(q.start(waiting, queued));
       }
       steps = leases;
     }

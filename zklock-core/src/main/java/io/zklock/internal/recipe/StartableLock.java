@@ -7,6 +7,7 @@ import io.zklock.internal.rules.Waiting;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntConsumer;
 
 /**
  * A lock of this library seen through its one primitive, {@link #start}: the blocking, try and
@@ -27,6 +28,29 @@ interface StartableLock extends DistributedLock {
    */
   CompletableFuture<LockHandle> start(Waiting waiting);
 
+  /**
+   * {@link #start(Waiting)}, telling {@code queued} (if not null) how many requests stand ahead
+   * each time the request waits. By default the positions are not told.
+   */
+  default CompletableFuture<LockHandle> start(Waiting waiting, IntConsumer queued) {
+    return start(waiting);
+  }
+
+  /** The kind of lock, as the lock event listeners are told it ({@link io.zklock.LockEvent}). */
+  String eventKind();
+
+  /**
+   * {@link #start(Waiting)} for a caller of the API: told to the lock event listeners when anyone
+   * listens (nothing more is made or called otherwise).
+   */
+  default CompletableFuture<LockHandle> startObserved(Waiting waiting) {
+    if (!ctx().requests().events().on()) {
+      return start(waiting);
+    }
+    return Observing.start(
+        ctx(), name(), eventKind(), waiting.isNow(), queued -> start(waiting, queued));
+  }
+
   /** An interrupted caller is refused before any request is made, as by the JDK's locks. */
   @Override
   default LockHandle acquire() throws InterruptedException {
@@ -34,14 +58,15 @@ interface StartableLock extends DistributedLock {
       throw new InterruptedException("interrupted before acquiring " + errorPath());
     }
     return Acquisitions.await(
-        ctx().lifecycle().whenReady(this::start, Waiting.FOREVER, errorPath()), errorPath());
+        ctx().lifecycle().whenReady(this::startObserved, Waiting.FOREVER, errorPath()),
+        errorPath());
   }
 
   /** Never waits for a holder, and refuses to guess while the connection is down. */
   @Override
   default Optional<LockHandle> tryAcquire() {
     ctx().lifecycle().checkConnected(errorPath());
-    return Acquisitions.awaitUninterruptibly(start(Waiting.NOW), errorPath());
+    return Acquisitions.awaitUninterruptibly(startObserved(Waiting.NOW), errorPath());
   }
 
   /** A zero timeout is {@link #tryAcquire()}. */
@@ -56,12 +81,12 @@ interface StartableLock extends DistributedLock {
     }
     return Optional.ofNullable(
         Acquisitions.await(
-            ctx().lifecycle().whenReady(this::start, waiting, errorPath()), errorPath()));
+            ctx().lifecycle().whenReady(this::startObserved, waiting, errorPath()), errorPath()));
   }
 
   @Override
   default CompletableFuture<LockHandle> acquireAsync() {
-    return ctx().lifecycle().whenReady(this::start, Waiting.FOREVER, errorPath());
+    return ctx().lifecycle().whenReady(this::startObserved, Waiting.FOREVER, errorPath());
   }
 
   @Override

@@ -60,7 +60,8 @@ public final class EngineFixture {
             policy,
             clock,
             Runnable::run,
-            scheduler);
+            scheduler,
+            Events.NONE);
   }
 
   static byte[] nodeData(NodeKind kind, long sessionId, Map<String, String> extra) {

@@ -37,7 +37,18 @@ class TicketTest {
 
   private static RequestContext context(Executor executor) {
     return new RequestContext(
-        null, null, null, null, null, null, List.of(), null, Clock.SYSTEM, executor, null);
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        List.of(),
+        null,
+        Clock.SYSTEM,
+        executor,
+        null,
+        Events.NONE);
   }
 
   @Test

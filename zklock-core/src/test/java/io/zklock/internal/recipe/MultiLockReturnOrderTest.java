@@ -81,6 +81,11 @@ class MultiLockReturnOrderTest extends ZkTestSupport {
 
   /** A part whose requests the test answers: each {@link #start} hands out a new future. */
   static final class FakePart implements LockPart {
+    @Override
+    public String eventKind() {
+      return "fake";
+    }
+
     final RecipeContext ctx;
     final String dir;
     final List<CompletableFuture<LockHandle>> starts = new CopyOnWriteArrayList<>();

@@ -2,25 +2,26 @@ package io.zklock.spring.boot;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.zklock.ZkLocks;
 import io.zklock.micrometer.LockNameTags;
-import io.zklock.micrometer.MeteredZkLocks;
+import io.zklock.micrometer.ZkLockMetrics;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
 /**
  * zklock-micrometer, where the application has a {@link MeterRegistry} bean (Spring Boot's metrics
- * auto-configuration makes one with Actuator): the auto-configured ZkLocks is measured ({@link
- * MeteredZkLocks}) and a {@link MeterBinder} bean binds it to the application's registries (Spring
- * Boot binds every MeterBinder bean). Ordered after Spring Boot's own metrics auto-configurations,
- * of either Boot line, so that their registry is seen. Lock names are tagged as {@code
+ * auto-configuration makes one with Actuator): a {@link ZkLockMetrics} bean, which Spring Boot
+ * binds to the application's registries as it binds every {@link MeterBinder} bean, is added as a
+ * lock event listener to the ZkLocks the starter builds (through a {@link
+ * ZkLocksBuilderCustomizer}). Ordered after Spring Boot's own metrics auto-configurations, of
+ * either Boot line, so that their registry is seen. Lock names are tagged as {@code
  * zklock.metrics.lock-names} lists them, or else the first {@code zklock.metrics.max-lock-names}
- * distinct ones; by default none. The binder is made only where the context has one ZkLocks bean,
- * or one primary among several.
+ * distinct ones; by default none. Where the application defines its own ZkLocks beans (no {@code
+ * zklock.connect-string}), add a {@link ZkLockMetrics} to their builders yourself.
  */
 @AutoConfiguration(
     after = ZkLocksAutoConfiguration.class,
@@ -34,20 +35,23 @@ import org.springframework.context.annotation.Bean;
       "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
       "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
     })
-@ConditionalOnClass({MeteredZkLocks.class, MeterBinder.class})
+@ConditionalOnClass({ZkLockMetrics.class, MeterBinder.class})
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnProperty(value = "zklock.metrics.enabled", matchIfMissing = true)
 public class ZkLocksMetricsAutoConfiguration {
 
-  /**
-   * Wraps the auto-configured ZkLocks (a {@link ZkLocksDecorator}, until zklock-micrometer measures
-   * through a seam of the builder).
-   */
+  /** The meters, bound by Spring Boot to its registries. */
   @Bean
-  @SuppressWarnings("deprecation")
-  public ZkLocksDecorator zkLocksMetrics(ZkLockProperties properties) {
-    LockNameTags tags = lockNameTags(properties.getMetrics());
-    return locks -> MeteredZkLocks.builder(locks).lockNameTags(tags).build();
+  @ConditionalOnMissingBean
+  @ConditionalOnProperty("zklock.connect-string") // only where the starter builds the ZkLocks
+  public ZkLockMetrics zkLockMetrics(ZkLockProperties properties) {
+    return ZkLockMetrics.builder().lockNameTags(lockNameTags(properties.getMetrics())).build();
+  }
+
+  /** Adds the meters' listener to the ZkLocks the starter builds. */
+  @Bean
+  public ZkLocksBuilderCustomizer zkLockMetricsCustomizer(ObjectProvider<ZkLockMetrics> metrics) {
+    return builder -> metrics.ifAvailable(builder::eventListener);
   }
 
   static LockNameTags lockNameTags(ZkLockProperties.Metrics m) {
@@ -61,15 +65,5 @@ public class ZkLocksMetricsAutoConfiguration {
     return m.getMaxLockNames() > 0
         ? LockNameTags.firstDistinct(m.getMaxLockNames())
         : LockNameTags.none();
-  }
-
-  @Bean
-  @ConditionalOnSingleCandidate(ZkLocks.class)
-  public MeterBinder zkLocksMeterBinder(ZkLocks locks) {
-    return registry -> {
-      if (locks instanceof MeteredZkLocks) {
-        ((MeteredZkLocks) locks).bindTo(registry);
-      }
-    };
   }
 }

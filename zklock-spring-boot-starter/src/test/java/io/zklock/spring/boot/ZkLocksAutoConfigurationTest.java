@@ -4,15 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.SessionState;
 import io.zklock.ZkLocks;
-import io.zklock.micrometer.MeteredZkLocks;
+import io.zklock.micrometer.ZkLockMetrics;
+import io.zklock.micrometer.ZkLockObservations;
 import io.zklock.shedlock.ZkLockProvider;
 import io.zklock.spring.integration.ZkLockRegistry;
 import io.zklock.testkit.EmbeddedZooKeeper;
@@ -53,6 +57,7 @@ class ZkLocksAutoConfigurationTest {
                   ZkLocksAutoConfiguration.class,
                   ZkLocksHealthAutoConfiguration.class,
                   ZkLocksMetricsAutoConfiguration.class,
+                  ZkLocksObservationAutoConfiguration.class,
                   ZkLockRegistryAutoConfiguration.class,
                   ZkLockProviderAutoConfiguration.class));
 
@@ -107,6 +112,38 @@ class ZkLocksAutoConfigurationTest {
   }
 
   @Test
+  void observationRegistry_theLocksRequestsAreObserved_noneWithoutIt() {
+    List<String> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<Observation.Context>() {
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
+
+              @Override
+              public void onStop(Observation.Context context) {
+                stopped.add(
+                    context.getName()
+                        + ":"
+                        + context.getLowCardinalityKeyValue("zklock.lock.outcome").getValue());
+              }
+            });
+    connected()
+        .withBean(ObservationRegistry.class, () -> registry)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasSingleBean(ZkLockObservations.class);
+              ctx.getBean(ZkLocks.class).mutex("observed").acquire().release();
+              assertThat(stopped).containsExactly("zklock.wait:granted", "zklock.hold:released");
+            });
+    connected().run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLockObservations.class));
+  }
+
+  @Test
   void adaptersOnTheClasspath_areConfigured() {
     connected()
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
@@ -116,21 +153,29 @@ class ZkLocksAutoConfigurationTest {
               assertThat(ctx).hasSingleBean(LockRegistry.class);
               assertThat(ctx).hasSingleBean(LockProvider.class);
               ZkLocks locks = ctx.getBean(ZkLocks.class);
-              assertThat(locks).isInstanceOf(MeteredZkLocks.class);
+              assertThat(ctx).hasSingleBean(ZkLockMetrics.class);
 
               MeterRegistry registry = new SimpleMeterRegistry();
-              // Spring Boot binds every MeterBinder bean: the measured ZkLocks is one, the binder
-              // bean another; binding one registry twice must count once
+              // Spring Boot binds every MeterBinder bean: the metrics listener is one
               ctx.getBeansOfType(MeterBinder.class).values().forEach(b -> b.bindTo(registry));
               locks.mutex("billing").acquire().release();
               ctx.getBean(ZkLockRegistry.class).executeLocked("k", () -> {});
 
               assertThat(
-                      registry.get("zklock.lock.grants").tag("lock", "billing").counter().count())
-                  .isEqualTo(1.0);
-              assertThat(registry.get("zklock.lock.grants").tag("lock", "other").counter().count())
+                      registry
+                          .get("zklock.lock.wait")
+                          .tags("lock", "billing", "outcome", "granted")
+                          .timer()
+                          .count())
+                  .isEqualTo(1);
+              assertThat(
+                      registry
+                          .get("zklock.lock.wait")
+                          .tags("lock", "other", "outcome", "granted")
+                          .timer()
+                          .count())
                   .as("the registry's lock is measured too, its name guarded")
-                  .isEqualTo(1.0);
+                  .isEqualTo(1);
             });
   }
 
@@ -172,7 +217,7 @@ class ZkLocksAutoConfigurationTest {
   }
 
   @Test
-  void shedlockOnTheMeteredZkLocks_lockAtMostForIsALease_measuredAsLeaseExpired() {
+  void shedlockOnTheMeasuredZkLocks_lockAtMostForIsALease_measuredAsLeaseExpired() {
     connected()
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .run(
@@ -187,15 +232,15 @@ class ZkLocksAutoConfigurationTest {
               SimpleLock stuck = provider.lock(config).orElseThrow(); // never unlocked
               await()
                   .atMost(Duration.ofSeconds(20))
-                  .alias("a loss by reason lease_expired is counted")
+                  .alias("a hold lost by reason lease_expired is timed")
                   .until(
                       () -> {
-                        Counter c =
+                        Timer t =
                             registry
-                                .find("zklock.lock.losses")
-                                .tag("reason", "lease_expired")
-                                .counter();
-                        return c != null && c.count() == 1.0;
+                                .find("zklock.lock.hold")
+                                .tags("end", "lost", "reason", "lease_expired")
+                                .timer();
+                        return t != null && t.count() == 1;
                       });
               // the expired grant's node is deleted in the background: free very soon after
               SimpleLock[] next = new SimpleLock[1];
@@ -212,14 +257,14 @@ class ZkLocksAutoConfigurationTest {
     connected()
         .withClassLoader(
             new FilteredClassLoader(
-                ZkLockRegistry.class, ZkLockProvider.class, MeteredZkLocks.class))
+                ZkLockRegistry.class, ZkLockProvider.class, ZkLockMetrics.class))
         .run(
             ctx -> {
               assertThat(ctx).hasSingleBean(ZkLocks.class);
               assertThat(ctx).doesNotHaveBean(ZkLockRegistry.class);
               assertThat(ctx).doesNotHaveBean(ZkLockProvider.class);
               assertThat(ctx).doesNotHaveBean(MeterBinder.class);
-              assertThat(ctx.getBean(ZkLocks.class)).isNotInstanceOf(MeteredZkLocks.class);
+              assertThat(ctx).doesNotHaveBean(ZkLockMetrics.class);
             });
   }
 
@@ -233,7 +278,7 @@ class ZkLocksAutoConfigurationTest {
             ctx -> {
               assertThat(ctx).doesNotHaveBean(ZkLockRegistry.class);
               assertThat(ctx.getBean(LockRegistry.class)).isSameAs(own);
-              assertThat(ctx.getBean(ZkLocks.class)).isNotInstanceOf(MeteredZkLocks.class);
+              assertThat(ctx).doesNotHaveBean(ZkLockMetrics.class);
             });
   }
 

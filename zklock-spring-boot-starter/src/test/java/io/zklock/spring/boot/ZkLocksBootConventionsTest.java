@@ -9,7 +9,7 @@ import io.zklock.LockHandle;
 import io.zklock.LockNode;
 import io.zklock.SessionState;
 import io.zklock.ZkLocks;
-import io.zklock.micrometer.MeteredZkLocks;
+import io.zklock.micrometer.ZkLockMetrics;
 import io.zklock.shedlock.ZkLockProvider;
 import io.zklock.spring.integration.ZkLockRegistry;
 import io.zklock.testkit.EmbeddedZooKeeper;
@@ -154,7 +154,7 @@ class ZkLocksBootConventionsTest {
         .run(
             ctx -> {
               assertThat(ctx).doesNotHaveBean(MeterBinder.class);
-              assertThat(ctx.getBean(ZkLocks.class)).isNotInstanceOf(MeteredZkLocks.class);
+              assertThat(ctx).doesNotHaveBean(ZkLockMetrics.class);
             });
   }
 
@@ -164,8 +164,8 @@ class ZkLocksBootConventionsTest {
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .run(
             ctx -> {
-              assertThat(ctx).hasBean("zkLocksMeterBinder");
-              assertThat(ctx.getBean(ZkLocks.class)).isInstanceOf(MeteredZkLocks.class);
+              assertThat(ctx).hasSingleBean(ZkLockMetrics.class);
+              assertThat(ctx).hasBean("zkLockMetricsCustomizer");
             });
   }
 
@@ -182,10 +182,10 @@ class ZkLocksBootConventionsTest {
               assertThat(ctx).hasNotFailed();
               assertThat(ctx).hasSingleBean(MeterRegistry.class);
               ZkLocks locks = ctx.getBean(ZkLocks.class);
-              assertThat(locks).isInstanceOf(MeteredZkLocks.class);
               locks.mutex("measured").acquire().release();
               MeterRegistry registry = ctx.getBean(MeterRegistry.class);
-              assertThat(registry.get("zklock.lock.grants").counter().count()).isEqualTo(1.0);
+              assertThat(registry.get("zklock.lock.wait").tag("outcome", "granted").timer().count())
+                  .isEqualTo(1);
             });
   }
 

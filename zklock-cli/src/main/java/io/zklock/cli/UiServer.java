@@ -1,0 +1,414 @@
+package io.zklock.cli;
+
+import static io.zklock.cli.LockListing.quote;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.zklock.LockInfo;
+import io.zklock.LockNode;
+import io.zklock.ZkLocks;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP side of {@code zklock ui}: the page, its JSON endpoints and one server-sent event stream
+ * per browser, all served from one {@link UiModel}. Browsers never cause a ZooKeeper request,
+ * except an operator's release with {@code --allow-release}.
+ *
+ * <p>Endpoints: {@code GET /} the page; {@code GET /api/locks?q=&kind=&state=&offset=&limit=} a
+ * page of locks; {@code GET /api/lock?name=} one lock with every waiter; {@code GET
+ * /api/timeline?after=} the timeline; {@code GET /api/stats} what the view costs; {@code GET
+ * /api/events} the event stream; {@code POST /api/release?lock=&action=force|request[&node=]} with
+ * the header {@code X-Zklock-Token}, only with {@code --allow-release}.
+ */
+final class UiServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(UiServer.class);
+
+  static {
+    // the JDK's server leaves Nagle's algorithm on: small event messages would wait for the
+    // browser's delayed acknowledgement (40 ms on Linux) before they go out
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
+  static final String TOKEN_HEADER = "X-Zklock-Token";
+  static final String OPERATOR_HEADER = "X-Zklock-Operator";
+  static final int MAX_LIMIT = 500;
+
+  private final ZkLocks locks;
+  private final UiModel model;
+  private final HttpServer http;
+  private final ExecutorService threads;
+  private final boolean allowRelease;
+  private final String token;
+  private final Set<BlockingQueue<String>> browsers = ConcurrentHashMap.newKeySet();
+  private final AtomicLong served = new AtomicLong();
+  private final UiModel.Listener listener = this::broadcast;
+  private final byte[] page;
+  private volatile boolean stopped;
+
+  UiServer(ZkLocks locks, UiModel model, String bind, int port, boolean allowRelease)
+      throws IOException {
+    this.locks = locks;
+    this.model = model;
+    this.allowRelease = allowRelease;
+    byte[] raw = new byte[24];
+    new SecureRandom().nextBytes(raw);
+    this.token = Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+    try (InputStream in = UiServer.class.getResourceAsStream("ui.html")) {
+      if (in == null) {
+        throw new IOException("ui.html is missing from the jar");
+      }
+      this.page = in.readAllBytes();
+    }
+    this.http = HttpServer.create(new InetSocketAddress(bind, port), 64);
+    this.threads =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "zklock-ui-http");
+              t.setDaemon(true);
+              return t;
+            });
+    http.setExecutor(threads);
+    http.createContext("/", this::route);
+    model.addListener(listener);
+  }
+
+  void start() {
+    http.start();
+  }
+
+  int port() {
+    return http.getAddress().getPort();
+  }
+
+  String token() {
+    return token;
+  }
+
+  int browsers() {
+    return browsers.size();
+  }
+
+  private void route(HttpExchange ex) throws IOException {
+    served.incrementAndGet();
+    try {
+      String path = ex.getRequestURI().getPath();
+      String method = ex.getRequestMethod();
+      if (path.equals("/api/release")) {
+        if (!method.equals("POST")) {
+          send(ex, 405, "text/plain", "POST only\n");
+        } else {
+          release(ex);
+        }
+        return;
+      }
+      if (!method.equals("GET") && !method.equals("HEAD")) {
+        send(ex, 405, "text/plain", "GET only\n");
+        return;
+      }
+      Map<String, String> q = query(ex.getRequestURI());
+      switch (path) {
+        case "/", "/index.html" -> sendBytes(ex, 200, "text/html; charset=utf-8", page);
+        case "/api/locks" -> send(ex, 200, "application/json", locksJson(q));
+        case "/api/lock" -> lockJson(ex, q.getOrDefault("name", ""));
+        case "/api/timeline" ->
+            send(
+                ex,
+                200,
+                "application/json",
+                timelineJson(parseLong(q.get("after"), 0), (int) parseLong(q.get("limit"), 500)));
+        case "/api/stats" -> send(ex, 200, "application/json", statsJson());
+        case "/api/events" -> events(ex);
+        default -> send(ex, 404, "text/plain", "not found\n");
+      }
+    } catch (RuntimeException e) {
+      log.warn("ui request {} failed", ex.getRequestURI(), e);
+      send(ex, 500, "text/plain", "error: " + e.getMessage() + "\n");
+    } finally {
+      ex.close();
+    }
+  }
+
+  // ------------------------------------------------------------------ JSON
+
+  String locksJson(Map<String, String> q) {
+    long now = System.currentTimeMillis();
+    List<LockInfo> all = model.all();
+    List<LockInfo> matched =
+        all.stream().filter(UiModel.filter(q.get("q"), q.get("kind"), q.get("state"))).toList();
+    int offset = (int) Math.max(0, parseLong(q.get("offset"), 0));
+    int limit = (int) Math.min(MAX_LIMIT, Math.max(1, parseLong(q.get("limit"), 50)));
+    int maxWaiters = (int) Math.max(0, parseLong(q.get("waiters"), 10));
+    long held = all.stream().filter(LockInfo::isHeld).count();
+    long waiting = all.stream().mapToLong(l -> l.waiters().size()).sum();
+    StringBuilder sb = new StringBuilder();
+    sb.append("{\"namespace\":").append(quote(locks.namespace()));
+    sb.append(",\"time\":").append(quote(Instant.ofEpochMilli(now).toString()));
+    sb.append(",\"now\":").append(now);
+    sb.append(",\"version\":").append(model.version());
+    sb.append(",\"total\":").append(all.size());
+    sb.append(",\"held\":").append(held);
+    sb.append(",\"waiting\":").append(waiting);
+    sb.append(",\"matched\":").append(matched.size());
+    sb.append(",\"offset\":").append(offset);
+    sb.append(",\"limit\":").append(limit);
+    sb.append(",\"allowRelease\":").append(allowRelease);
+    sb.append(",\"error\":").append(quote(model.lastError()));
+    sb.append(",\"locks\":[");
+    for (int i = offset; i < Math.min(matched.size(), offset + limit); i++) {
+      if (i > offset) {
+        sb.append(',');
+      }
+      sb.append(UiModel.lockJson(matched.get(i), now, maxWaiters));
+    }
+    return sb.append("]}").toString();
+  }
+
+  private void lockJson(HttpExchange ex, String name) throws IOException {
+    LockInfo l = model.lock(name);
+    if (l == null) {
+      send(ex, 404, "application/json", "{\"error\":\"no such lock\"}");
+    } else {
+      send(
+          ex,
+          200,
+          "application/json",
+          UiModel.lockJson(l, System.currentTimeMillis(), Integer.MAX_VALUE));
+    }
+  }
+
+  String timelineJson(long after, int limit) {
+    StringBuilder sb = new StringBuilder("{\"opened\":").append(model.openedMillis());
+    sb.append(",\"events\":[");
+    List<UiModel.Event> events = model.timeline(after, Math.max(1, Math.min(limit, 2000)));
+    for (int i = 0; i < events.size(); i++) {
+      if (i > 0) {
+        sb.append(',');
+      }
+      sb.append(events.get(i).json());
+    }
+    return sb.append("]}").toString();
+  }
+
+  String statsJson() {
+    io.zklock.LockWatch w = model.watch();
+    return "{\"browsers\":"
+        + browsers.size()
+        + ",\"session\":"
+        + quote("0x" + Long.toHexString(locks.sessionId()))
+        + ",\"watchMode\":"
+        + quote(w == null ? "NONE" : w.mode().name())
+        + ",\"watchRequests\":"
+        + (w == null ? 0 : w.requests())
+        + ",\"zkReads\":"
+        + model.zkReads()
+        + ",\"refreshes\":"
+        + model.refreshes()
+        + ",\"httpRequests\":"
+        + served.get()
+        + ",\"version\":"
+        + model.version()
+        + "}";
+  }
+
+  // ------------------------------------------------------------------ events
+
+  private void broadcast(long version, List<UiModel.Event> events) {
+    StringBuilder sb = new StringBuilder("{\"version\":").append(version).append(",\"events\":[");
+    for (int i = 0; i < events.size(); i++) {
+      if (i > 0) {
+        sb.append(',');
+      }
+      sb.append(events.get(i).json());
+    }
+    String msg = "event: change\ndata: " + sb.append("]}") + "\n\n";
+    for (BlockingQueue<String> b : browsers) {
+      if (!b.offer(msg)) {
+        b.clear(); // a browser far behind: it reads everything again at the next message
+        b.offer(
+            "event: change\ndata: {\"version\":" + version + ",\"events\":[],\"lagged\":true}\n\n");
+      }
+    }
+  }
+
+  private void events(HttpExchange ex) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+    ex.getResponseHeaders().set("Cache-Control", "no-store");
+    ex.sendResponseHeaders(200, 0);
+    BlockingQueue<String> queue = new LinkedBlockingQueue<>(1_000);
+    browsers.add(queue);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(
+          ("retry: 1000\nevent: hello\ndata: {\"version\":" + model.version() + "}\n\n")
+              .getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      while (!stopped) {
+        String msg = queue.poll(15, TimeUnit.SECONDS);
+        out.write((msg == null ? ": keep-alive\n\n" : msg).getBytes(StandardCharsets.UTF_8));
+        out.flush();
+      }
+    } catch (IOException | InterruptedException gone) {
+      // the browser went away, or the server is stopping
+    } finally {
+      browsers.remove(queue);
+    }
+  }
+
+  // ------------------------------------------------------------------ release
+
+  private void release(HttpExchange ex) throws IOException {
+    String from = String.valueOf(ex.getRemoteAddress());
+    if (!allowRelease) {
+      send(ex, 403, "text/plain", "release is off: start zklock ui with --allow-release\n");
+      return;
+    }
+    String origin = ex.getRequestHeaders().getFirst("Origin");
+    String host = ex.getRequestHeaders().getFirst("Host");
+    if (origin != null && (host == null || !origin.equals("http://" + host))) {
+      log.warn("refused a release from {}: cross-site Origin {}", from, origin);
+      send(ex, 403, "text/plain", "cross-site request refused\n");
+      return;
+    }
+    String given = ex.getRequestHeaders().getFirst(TOKEN_HEADER);
+    if (given == null
+        || !MessageDigest.isEqual(
+            given.getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8))) {
+      log.warn("refused a release from {}: {} access token", from, given == null ? "no" : "wrong");
+      send(ex, 401, "text/plain", "access token missing or wrong (header " + TOKEN_HEADER + ")\n");
+      return;
+    }
+    Map<String, String> q = query(ex.getRequestURI());
+    String lock = q.getOrDefault("lock", "");
+    String action = q.getOrDefault("action", "");
+    String node = q.get("node");
+    String operator = ex.getRequestHeaders().getFirst(OPERATOR_HEADER);
+    String who =
+        (operator == null || operator.isBlank() ? "an operator" : "'" + operator.strip() + "'")
+            + " at "
+            + from;
+    try {
+      List<String> done = new ArrayList<>();
+      switch (action) {
+        case "force" -> {
+          LockInfo info = locks.inspect(lock).orElse(null);
+          if (info != null) {
+            for (LockNode h : info.holders()) {
+              if (node == null || node.equals(h.path())) {
+                model.forced(h.path(), who);
+                if (locks.forceRelease(h)) {
+                  done.add(h.path());
+                }
+              }
+            }
+          }
+        }
+        case "request" -> locks.requestRelease(lock).forEach(h -> done.add(h.path()));
+        default -> {
+          send(ex, 400, "text/plain", "action must be force or request\n");
+          return;
+        }
+      }
+      log.warn(
+          "{} release of lock '{}'{} by {}: {}",
+          action.equals("force") ? "forced" : "requested",
+          lock,
+          node == null ? "" : " node " + node,
+          who,
+          done.isEmpty() ? "no holder" : String.join(", ", done));
+      model.touch(lock);
+      StringBuilder sb = new StringBuilder("{\"action\":").append(quote(action));
+      sb.append(",\"lock\":").append(quote(lock)).append(",\"nodes\":[");
+      for (int i = 0; i < done.size(); i++) {
+        sb.append(i > 0 ? "," : "").append(quote(done.get(i)));
+      }
+      send(ex, 200, "application/json", sb.append("]}").toString());
+    } catch (IllegalArgumentException e) {
+      send(ex, 400, "text/plain", e.getMessage() + "\n");
+    } catch (RuntimeException e) {
+      log.warn("{} release of lock '{}' by {} failed", action, lock, who, e);
+      send(ex, 502, "text/plain", "failed: " + e.getMessage() + "\n");
+    }
+  }
+
+  // ------------------------------------------------------------------ plumbing
+
+  static Map<String, String> query(URI uri) {
+    Map<String, String> m = new HashMap<>();
+    String raw = uri.getRawQuery();
+    if (raw == null) {
+      return m;
+    }
+    for (String kv : raw.split("&")) {
+      int eq = kv.indexOf('=');
+      String k = eq < 0 ? kv : kv.substring(0, eq);
+      String v = eq < 0 ? "" : kv.substring(eq + 1);
+      m.put(
+          URLDecoder.decode(k, StandardCharsets.UTF_8),
+          URLDecoder.decode(v, StandardCharsets.UTF_8));
+    }
+    return m;
+  }
+
+  private static long parseLong(String s, long dflt) {
+    if (s == null || s.isEmpty()) {
+      return dflt;
+    }
+    try {
+      return Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      return dflt;
+    }
+  }
+
+  private static void send(HttpExchange ex, int status, String type, String body)
+      throws IOException {
+    sendBytes(ex, status, type, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void sendBytes(HttpExchange ex, int status, String type, byte[] body)
+      throws IOException {
+    ex.getResponseHeaders().set("Content-Type", type);
+    ex.getResponseHeaders().set("Cache-Control", "no-store");
+    ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+    ex.getResponseHeaders().set("X-Frame-Options", "DENY");
+    ex.sendResponseHeaders(status, ex.getRequestMethod().equals("HEAD") ? -1 : body.length);
+    if (!ex.getRequestMethod().equals("HEAD")) {
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(body);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    stopped = true;
+    model.removeListener(listener);
+    http.stop(0);
+    threads.shutdownNow();
+  }
+}

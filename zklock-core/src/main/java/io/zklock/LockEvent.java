@@ -1,0 +1,93 @@
+package io.zklock;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One step in the life of a lock request, or a change of the session, as a {@link
+ * LockEventListener} hears it. Immutable.
+ *
+ * <p>A request is told as {@link Type#REQUESTED}, then perhaps {@link Type#QUEUED} (once or more:
+ * each time it waits behind others), then exactly one of {@link Type#GRANTED}, {@link
+ * Type#TIMED_OUT}, {@link Type#CANCELLED} or {@link Type#FAILED}; a grant ends with exactly one of
+ * {@link Type#RELEASED} or {@link Type#LOST}. Every event of one request carries the same {@link
+ * #requestId()}, unique within its {@link ZkLocks}; an event of the session ({@link Type#SESSION})
+ * carries none (0).
+ *
+ * @param type what happened
+ * @param lockName the lock's name as the user gave it (a multi-lock's is its parts' names joined
+ *     with {@code ","}); {@code ""} for a session event
+ * @param kind the kind of lock: {@code mutex}, {@code read}, {@code write}, {@code simple}, {@code
+ *     semaphore}, {@code multi}, {@code cohort}, {@code cohort-read}, {@code cohort-write}, {@code
+ *     election}; {@code ""} for a session event
+ * @param requestId the request this event belongs to, or 0 for a session event
+ * @param sessionId the ZooKeeper session id at the time of the event (0 when none)
+ * @param fencingToken the grant's fencing token for {@link Type#GRANTED}, {@link Type#RELEASED} and
+ *     {@link Type#LOST}; otherwise 0
+ * @param position for {@link Type#QUEUED}: how many requests stand ahead of this one in the queue;
+ *     otherwise -1
+ * @param elapsed for the end of a wait (granted, timed out, cancelled, failed): the time waited;
+ *     for {@link Type#RELEASED} and {@link Type#LOST}: the time held; otherwise zero
+ * @param reason for {@link Type#LOST}: why ({@link LockLostException.Reason#name()}); for {@link
+ *     Type#TIMED_OUT}: {@code "busy"} when a {@code tryAcquire()} found the lock held, {@code
+ *     "timeout"} otherwise; otherwise {@code ""}
+ * @param failure for {@link Type#FAILED}: the exception the caller got; otherwise null
+ * @param sessionState for {@link Type#SESSION}: the new state; otherwise null
+ */
+public record LockEvent(
+    Type type,
+    String lockName,
+    String kind,
+    long requestId,
+    long sessionId,
+    long fencingToken,
+    int position,
+    Duration elapsed,
+    String reason,
+    Throwable failure,
+    SessionState sessionState) {
+
+  /** What a {@link LockEvent} tells. */
+  public enum Type {
+    /** An acquisition was asked for (acquire, tryAcquire, acquireAsync, an election's start). */
+    REQUESTED,
+    /** The request waits behind {@link LockEvent#position()} others. */
+    QUEUED,
+    /** The request holds the lock; {@link LockEvent#elapsed()} is the time it waited. */
+    GRANTED,
+    /** The holder released the grant; {@link LockEvent#elapsed()} is the time it held it. */
+    RELEASED,
+    /** The grant was lost ({@link LockEvent#reason()}); {@link LockEvent#elapsed()} as held. */
+    LOST,
+    /** The request ended without a grant at its timeout, or busy for a {@code tryAcquire()}. */
+    TIMED_OUT,
+    /** The caller cancelled or was interrupted while waiting. */
+    CANCELLED,
+    /** The request failed ({@link LockEvent#failure()}), for example when closed. */
+    FAILED,
+    /** The session changed state ({@link LockEvent#sessionState()}). */
+    SESSION
+  }
+
+  /** Checks the fields that are never null. */
+  public LockEvent {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(lockName, "lockName");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(elapsed, "elapsed");
+    Objects.requireNonNull(reason, "reason");
+  }
+
+  /** Whether this event ends a wait: granted, timed out, cancelled or failed. */
+  public boolean endsWait() {
+    return type == Type.GRANTED
+        || type == Type.TIMED_OUT
+        || type == Type.CANCELLED
+        || type == Type.FAILED;
+  }
+
+  /** Whether this event ends a hold: released or lost. */
+  public boolean endsHold() {
+    return type == Type.RELEASED || type == Type.LOST;
+  }
+}

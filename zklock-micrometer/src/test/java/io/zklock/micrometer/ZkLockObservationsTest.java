@@ -1,0 +1,124 @@
+package io.zklock.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.otel.bridge.OtelBaggageManager;
+import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
+import io.micrometer.tracing.otel.bridge.OtelTracer;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.zklock.LockHandle;
+import io.zklock.ZkLocks;
+import io.zklock.testkit.EmbeddedZooKeeper;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ZkLockObservations} through Micrometer Tracing's OpenTelemetry bridge, into an in-memory
+ * span exporter: a wait span under the caller's span, a hold span under the wait.
+ */
+class ZkLockObservationsTest {
+  private static EmbeddedZooKeeper zk;
+
+  private InMemorySpanExporter spans;
+  private SdkTracerProvider provider;
+  private ObservationRegistry registry;
+  private ZkLocks locks;
+
+  @BeforeAll
+  static void startServer() {
+    zk = EmbeddedZooKeeper.standalone().start();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    zk.close();
+  }
+
+  @BeforeEach
+  void tracing() {
+    spans = InMemorySpanExporter.create();
+    provider =
+        SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build();
+    OtelCurrentTraceContext context = new OtelCurrentTraceContext();
+    OtelTracer tracer =
+        new OtelTracer(
+            provider.get("zklock-test"),
+            context,
+            event -> {},
+            new OtelBaggageManager(context, List.of(), List.of()));
+    registry = ObservationRegistry.create();
+    registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
+    locks =
+        ZkLocks.builder(zk.connectString()).eventListener(ZkLockObservations.of(registry)).build();
+  }
+
+  @AfterEach
+  void close() {
+    locks.close();
+    provider.close();
+  }
+
+  @Test
+  void acquireUnderASpan_waitSpanIsItsChild_holdSpanTheWaitsChild_withNameKindOutcomeToken()
+      throws Exception {
+    Observation caller = Observation.start("caller", registry);
+    LockHandle h;
+    try (Observation.Scope scope = caller.openScope()) {
+      h = locks.mutex("orders/42").acquire();
+    }
+    h.release();
+    caller.stop();
+
+    await().until(() -> spans.getFinishedSpanItems().size() == 3);
+    SpanData parent = span("caller");
+    SpanData wait = span("zklock wait mutex");
+    SpanData hold = span("zklock hold mutex");
+    assertThat(wait.getTraceId()).isEqualTo(parent.getTraceId()).isEqualTo(hold.getTraceId());
+    assertThat(wait.getParentSpanId()).as("the wait's parent").isEqualTo(parent.getSpanId());
+    assertThat(hold.getParentSpanId()).as("the hold's parent").isEqualTo(wait.getSpanId());
+    assertThat(attr(wait, "zklock.lock.name.full")).isEqualTo("orders/42");
+    assertThat(attr(wait, "zklock.lock.kind")).isEqualTo("mutex");
+    assertThat(attr(wait, "zklock.lock.outcome")).isEqualTo("granted");
+    assertThat(attr(wait, "zklock.lock.token")).isEqualTo(Long.toString(h.fencingToken()));
+    assertThat(attr(hold, "zklock.lock.outcome")).isEqualTo("released");
+    assertThat(attr(hold, "zklock.lock.token")).isEqualTo(Long.toString(h.fencingToken()));
+  }
+
+  @Test
+  void busyTry_isAWaitSpanWithOutcomeBusy_andNoHold() throws Exception {
+    try (ZkLocks other = ZkLocks.builder(zk.connectString()).build()) {
+      LockHandle held = other.mutex("busy").acquire();
+      assertThat(locks.mutex("busy").tryAcquire()).isEmpty();
+      held.release();
+    }
+
+    await().until(() -> spans.getFinishedSpanItems().size() == 1);
+    SpanData wait = span("zklock wait mutex");
+    assertThat(attr(wait, "zklock.lock.outcome")).isEqualTo("busy");
+    assertThat(wait.getParentSpanContext().isValid()).as("no caller span: a root").isFalse();
+  }
+
+  private SpanData span(String name) {
+    return spans.getFinishedSpanItems().stream()
+        .filter(s -> s.getName().equals(name))
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError("no span " + name + " in " + spans.getFinishedSpanItems()));
+  }
+
+  private static String attr(SpanData s, String key) {
+    return s.getAttributes().get(AttributeKey.stringKey(key));
+  }
+}
