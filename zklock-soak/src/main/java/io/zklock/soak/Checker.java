@@ -99,6 +99,12 @@ public final class Checker {
   /** The guarded writes to the ZooKeeper store nodes ({@code ZWRITE}), committed or refused. */
   private final List<Event> guardedWrites = new ArrayList<>();
 
+  /** The latch's count-downs (logged before the call) and passes (await returned true). */
+  private final List<Event> latchEvents = new ArrayList<>();
+
+  /** The Condition's awaits, wake-ups and signalAll calls. */
+  private final List<Event> condEvents = new ArrayList<>();
+
   public Checker(SoakConfig config) {
     this.config = config;
   }
@@ -137,6 +143,8 @@ public final class Checker {
     checkExclusion();
     checkLiveness();
     checkProcesses();
+    checkLatches();
+    checkSignals();
     return report();
   }
 
@@ -327,6 +335,8 @@ public final class Checker {
       case "RELEASE_ERROR" ->
           violation(
               "LIVENESS", e.get("h") + " release threw at " + rel(e.t()) + ": " + e.get("err"));
+      case "LATCH_COUNTDOWN", "LATCH_PASS" -> latchEvents.add(e);
+      case "COND_AWAIT", "COND_WOKEN", "COND_SIGNAL_ALL", "COND_SIGNAL_DONE" -> condEvents.add(e);
       default -> {
         // RUN_STOP, STOPPING and other markers
       }
@@ -1033,6 +1043,148 @@ public final class Checker {
   }
 
   // ----------------------------------------------------------------- report
+
+  /**
+   * LATCH: nobody passes a latch before its count reached zero. A pass ({@code LATCH_PASS}, logged
+   * after {@code await} returned true) needs at least {@code count} count-downs on that latch
+   * logged before it ({@code LATCH_COUNTDOWN} is logged before {@code countDown()} is called, so
+   * every count-down that can have taken effect before the pass is counted, even one whose process
+   * was killed before it returned; none is applied twice).
+   */
+  private void checkLatches() {
+    Map<String, Long> started = new HashMap<>();
+    for (Event e : latchEvents) { // in time order
+      String latch = e.get("latch");
+      if (e.ev().equals("LATCH_COUNTDOWN")) {
+        started.merge(latch, 1L, Long::sum);
+        count("latch.countDowns");
+        continue;
+      }
+      count("latch.passes");
+      long count = e.getLong("count", 0);
+      long before = started.getOrDefault(latch, 0L);
+      if (before < count) {
+        violation(
+            "LATCH",
+            e.get("proc")
+                + " "
+                + e.get("h")
+                + " passed "
+                + latch
+                + " (count "
+                + count
+                + ") at "
+                + rel(e.t())
+                + " after only "
+                + before
+                + " count-downs had begun");
+      }
+    }
+  }
+
+  /**
+   * SIGNAL: no signal is lost. A waiter W logs {@code COND_AWAIT} while it holds the lock, then
+   * awaits with a time-out; a holder S logs {@code COND_SIGNAL_ALL} before {@code signalAll()} and
+   * {@code COND_SIGNAL_DONE} once it returned. If S's signal began after W's await began, S held
+   * the lock after W released it (exclusion), and W's waiter node is made before that release: so
+   * the signal found W's node. If the signal was done before W's time-out ran out, W cannot have
+   * withdrawn its node first, and its wake-up ({@code COND_WOKEN}) must say signalled. The rule
+   * leaves out every pair that a fault could blur (a client fault on W's or S's process, a server
+   * fault, or a session event other than CONNECTED of either, from a session timeout before W's
+   * await to its wake-up): a session expiry during the wait is a spurious wake-up the JDK allows,
+   * and a lost holder may overlap the next one. Those are counted as {@code signal.unchecked}.
+   */
+  private void checkSignals() {
+    Map<String, Event> awaits = new HashMap<>();
+    List<Event[]> waits = new ArrayList<>();
+    Map<String, Event> signalStarts = new HashMap<>();
+    List<Event[]> signals = new ArrayList<>();
+    for (Event e : condEvents) {
+      switch (e.ev()) {
+        case "COND_AWAIT" -> awaits.put(e.get("h"), e);
+        case "COND_WOKEN" -> {
+          Event a = awaits.remove(e.get("h"));
+          if (a != null) {
+            waits.add(new Event[] {a, e});
+            count("cond.wakeups." + ("true".equals(e.get("signalled")) ? "signalled" : "timeout"));
+          }
+        }
+        case "COND_SIGNAL_ALL" -> signalStarts.put(e.get("h"), e);
+        case "COND_SIGNAL_DONE" -> {
+          Event s = signalStarts.remove(e.get("h"));
+          if (s != null) {
+            signals.add(new Event[] {s, e});
+            count("cond.signalAlls");
+          }
+        }
+        default -> throw new IllegalStateException(e.ev());
+      }
+    }
+    for (Event[] w : waits) {
+      Event await = w[0];
+      Event woken = w[1];
+      long deadline = await.t() + TimeUnit.MILLISECONDS.toNanos(await.getLong("timeoutMs", 0));
+      for (Event[] s : signals) {
+        if (!await.get("cond").equals(s[0].get("cond"))
+            || s[0].t() <= await.t()
+            || s[1].t() >= deadline) {
+          continue;
+        }
+        long from = await.t() - config.sessionTimeout().toNanos() - GRACE;
+        long to = woken.t() + GRACE;
+        if (blurred(await.get("proc"), from, to) || blurred(s[0].get("proc"), from, to)) {
+          count("signal.unchecked");
+          continue;
+        }
+        count("signal.checked");
+        if (!"true".equals(woken.get("signalled"))) {
+          violation(
+              "SIGNAL",
+              s[0].get("proc")
+                  + " "
+                  + s[0].get("h")
+                  + " signalled all of "
+                  + s[0].get("cond")
+                  + " at "
+                  + rel(s[0].t())
+                  + "-"
+                  + rel(s[1].t())
+                  + ", but "
+                  + await.get("proc")
+                  + " "
+                  + await.get("h")
+                  + ", waiting since "
+                  + rel(await.t())
+                  + " until "
+                  + rel(deadline)
+                  + ", woke at "
+                  + rel(woken.t())
+                  + " not signalled");
+        }
+      }
+    }
+  }
+
+  /** Whether a fault or a session event can have touched {@code proc} within [from, to]. */
+  private boolean blurred(String proc, long from, long to) {
+    for (long[] z : zkFaults) {
+      if (z[0] <= to && z[1] >= from) {
+        return true;
+      }
+    }
+    Proc p = proc(proc);
+    for (long[] f : p.faultWindows) {
+      if (f[0] <= to && f[1] >= from) {
+        return true;
+      }
+    }
+    for (Event e : p.sessionEvents) {
+      if (!"CONNECTED".equals(e.get("state")) && e.t() >= from && e.t() <= to) {
+        return true;
+      }
+    }
+    return p.killStartT >= 0 && p.killStartT <= to;
+  }
 
   private Report report() {
     counters.put("violations", (long) violations.size());

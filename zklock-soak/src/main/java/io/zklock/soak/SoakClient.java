@@ -1,5 +1,7 @@
 package io.zklock.soak;
 
+import io.zklock.DistributedCondition;
+import io.zklock.DistributedCountDownLatch;
 import io.zklock.DistributedLock;
 import io.zklock.DistributedSemaphore;
 import io.zklock.GuardedTransaction;
@@ -45,6 +47,14 @@ public final class SoakClient {
   private final long seed;
   private final Map<Side, Acquirer> locks = new EnumMap<>(Side.class);
   private ZkLocks zk;
+  private DistributedLock condLock;
+  private DistributedCondition condition;
+
+  /** The count of every soak latch: a latch opens once three workers have counted it down. */
+  static final int LATCH_COUNT = 3;
+
+  /** How long a latch or Condition waiter waits. */
+  static final Duration COORDINATION_WAIT = Duration.ofSeconds(2);
 
   /** How a worker acquires one kind of lock: a DistributedLock or a DistributedSemaphore. */
   @FunctionalInterface
@@ -142,6 +152,8 @@ public final class SoakClient {
         zk.readWriteLock(Side.COHORT_WRITE.dir(), io.zklock.LockOptions.cohort());
     locks.put(Side.COHORT_WRITE, cohortRw.writeLock()::tryAcquire);
     locks.put(Side.COHORT_READ, cohortRw.readLock()::tryAcquire);
+    condLock = zk.mutex("soak/cond");
+    condition = condLock.newCondition();
     try {
       DistributedSemaphore sem = zk.semaphore(Side.SEMAPHORE.dir(), Side.SEMAPHORE_PERMITS);
       locks.put(Side.SEMAPHORE, sem::tryAcquire);
@@ -154,11 +166,20 @@ public final class SoakClient {
     Random random = new Random(seed * 31 + worker);
     List<Side> sides = new ArrayList<>(locks.keySet());
     int n = 0;
+    int latches = 0;
     try (StoreConnection store = new StoreConnection(storePort)) {
       while (!Files.exists(stopFile)) {
-        Side side = sides.get(random.nextInt(sides.size()));
         String h = proc + "/w" + worker + "/" + n++;
-        once(store, random, worker, side, h);
+        int kind = random.nextInt(10);
+        if (kind == 0) {
+          // the worker's j-th latch is "soak-latch-j": it opens once three workers reached it
+          latch(worker, "soak-latch-" + latches++, h);
+        } else if (kind == 1) {
+          condition(random, worker, h);
+        } else {
+          Side side = sides.get(random.nextInt(sides.size()));
+          once(store, random, worker, side, h);
+        }
         Thread.sleep(random.nextInt(30));
       }
     } catch (InterruptedException e) {
@@ -259,6 +280,76 @@ public final class SoakClient {
       log.log("RELEASE_DONE", "proc", proc, "h", h);
     } catch (RuntimeException e) {
       log.log("RELEASE_ERROR", "proc", proc, "h", h, "err", e.toString());
+    }
+  }
+
+  /**
+   * Counts a latch down, then awaits it: {@code LATCH_COUNTDOWN} is logged before the count-down is
+   * sent, {@code LATCH_PASS} after the await returned true (the checker's LATCH rule).
+   */
+  private void latch(int worker, String name, String h) throws InterruptedException {
+    try {
+      DistributedCountDownLatch latch = zk.countDownLatch(name, LATCH_COUNT);
+      log.log("LATCH_COUNTDOWN", "proc", proc, "w", worker, "h", h, "latch", name);
+      latch.countDown();
+      log.log("LATCH_AWAIT", "proc", proc, "h", h, "latch", name);
+      if (latch.await(COORDINATION_WAIT)) {
+        log.log("LATCH_PASS", "proc", proc, "h", h, "latch", name, "count", LATCH_COUNT);
+      } else {
+        log.log("LATCH_TIMEOUT", "proc", proc, "h", h, "latch", name);
+      }
+    } catch (RuntimeException e) {
+      log.log("LATCH_ERROR", "proc", proc, "h", h, "latch", name, "err", e.toString());
+    }
+  }
+
+  /**
+   * Takes the Condition's lock, then either awaits a signal for up to two seconds or signals all
+   * waiters, and releases: the events of the checker's SIGNAL rule.
+   */
+  private void condition(Random random, int worker, String h) throws InterruptedException {
+    String name = condLock.name() + "#" + condition.name();
+    Optional<LockHandle> got;
+    try {
+      got = condLock.tryAcquire(acquireTimeout);
+    } catch (RuntimeException e) {
+      log.log("COND_ERROR", "proc", proc, "h", h, "err", e.toString());
+      return;
+    }
+    if (got.isEmpty()) {
+      log.log("COND_TIMEOUT", "proc", proc, "h", h);
+      return;
+    }
+    LockHandle held = got.get();
+    try {
+      if (random.nextBoolean()) {
+        log.log(
+            "COND_AWAIT",
+            "proc",
+            proc,
+            "w",
+            worker,
+            "h",
+            h,
+            "cond",
+            name,
+            "timeoutMs",
+            COORDINATION_WAIT.toMillis());
+        DistributedCondition.Wakeup wakeup = condition.await(held, COORDINATION_WAIT);
+        held = wakeup.handle();
+        log.log("COND_WOKEN", "proc", proc, "h", h, "cond", name, "signalled", wakeup.signalled());
+      } else {
+        log.log("COND_SIGNAL_ALL", "proc", proc, "w", worker, "h", h, "cond", name);
+        condition.signalAll(held);
+        log.log("COND_SIGNAL_DONE", "proc", proc, "h", h, "cond", name);
+      }
+    } catch (RuntimeException e) {
+      log.log("COND_ERROR", "proc", proc, "h", h, "err", e.toString());
+    }
+    try {
+      held.release();
+    } catch (RuntimeException e) {
+      log.log("COND_RELEASE_ERROR", "proc", proc, "h", h, "err", e.toString());
     }
   }
 

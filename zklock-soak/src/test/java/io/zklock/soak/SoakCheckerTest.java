@@ -1701,4 +1701,171 @@ class SoakCheckerTest {
 
     assertThat(check().violations()).noneMatch(v -> v.startsWith("GUARDED"));
   }
+
+  // ---- LATCH: nobody passes a latch before its count reached zero ----
+
+  private void countDown(double t, String proc, String h, String latch) {
+    ev(t, "LATCH_COUNTDOWN", "proc", proc, "h", h, "latch", latch);
+  }
+
+  private void pass(double t, String proc, String h, String latch) {
+    ev(t, "LATCH_PASS", "proc", proc, "h", h, "latch", latch, "count", 3);
+  }
+
+  @Test
+  void latchPassedAfterThirdCountDown_noViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    countDown(1, "a", "a/1", "L0");
+    countDown(1.5, "b", "b/1", "L0");
+    countDown(2, "a", "a/2", "L0");
+    pass(2.1, "a", "a/1", "L0");
+    pass(2.2, "b", "b/1", "L0");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("latch.passes")).isEqualTo(2);
+  }
+
+  @Test
+  void latchPassedAfterTwoCountDowns_latchViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    countDown(1, "a", "a/1", "L0");
+    countDown(1.5, "b", "b/1", "L0");
+    countDown(1.6, "b", "b/2", "L1"); // another latch's count-down does not count
+    pass(2, "a", "a/1", "L0");
+    countDown(2.5, "a", "a/2", "L0");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .singleElement()
+        .satisfies(
+            v ->
+                assertThat(v)
+                    .startsWith("LATCH")
+                    .contains("a/1 passed L0")
+                    .endsWith("after only 2 count-downs had begun"));
+  }
+
+  @Test
+  void latchCountDownOfKilledProcessCounts_noViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    countDown(1, "a", "a/1", "L0");
+    countDown(1.2, "b", "b/1", "L0");
+    ev(1.3, "FAULT_START", "kind", "KILL_CLIENT", "target", "b");
+    countDown(1.25, "b", "b/2", "L0"); // logged, then killed before it returned: may have counted
+    ev(1.4, "PROC_KILLED", "proc", "b", "pid", 1);
+    ev(1.5, "FAULT_END", "kind", "KILL_CLIENT", "target", "b");
+    pass(2, "a", "a/1", "L0");
+    close(10, "a");
+    clean();
+
+    assertThat(check().violations()).noneMatch(v -> v.startsWith("LATCH"));
+  }
+
+  // ---- SIGNAL: no signal is lost ----
+
+  private void await(double t, String proc, String h) {
+    ev(t, "COND_AWAIT", "proc", proc, "h", h, "cond", "soak/cond#default", "timeoutMs", 2000);
+  }
+
+  private void woken(double t, String proc, String h, boolean signalled) {
+    ev(t, "COND_WOKEN", "proc", proc, "h", h, "cond", "soak/cond#default", "signalled", signalled);
+  }
+
+  private void signalAll(double from, double to, String proc, String h) {
+    ev(from, "COND_SIGNAL_ALL", "proc", proc, "h", h, "cond", "soak/cond#default");
+    ev(to, "COND_SIGNAL_DONE", "proc", proc, "h", h, "cond", "soak/cond#default");
+  }
+
+  @Test
+  void signalAllWakesEveryWaiter_noViolations() {
+    start("a", "s1");
+    start("b", "s2");
+    await(5, "a", "a/1");
+    await(5.2, "b", "b/1");
+    signalAll(5.5, 5.6, "a", "a/2");
+    woken(5.7, "a", "a/1", true);
+    woken(5.8, "b", "b/1", true);
+    await(6, "a", "a/3");
+    woken(8.1, "a", "a/3", false); // nobody signalled: a time-out
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("signal.checked")).isEqualTo(2);
+  }
+
+  @Test
+  void waiterTimesOutAfterSignalAll_signalViolation() {
+    start("a", "s1");
+    start("b", "s2");
+    await(5, "a", "a/1");
+    await(5.2, "b", "b/1");
+    signalAll(5.5, 5.6, "a", "a/2");
+    woken(5.7, "a", "a/1", true);
+    woken(7.3, "b", "b/1", false);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations())
+        .singleElement()
+        .satisfies(
+            v ->
+                assertThat(v)
+                    .startsWith("SIGNAL")
+                    .contains("a/2 signalled all")
+                    .contains("b b/1")
+                    .endsWith("not signalled"));
+  }
+
+  @Test
+  void signalBeforeAwaitOrAfterDeadline_notOwed() {
+    start("a", "s1");
+    start("b", "s2");
+    signalAll(4.5, 4.6, "a", "a/0"); // before the wait began
+    await(5, "b", "b/1");
+    signalAll(7.0, 7.1, "a", "a/2"); // done after b's time-out ran out (5 + 2 s)
+    woken(7.2, "b", "b/1", false);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("signal.checked")).isZero();
+  }
+
+  @Test
+  void waiterSessionExpiredDuringWait_unchecked() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(4.9, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "b");
+    await(5, "b", "b/1");
+    signalAll(5.5, 5.6, "a", "a/2");
+    ev(8.5, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "b");
+    ev(8.6, "SESSION", "proc", "b", "state", "LOST", "session", "s2");
+    woken(9, "b", "b/1", false);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).noneMatch(v -> v.startsWith("SIGNAL"));
+    assertThat(report.counter("signal.unchecked")).isEqualTo(1);
+  }
 }

@@ -67,6 +67,10 @@ class SoakTest {
     assertThat(report.counter("zstore.committed"))
         .as("guarded writes committed to the ZooKeeper store nodes (GUARDED rule)")
         .isGreaterThanOrEqualTo(seconds / 10);
+    assertThat(report.counter("latch.passes")).as("latches passed (LATCH rule)").isPositive();
+    assertThat(report.counter("signal.checked"))
+        .as("signalAll/waiter pairs checked (SIGNAL rule)")
+        .isPositive();
     assertThat(report.counter("faults.total"))
         .as("faults injected (at least one per 12 s)")
         .isGreaterThanOrEqualTo(seconds / 12);
