@@ -152,8 +152,8 @@ class ScriptingProcessTest extends CliServerTestSupport {
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())
         .isEqualTo(
-            "zklock: unknown command 'frobnicate'; the commands are demo, server, ls, exec, elect,"
-                + " release, bench, help (see 'zklock --help')");
+            "zklock: unknown command 'frobnicate'; the commands are demo, server, ls, ui, exec,"
+                + " elect, release, bench, help (see 'zklock --help')");
   }
 
   @Test

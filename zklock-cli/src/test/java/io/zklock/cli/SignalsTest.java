@@ -33,7 +33,7 @@ class SignalsTest {
   }
 
   private Process zklock(String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
+    List<String> cmd = new ArrayList<>(ZklockProcess.sigintRestored());
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-cp");

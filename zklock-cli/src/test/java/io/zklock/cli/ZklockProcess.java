@@ -24,9 +24,24 @@ final class ZklockProcess implements AutoCloseable {
     this.err = err;
   }
 
+  /**
+   * The start of a command line that runs what follows with SIGINT at its default disposition. A
+   * process started from a script in the background (as a CI runner may start the build) inherits
+   * SIGINT ignored, and the JVM then leaves it ignored, as Unix programs do under {@code nohup} or
+   * {@code &}: a test that sends SIGINT to zklock must start it with SIGINT restored, or it tests
+   * how it was launched. Perl (on every Debian system) resets the disposition and execs the command
+   * in place, so the process's pid stays the one the test signals.
+   */
+  static List<String> sigintRestored() {
+    Path perl = Path.of("/usr/bin/perl");
+    return Files.isExecutable(perl)
+        ? List.of(perl.toString(), "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die \"exec: $!\"")
+        : List.of();
+  }
+
   /** The java command line that runs {@code zklock args...}. */
   static List<String> commandLine(String... args) {
-    List<String> cmd = new ArrayList<>();
+    List<String> cmd = new ArrayList<>(sigintRestored());
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-Xshare:auto");
