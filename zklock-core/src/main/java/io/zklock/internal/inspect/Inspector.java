@@ -264,7 +264,10 @@ public final class Inspector {
     if (Inspection.isConditionDir(dir)) {
       return Inspection.decideCoordination(name, dir, Map.of(), children);
     }
-    if (stat.getDataLength() > 0 && !children.contains(LEASES) && !children.contains(QUEUE)) {
+    if (stat.getDataLength() > 0
+        && !children.contains(LEASES)
+        && !children.contains(QUEUE)
+        && !dir.endsWith("/" + HOLD_OFF)) { // a hold-off mark's data is its duration
       Map<String, String> data = dataOf(zk, dir);
       if (Inspection.isCoordination(data.get("kind"))) {
         return Inspection.decideCoordination(name, dir, data, children);
