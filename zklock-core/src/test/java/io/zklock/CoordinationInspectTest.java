@@ -108,4 +108,33 @@ class CoordinationInspectTest extends ZkTestSupport {
         .containsEntry("phase", "open")
         .containsEntry("entered", "2");
   }
+
+  @Test
+  void inspectingARecipe_costsNoRequestMoreThanALock() throws Exception {
+    ZkLocks c = client("counted");
+    c.countDownLatch("latch", 2).countDown();
+    c.barrier("barrier").set();
+    LockHandle h = c.mutex("lock").acquire();
+
+    assertThat(fewestRequests(() -> c.inspect("lock"))).as("a mutex of one node").isEqualTo(2);
+    assertThat(fewestRequests(() -> c.inspect("latch")))
+        .as("the listing, then the latch's data (its markers are not read)")
+        .isEqualTo(2);
+    assertThat(fewestRequests(() -> c.inspect("barrier"))).isEqualTo(2);
+    assertThat(fewestRequests(() -> c.inspect("lock.cond-default")))
+        .as("a condition's directory: its listing only")
+        .isEqualTo(1);
+    h.release();
+  }
+
+  /** The fewest requests the server received during {@code r}, of three runs (a ping may fall). */
+  private static long fewestRequests(Runnable r) {
+    long fewest = Long.MAX_VALUE;
+    for (int i = 0; i < 3; i++) {
+      long before = server.server().serverStats().getPacketsReceived();
+      r.run();
+      fewest = Math.min(fewest, server.server().serverStats().getPacketsReceived() - before);
+    }
+    return fewest;
+  }
 }
