@@ -100,4 +100,14 @@ class LsCoordinationTest {
             "\"kind\":\"condition\",\"state\":{\"condition\":\"notEmpty\",\"lock\":\"queue\","
                 + "\"waiting\":\"1\"}");
   }
+
+  @Test
+  void ui_givesTheSameState() {
+    String json =
+        UiModel.lockJson(client.inspect("step").orElseThrow(), System.currentTimeMillis(), 10);
+    assertThat(json)
+        .contains(
+            "\"kind\":\"double_barrier\",\"shownKind\":\"double-barrier\",\"state\":"
+                + "{\"entered\":\"1\",\"members\":\"2\",\"phase\":\"entering\",\"round\":\"0\"}");
+  }
 }
