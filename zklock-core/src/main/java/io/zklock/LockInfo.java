@@ -1,6 +1,7 @@
 package io.zklock;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -23,6 +24,13 @@ import java.util.Objects;
  *     lock's waiters have no node and are not shown. A semaphore's waiters are the request waiting
  *     for a lease, then those still queued for admission. A semaphore request for several permits
  *     shows one node per permit, all among the waiters until all of them are granted
+ * @param state what a coordination recipe's entry shows instead of holders, as text fields (empty
+ *     for the lock kinds): for {@link Kind#LATCH} {@code count}, {@code remaining} and {@code open}
+ *     ({@code true}/{@code false}); for {@link Kind#BARRIER} {@code set} (always {@code true}: a
+ *     barrier that is not set has no node, and no entry); for {@link Kind#DOUBLE_BARRIER} {@code
+ *     members} (expected), {@code round}, {@code phase} ({@code entering}/{@code open}) and {@code
+ *     entered} (the round's members present); for {@link Kind#CONDITION} {@code lock} (the lock's
+ *     name), {@code condition} (the condition's name) and {@code waiting} (how many wait on it)
  */
 public record LockInfo(
     String name,
@@ -30,7 +38,8 @@ public record LockInfo(
     Kind kind,
     int permits,
     List<LockNode> holders,
-    List<LockNode> waiters) {
+    List<LockNode> waiters,
+    Map<String, String> state) {
 
   /** The kinds of lock. */
   public enum Kind {
@@ -43,7 +52,19 @@ public record LockInfo(
     /** {@link ZkLocks#semaphore}. */
     SEMAPHORE,
     /** {@link ZkLocks#leaderElection}: the holder is the leader. */
-    ELECTION
+    ELECTION,
+    /** {@link ZkLocks#countDownLatch}: no holders or waiters; see {@link #state()}. */
+    LATCH,
+    /** {@link ZkLocks#barrier}, while set: no holders or waiters; see {@link #state()}. */
+    BARRIER,
+    /** {@link ZkLocks#doubleBarrier}: no holders or waiters; see {@link #state()}. */
+    DOUBLE_BARRIER,
+    /**
+     * The waiters of one {@link DistributedCondition} of a lock, under the name {@code
+     * <lock>.cond-<condition>} (its directory's): no holders; see {@link #state()}. Only a
+     * condition with waiters shows.
+     */
+    CONDITION
   }
 
   /** Checks that no component is null, and copies the lists. */
@@ -53,6 +74,18 @@ public record LockInfo(
     Objects.requireNonNull(kind, "kind");
     holders = List.copyOf(holders);
     waiters = List.copyOf(waiters);
+    state = Map.copyOf(state);
+  }
+
+  /** A lock's snapshot, without {@link #state()} (empty). */
+  public LockInfo(
+      String name,
+      String path,
+      Kind kind,
+      int permits,
+      List<LockNode> holders,
+      List<LockNode> waiters) {
+    this(name, path, kind, permits, holders, waiters, Map.of());
   }
 
   /** Whether anyone held the lock when it was read. */

@@ -49,6 +49,47 @@ final class LockListing {
     return r.node().releaseRequested() ? "holds (release requested)" : "holds";
   }
 
+  /** Whether {@code lock} is a coordination recipe's entry: no queue, a state instead. */
+  static boolean coordination(LockInfo lock) {
+    return switch (lock.kind()) {
+      case LATCH, BARRIER, DOUBLE_BARRIER, CONDITION -> true;
+      default -> false;
+    };
+  }
+
+  /** The KIND column of a coordination entry. */
+  static String kindLabel(LockInfo lock) {
+    return lock.kind().name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /** The STATE column of a coordination entry, from {@link LockInfo#state()}. */
+  static String summary(LockInfo lock) {
+    var st = lock.state();
+    return switch (lock.kind()) {
+      case LATCH ->
+          "true".equals(st.get("open"))
+              ? "open"
+              : "closed, " + st.get("remaining") + " of " + st.get("count") + " left";
+      case BARRIER -> "set";
+      case DOUBLE_BARRIER ->
+          "round "
+              + st.get("round")
+              + ", "
+              + st.get("entered")
+              + " of "
+              + st.get("members")
+              + " entered"
+              + ("open".equals(st.get("phase")) ? ", open" : "");
+      case CONDITION ->
+          st.get("waiting")
+              + " waiting on condition "
+              + st.get("condition")
+              + " of "
+              + st.get("lock");
+      default -> "";
+    };
+  }
+
   private static String orUnknown(String s) {
     return s == null || s.isEmpty() ? "?" : s;
   }
@@ -92,6 +133,18 @@ final class LockListing {
     }
     table.add(header.toArray(new String[0]));
     for (LockInfo lock : locks) {
+      if (coordination(lock)) {
+        List<String> row = new ArrayList<>();
+        row.add(lock.name());
+        row.add("");
+        row.add(summary(lock));
+        row.add(kindLabel(lock));
+        while (row.size() < header.size()) {
+          row.add("");
+        }
+        table.add(row.toArray(new String[0]));
+        continue;
+      }
       int pos = 0;
       for (Row r : rows(lock)) {
         LockNode n = r.node();
@@ -137,14 +190,22 @@ final class LockListing {
     }
     long held = locks.stream().filter(LockInfo::isHeld).count();
     long waiting = locks.stream().mapToLong(l -> l.waiters().size()).sum();
+    long others = locks.stream().filter(LockListing::coordination).count();
     sb.append(
         String.format(
             Locale.ROOT,
-            "%d lock(s) under %s, %d held, %d waiting%n",
-            locks.size(),
+            "%d lock(s) under %s, %d held, %d waiting%s%n",
+            locks.size() - others,
             namespace,
             held,
-            waiting));
+            waiting,
+            others == 0
+                ? ""
+                : String.format(
+                    Locale.ROOT,
+                    "; %d latch, barrier or condition entr%s",
+                    others,
+                    others == 1 ? "y" : "ies")));
     return sb.toString();
   }
 
@@ -169,6 +230,19 @@ final class LockListing {
       sb.append(",\"kind\":").append(quote(lock.kind().name().toLowerCase(Locale.ROOT)));
       if (lock.kind() == LockInfo.Kind.SEMAPHORE) {
         sb.append(",\"permits\":").append(lock.permits());
+      }
+      if (!lock.state().isEmpty()) {
+        // a coordination entry's fields, in a fixed order
+        sb.append(",\"state\":{");
+        List<String> keys = new ArrayList<>(lock.state().keySet());
+        java.util.Collections.sort(keys);
+        for (int k = 0; k < keys.size(); k++) {
+          if (k > 0) {
+            sb.append(',');
+          }
+          sb.append(quote(keys.get(k))).append(':').append(quote(lock.state().get(keys.get(k))));
+        }
+        sb.append('}');
       }
       sb.append(",\"queue\":[");
       List<Row> rows = rows(lock);

@@ -358,6 +358,7 @@ final class UiModel implements AutoCloseable {
     }
     return switch (l.kind()) {
       case READ_WRITE -> "read-write";
+      case DOUBLE_BARRIER -> "double-barrier";
       default -> l.kind().name().toLowerCase(Locale.ROOT);
     };
   }
@@ -371,6 +372,19 @@ final class UiModel implements AutoCloseable {
     sb.append(",\"shownKind\":").append(quote(kindOf(lock)));
     if (lock.kind() == LockInfo.Kind.SEMAPHORE) {
       sb.append(",\"permits\":").append(lock.permits());
+    }
+    if (!lock.state().isEmpty()) {
+      // a latch's, barrier's or condition's state, as zklock ls --json gives it
+      sb.append(",\"state\":{");
+      List<String> keys = new ArrayList<>(lock.state().keySet());
+      java.util.Collections.sort(keys);
+      for (int k = 0; k < keys.size(); k++) {
+        sb.append(k > 0 ? "," : "")
+            .append(quote(keys.get(k)))
+            .append(':')
+            .append(quote(lock.state().get(keys.get(k))));
+      }
+      sb.append('}');
     }
     if (lock.kind() == LockInfo.Kind.ELECTION && lock.isHeld()) {
       LockNode leader = lock.holders().get(0);

@@ -121,10 +121,6 @@ class DocSnippetsTest {
         + "  public Object entry = \"entry\";\n"
         + "  public volatile boolean stopped;\n"
         + "  public void stopWorking() { stopped = true; }\n"
-        + "  public ZkLocks locks;\n"
-        + "  public void compute() {}\n"
-        + "  public boolean queueIsEmpty() { return false; }\n"
-        + "  public boolean ready() { return true; }\n"
         + "  public void run() throws Exception {\n"
         + s.code()
         + "\n  }\n}\n";

@@ -150,6 +150,95 @@ public final class Inspection {
     return Optional.of(new LockInfo(d.name(), d.dir(), kind, permits, holders, waiters));
   }
 
+  // the layouts of the coordination recipes (io.zklock.internal.recipe: LatchImpl, BarrierImpl,
+  // DoubleBarrierImpl, ConditionImpl), repeated here: inspection reads, it does not depend on them
+  static final String LATCH = "latch";
+  static final String BARRIER = "barrier";
+  static final String DOUBLE_BARRIER = "double-barrier";
+  static final String LATCH_OPEN = "open";
+  static final String MARKER_PREFIX = "c-";
+  static final String MEMBER_PREFIX = "m-";
+  static final String READY_PREFIX = "ready-";
+
+  /** What separates a lock's directory name from its condition's: {@code <lock>.cond-<name>}. */
+  static final String CONDITION_INFIX = ".cond-";
+
+  static final String WAITER_PREFIX = "cv-";
+
+  /** Whether {@code kind} (a directory's data field) is a coordination recipe's. */
+  static boolean isCoordination(String kind) {
+    return LATCH.equals(kind) || BARRIER.equals(kind) || DOUBLE_BARRIER.equals(kind);
+  }
+
+  /** Whether the last segment of {@code dir} names a condition's directory. */
+  static boolean isConditionDir(String dir) {
+    String last = dir.substring(dir.lastIndexOf('/') + 1);
+    int at = last.lastIndexOf(CONDITION_INFIX);
+    return at > 0 && at + CONDITION_INFIX.length() < last.length();
+  }
+
+  /**
+   * Whether a child of a coordination directory (or a condition's) is the recipe's own node, which
+   * is no directory of its own to look into.
+   */
+  static boolean isRecipeNode(String kind, String child) {
+    if (LATCH.equals(kind)) {
+      return child.equals(LATCH_OPEN) || child.startsWith(MARKER_PREFIX);
+    }
+    if (DOUBLE_BARRIER.equals(kind)) {
+      return child.startsWith(MEMBER_PREFIX) || child.startsWith(READY_PREFIX);
+    }
+    if (CONDITION_INFIX.equals(kind)) {
+      return child.startsWith(WAITER_PREFIX);
+    }
+    return false;
+  }
+
+  /**
+   * The entry of a coordination recipe's directory (latch, barrier, double barrier: by its data's
+   * {@code kind}) or of a condition's directory, from its data fields and its children's names;
+   * empty for a condition nobody waits on, or a directory that is neither.
+   */
+  public static Optional<LockInfo> decideCoordination(
+      String name, String dir, Map<String, String> dirData, List<String> children) {
+    String kind = dirData.get("kind");
+    Map<String, String> state = new java.util.LinkedHashMap<>();
+    LockInfo.Kind k;
+    if (isConditionDir(dir)) {
+      long waiting = children.stream().filter(c -> c.startsWith(WAITER_PREFIX)).count();
+      if (waiting == 0) {
+        return Optional.empty();
+      }
+      String last = dir.substring(dir.lastIndexOf('/') + 1);
+      int at = last.lastIndexOf(CONDITION_INFIX);
+      String lockName = name.substring(0, name.length() - (last.length() - at));
+      state.put("lock", lockName);
+      state.put("condition", last.substring(at + CONDITION_INFIX.length()));
+      state.put("waiting", Long.toString(waiting));
+      k = LockInfo.Kind.CONDITION;
+    } else if (LATCH.equals(kind)) {
+      state.put("count", dirData.getOrDefault("count", ""));
+      state.put("remaining", dirData.getOrDefault("remaining", ""));
+      state.put("open", Boolean.toString(children.contains(LATCH_OPEN)));
+      k = LockInfo.Kind.LATCH;
+    } else if (BARRIER.equals(kind)) {
+      state.put("set", "true");
+      k = LockInfo.Kind.BARRIER;
+    } else if (DOUBLE_BARRIER.equals(kind)) {
+      String round = dirData.getOrDefault("round", "0");
+      String prefix = MEMBER_PREFIX + round + "-";
+      state.put("members", dirData.getOrDefault("members", ""));
+      state.put("round", round);
+      state.put("phase", dirData.getOrDefault("phase", ""));
+      state.put(
+          "entered", Long.toString(children.stream().filter(c -> c.startsWith(prefix)).count()));
+      k = LockInfo.Kind.DOUBLE_BARRIER;
+    } else {
+      return Optional.empty();
+    }
+    return Optional.of(new LockInfo(name, dir, k, 0, List.of(), List.of(), state));
+  }
+
   /**
    * The kind of a directory whose nodes are of several kinds: read-write over election over mutex
    * over simple, so a misuse of one name by several kinds still shows as the richest of them.

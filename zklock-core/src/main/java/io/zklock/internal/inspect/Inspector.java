@@ -180,7 +180,7 @@ public final class Inspector {
 
   public Optional<LockInfo> inspect(String name) {
     String dir = dirOf(name);
-    return io(dir, zk -> read(zk, name, dir, null));
+    return io(dir, zk -> read(zk, name, dir, null, null));
   }
 
   public List<LockInfo> inspectAll(String under) {
@@ -198,23 +198,27 @@ public final class Inspector {
   private void walk(ZooKeeper zk, String dir, List<LockInfo> out)
       throws KeeperException, InterruptedException {
     List<String> children;
+    Stat stat = new Stat();
     try {
-      children = zk.getChildren(dir, false);
+      children = zk.getChildren(dir, false, stat);
     } catch (KeeperException.NoNodeException gone) {
       return;
     }
     String ns = config.namespace();
     boolean isLockDir = dir.length() > ns.length() && !dir.equals("/");
     boolean semaphore = false;
+    String recipe = null;
     if (isLockDir) {
       String name = dir.substring(ns.length() + 1);
-      Optional<LockInfo> info = read(zk, name, dir, children);
+      Optional<LockInfo> info = read(zk, name, dir, children, stat);
       info.ifPresent(out::add);
       semaphore = info.map(i -> i.kind() == LockInfo.Kind.SEMAPHORE).orElse(false);
+      recipe = recipeOf(info.map(LockInfo::kind).orElse(null), dir);
     }
     Collections.sort(children);
     for (String child : children) {
       if (isLockNode(child)
+          || Inspection.isRecipeNode(recipe, child)
           || (semaphore
               && (child.equals(LEASES)
                   || child.equals(QUEUE)
@@ -226,18 +230,54 @@ public final class Inspector {
     }
   }
 
+  /** The recipe whose own nodes a directory holds, to walk past them: null for a lock's. */
+  private static String recipeOf(LockInfo.Kind kind, String dir) {
+    if (Inspection.isConditionDir(dir)) {
+      return Inspection.CONDITION_INFIX;
+    }
+    if (kind == LockInfo.Kind.LATCH) {
+      return Inspection.LATCH;
+    }
+    if (kind == LockInfo.Kind.DOUBLE_BARRIER) {
+      return Inspection.DOUBLE_BARRIER;
+    }
+    return null;
+  }
+
   /**
-   * Reads one lock directory ({@code children} if already listed, else listed here) and decides.
+   * Reads one lock directory ({@code children} and {@code stat} if already listed, else listed
+   * here) and decides. A coordination recipe's directory is told by its data (read only when the
+   * listing's stat shows some), a condition's by its name: neither costs a request more than a
+   * lock's.
    */
-  private Optional<LockInfo> read(ZooKeeper zk, String name, String dir, List<String> children)
+  private Optional<LockInfo> read(
+      ZooKeeper zk, String name, String dir, List<String> children, Stat stat)
       throws KeeperException, InterruptedException {
     if (children == null) {
+      stat = new Stat();
       try {
-        children = zk.getChildren(dir, false);
+        children = zk.getChildren(dir, false, stat);
       } catch (KeeperException.NoNodeException gone) {
         return Optional.empty();
       }
     }
+    if (Inspection.isConditionDir(dir)) {
+      return Inspection.decideCoordination(name, dir, Map.of(), children);
+    }
+    if (stat.getDataLength() > 0
+        && !children.contains(LEASES)
+        && !children.contains(QUEUE)
+        && !dir.endsWith("/" + HOLD_OFF)) { // a hold-off mark's data is its duration
+      Map<String, String> data = dataOf(zk, dir);
+      if (Inspection.isCoordination(data.get("kind"))) {
+        return Inspection.decideCoordination(name, dir, data, children);
+      }
+    }
+    return readLock(zk, name, dir, children);
+  }
+
+  private Optional<LockInfo> readLock(ZooKeeper zk, String name, String dir, List<String> children)
+      throws KeeperException, InterruptedException {
     Map<String, String> dirData = Map.of();
     List<String> leases = List.of();
     List<String> admission = List.of();
