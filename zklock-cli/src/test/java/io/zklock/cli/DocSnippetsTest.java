@@ -35,11 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>A block that declares a class is compiled as a file; any other block is compiled as the body
  * of a method, with the imports below and the names the examples use for "your code" ({@code
- * ledger}, {@code entry}, {@code stopWorking()}, a {@code ZkLocks locks} that the reader has built,
- * and the coordination examples' {@code compute()}, {@code queueIsEmpty()}, {@code ready()})
- * declared around it. A block whose fence names an adapter module after the language ({@code
- * ```java zklock-shedlock}) uses that module's framework, which is not on this module's classpath:
- * it is not compiled here.
+ * ledger}, {@code entry}, {@code stopWorking()}) declared around it. A block whose fence names an
+ * adapter module after the language ({@code ```java zklock-shedlock}) uses that module's framework,
+ * which is not on this module's classpath: it is not compiled here.
  */
 class DocSnippetsTest {
   private static final String IMPORTS =
