@@ -29,7 +29,7 @@ class ConditionTest extends ZkTestSupport {
 
   private List<String> waiters(String lock) throws Exception {
     String d = dir(lock) + ".cond-default";
-    return raw().exists(d, false) == null ? List.of() : raw().getChildren(d, false);
+    return children(d);
   }
 
   /** A waiter in its own client: acquires, awaits, records its name when back, releases. */

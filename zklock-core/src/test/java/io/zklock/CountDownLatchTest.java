@@ -35,7 +35,7 @@ class CountDownLatchTest extends ZkTestSupport {
     return new String(raw().getData(dir(name), false, null), StandardCharsets.UTF_8);
   }
 
-  private List<String> children(String name) throws Exception {
+  private List<String> latchNodes(String name) throws Exception {
     return raw().getChildren(dir(name), false);
   }
 
@@ -69,7 +69,7 @@ class CountDownLatchTest extends ZkTestSupport {
     l.countDown();
     l.countDownAsync().get(10, TimeUnit.SECONDS);
     assertThat(l.count()).isZero();
-    assertThat(children("once"))
+    assertThat(latchNodes("once"))
         .as("one marker and the opening; the count-downs after zero wrote nothing")
         .hasSize(2)
         .contains("open");
@@ -232,12 +232,12 @@ class CountDownLatchTest extends ZkTestSupport {
       CompletableFuture<Void> f = l.countDownAsync();
       await("the server applies the count-down")
           .atMost(Duration.ofSeconds(10))
-          .until(() -> children("lost").size() == 1);
+          .until(() -> latchNodes("lost").size() == 1);
       proxy.cut();
       proxy.pass();
       f.get(20, TimeUnit.SECONDS);
       assertThat(l.count()).as("applied once, not twice").isEqualTo(2);
-      assertThat(children("lost")).hasSize(1);
+      assertThat(latchNodes("lost")).hasSize(1);
     }
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zklock.testkit.FaultProxy;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,15 +29,6 @@ class FailedAcquireTest extends ZkTestSupport {
                 .build());
     proxy.delay(DELAY);
     return c;
-  }
-
-  /** The children of {@code dir}; none once the server has reclaimed the empty container. */
-  private List<String> children(String dir) throws Exception {
-    try {
-      return raw().getChildren(dir, false);
-    } catch (org.apache.zookeeper.KeeperException.NoNodeException reclaimed) {
-      return List.of();
-    }
   }
 
   @Test

@@ -112,6 +112,18 @@ public abstract class ZkTestSupport {
     return raw;
   }
 
+  /**
+   * The children of {@code path}, none when it does not exist. Lock directories are containers the
+   * server reaps once empty, so "exists, then list" races with the reaper; this does not.
+   */
+  protected List<String> children(String path) throws Exception {
+    try {
+      return raw().getChildren(path, false);
+    } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+      return List.of();
+    }
+  }
+
   /** The lock nodes (children of lock directories) under the namespace, recursively. */
   protected List<String> lockNodes() throws Exception {
     List<String> out = new ArrayList<>();

@@ -2,7 +2,9 @@ package io.zklock.cli;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,6 +32,19 @@ abstract class CliServerTestSupport {
   static void stopZooKeeper() throws InterruptedException {
     observer.close();
     zk.close();
+  }
+
+  /**
+   * The children of {@code path}, none when it does not exist. A lock's directory is a container
+   * that the server reaps once it is empty, so it can vanish between any two reads: asking whether
+   * it exists first and then listing it races with the reaper.
+   */
+  static List<String> children(String path) throws KeeperException, InterruptedException {
+    try {
+      return observer.getChildren(path, false);
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    }
   }
 
   /** A namespace no other test of the run uses. */

@@ -87,12 +87,7 @@ class ElectCommandTest extends CliServerTestSupport {
                 concat(
                     new String[] {"--id", "node-y", "--client-name", "box-1", "sched", "--"},
                     leader("y")))) {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  observer.exists(ns + "/sched", false) != null
-                      && observer.getChildren(ns + "/sched", false).size() == 2);
+      await().atMost(Duration.ofSeconds(30)).until(() -> children(ns + "/sched").size() == 2);
 
       Cli.Result text = Cli.run(args("ls", ns));
       Cli.Result json = Cli.run(args("ls", ns, "--json"));
@@ -173,12 +168,7 @@ class ElectCommandTest extends CliServerTestSupport {
       Cli.Result r = a.await(30);
 
       assertThat(r.exitCode()).as(r.toString()).isEqualTo(9);
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () ->
-                  observer.exists(ns + "/sched", false) == null
-                      || observer.getChildren(ns + "/sched", false).isEmpty());
+      await().atMost(Duration.ofSeconds(10)).until(() -> children(ns + "/sched").isEmpty());
     }
   }
 

@@ -22,9 +22,7 @@ class ExecCommandTest extends CliServerTestSupport {
   }
 
   private int queued(String lockDir) throws Exception {
-    return observer.exists(lockDir, false) == null
-        ? 0
-        : observer.getChildren(lockDir, false).size();
+    return children(lockDir).size();
   }
 
   @Test

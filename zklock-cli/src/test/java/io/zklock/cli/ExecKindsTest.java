@@ -35,10 +35,7 @@ class ExecKindsTest extends CliServerTestSupport {
 
   private int nodes(String path) throws Exception {
     int n = 0;
-    if (observer.exists(path, false) == null) {
-      return 0;
-    }
-    for (String child : observer.getChildren(path, false)) {
+    for (String child : children(path)) {
       n += child.matches("[a-z]-.*") ? 1 : nodes(path + "/" + child);
     }
     return n;

@@ -28,9 +28,7 @@ class ExecProcessTest extends CliServerTestSupport {
   }
 
   private int queued(String lockDir) throws Exception {
-    return observer.exists(lockDir, false) == null
-        ? 0
-        : observer.getChildren(lockDir, false).size();
+    return children(lockDir).size();
   }
 
   private static long tokenOfHolder(String lockDir) throws Exception {

@@ -59,8 +59,7 @@ class ExecReleaseRequestTest extends CliServerTestSupport {
   }
 
   private int nodes(String ns) throws Exception {
-    String lock = ns + "/job";
-    return observer.exists(lock, false) == null ? 0 : observer.getChildren(lock, false).size();
+    return children(ns + "/job").size();
   }
 
   @Test

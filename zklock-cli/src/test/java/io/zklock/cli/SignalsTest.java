@@ -104,16 +104,20 @@ class SignalsTest {
       assertThat(exec.waitFor(30, TimeUnit.SECONDS)).as("zklock exits").isTrue();
       assertThat(exec.exitValue()).as("SIG%s: %s", signal, stderr()).isEqualTo(exitCode);
       assertThat(dir.resolve("term")).as("the command got SIGTERM").exists();
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () ->
-                  observer.zk.exists("/zklock/x", false) == null
-                      || observer.zk.getChildren("/zklock/x", false).isEmpty());
+      await().atMost(Duration.ofSeconds(10)).until(() -> observer.isEmpty("/zklock/x"));
     }
   }
 
   private record ZooKeeperCloser(ZooKeeper zk) implements AutoCloseable {
+    /** True when the directory has no children or is gone (the server reaps empty containers). */
+    boolean isEmpty(String path) throws Exception {
+      try {
+        return zk.getChildren(path, false).isEmpty();
+      } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+        return true;
+      }
+    }
+
     @Override
     public void close() throws InterruptedException {
       zk.close();
