@@ -8,8 +8,11 @@ import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.LockOptions;
 import io.zklock.ZkLocks;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,12 +38,20 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     final AtomicInteger max = new AtomicInteger();
 
     void enter() {
-      int n = now.incrementAndGet();
+      enter(1);
+    }
+
+    void enter(int leases) {
+      int n = now.addAndGet(leases);
       max.accumulateAndGet(n, Math::max);
     }
 
     void exit() {
-      now.decrementAndGet();
+      exit(1);
+    }
+
+    void exit(int leases) {
+      now.addAndGet(-leases);
     }
   }
 
@@ -154,5 +165,226 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     b.release();
     awaitChildren(c, name + "/leases", 0);
     awaitChildren(c, name + "/locks", 0);
+  }
+
+  private static InterProcessSemaphoreV2 v2(CuratorClient c, String name, int permits) {
+    return new InterProcessSemaphoreV2(c.framework, "/" + name, permits);
+  }
+
+  /** Waits until nothing is left of the semaphore: no lease, no admission node. */
+  private void awaitEmpty(CuratorClient reader, String name) {
+    awaitChildren(reader, name + "/leases", 0);
+    awaitChildren(reader, name + "/locks", 0);
+  }
+
+  @Test
+  void curatorLeaseHolderExpires_zklockWaiterIsGranted_andNothingOfCuratorsIsLeft()
+      throws Exception {
+    // Given a Curator client holding both permits (acquire(2)), and a zklock waiter admitted behind
+    String name = newName("sem-curator-expires");
+    CuratorClient c0 = curator("c0");
+    CuratorClient reader = curator("reader");
+    Collection<Lease> held = v2(c0, name, 2).acquire(2);
+    assertThat(held).hasSize(2);
+    ZkLocks z = zklock("z");
+    CompletableFuture<LockHandle> waiter = z.semaphore(name, 2, COMPAT).acquireAsync();
+    awaitChildren(reader, name + "/leases", 3);
+    assertThat(waiter).isNotDone();
+
+    // When the Curator holder's session expires
+    server.expireSession(c0.sessionId());
+
+    // Then the zklock waiter holds a lease, the only node left, its admission node gone
+    LockHandle h = waiter.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(h.isHeld()).isTrue();
+    awaitChildren(reader, name + "/leases", 1);
+    awaitChildren(reader, name + "/locks", 0);
+    assertThat(nodesOf(z, name, "z")).hasSize(1);
+    h.release();
+    awaitEmpty(reader, name);
+  }
+
+  @Test
+  void zklockLeaseHolderExpires_lossIsTold_andCuratorWaiterGetsTheLease() throws Exception {
+    // Given a zklock client holding the one permit, and a Curator waiter admitted behind it
+    String name = newName("sem-zklock-expires");
+    ZkLocks z0 = zklock("z0");
+    LockHandle h = z0.semaphore(name, 1, COMPAT).acquire();
+    CuratorClient c1 = curator("c1");
+    InterProcessSemaphoreV2 sem = v2(c1, name, 1);
+    Future<Lease> curatorWaiter = c1.run(() -> sem.acquire(SECONDS, TimeUnit.SECONDS));
+    awaitChildren(c1, name + "/leases", 2);
+
+    // When the zklock holder's session expires
+    server.expireSession(z0.sessionId());
+
+    // Then the holder is told of its loss, and the Curator waiter holds the lease
+    assertThat(h.lost().get(SECONDS, TimeUnit.SECONDS)).isNotNull();
+    assertThat(h.isHeld()).isFalse();
+    Lease lease = curatorWaiter.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(lease)
+        .as("Curator's waiter got no lease after the zklock holder's session expired")
+        .isNotNull();
+    assertThat(children(c1, name + "/leases")).hasSize(1);
+    sem.returnLease(lease);
+    awaitEmpty(c1, name);
+  }
+
+  @Test
+  void zklockWaiterAdmitted_timesOutBetweenCuratorNodes_leavesNeitherLeaseNorAdmissionNode()
+      throws Exception {
+    // Given a Curator holder of the one permit, a zklock waiter with a time-out admitted behind it
+    // (its lease created, its admission node held), and a Curator waiter queued for admission
+    String name = newName("sem-timeout-admitted");
+    CuratorClient c0 = curator("c0");
+    InterProcessSemaphoreV2 sem0 = v2(c0, name, 1);
+    Lease lease0 = sem0.acquire();
+    ZkLocks z = zklock("z");
+    DistributedSemaphore zsem = z.semaphore(name, 1, COMPAT);
+    CompletableFuture<Optional<LockHandle>> timed =
+        inBackground(() -> zsem.tryAcquire(Duration.ofSeconds(3)));
+    awaitChildren(c0, name + "/leases", 2);
+    CuratorClient c2 = curator("c2");
+    InterProcessSemaphoreV2 sem2 = v2(c2, name, 1);
+    Future<Lease> behind = c2.run(() -> sem2.acquire(SECONDS, TimeUnit.SECONDS));
+    awaitChildren(c0, name + "/locks", 2); // z's admission node, then c2's
+
+    // When the zklock waiter times out
+    assertThat(timed.get(SECONDS, TimeUnit.SECONDS)).isEmpty();
+
+    // Then neither its lease nor its admission node is left, and the Curator waiter is admitted
+    assertThat(nodesOf(z, name, "z")).as("the timed-out waiter's nodes").isEmpty();
+    awaitChildren(c0, name + "/leases", 2); // c0's lease and c2's, waiting
+    awaitChildren(c0, name + "/locks", 1); // c2's admission
+    assertThat(behind).isNotDone();
+    sem0.returnLease(lease0);
+    Lease lease2 = behind.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(lease2).isNotNull();
+    sem2.returnLease(lease2);
+    awaitEmpty(c0, name);
+  }
+
+  @Test
+  void zklockWaiterQueuedForAdmission_timesOutBetweenCuratorNodes_leavesNoNode() throws Exception {
+    // Given a Curator holder of the one permit, a Curator waiter admitted behind it, a zklock
+    // waiter with a time-out queued for admission, and another Curator waiter behind that
+    String name = newName("sem-timeout-queued");
+    CuratorClient c0 = curator("c0");
+    InterProcessSemaphoreV2 sem0 = v2(c0, name, 1);
+    Lease lease0 = sem0.acquire();
+    CuratorClient c1 = curator("c1");
+    InterProcessSemaphoreV2 sem1 = v2(c1, name, 1);
+    Future<Lease> first = c1.run(() -> sem1.acquire(SECONDS, TimeUnit.SECONDS));
+    awaitChildren(c0, name + "/leases", 2);
+    ZkLocks z = zklock("z");
+    DistributedSemaphore zsem = z.semaphore(name, 1, COMPAT);
+    CompletableFuture<Optional<LockHandle>> timed =
+        inBackground(() -> zsem.tryAcquire(Duration.ofSeconds(2)));
+    awaitChildren(c0, name + "/locks", 2);
+    CuratorClient c3 = curator("c3");
+    InterProcessSemaphoreV2 sem3 = v2(c3, name, 1);
+    Future<Lease> last = c3.run(() -> sem3.acquire(SECONDS, TimeUnit.SECONDS));
+    awaitChildren(c0, name + "/locks", 3);
+
+    // When the zklock waiter times out
+    assertThat(timed.get(SECONDS, TimeUnit.SECONDS)).isEmpty();
+
+    // Then its admission node is gone, and the Curator waiters are granted in turn past it
+    assertThat(nodesOf(z, name, "z")).isEmpty();
+    awaitChildren(c0, name + "/locks", 2);
+    sem0.returnLease(lease0);
+    Lease lease1 = first.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(lease1).isNotNull();
+    assertThat(last).isNotDone();
+    sem1.returnLease(lease1);
+    Lease lease3 = last.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(lease3).isNotNull();
+    sem3.returnLease(lease3);
+    awaitEmpty(c0, name);
+  }
+
+  @Test
+  void curatorAcquireSeveral_andZklockAcquireSeveral_shareThePermits() throws Exception {
+    // Given three permits, two held by Curator's acquire(2)
+    String name = newName("sem-several");
+    CuratorClient c = curator("c");
+    InterProcessSemaphoreV2 sem = v2(c, name, 3);
+    List<Lease> held = new ArrayList<>(sem.acquire(2));
+    DistributedSemaphore zsem = zklock("z").semaphore(name, 3, COMPAT);
+
+    // Then zklock cannot take two at once now, and leaves nothing trying
+    assertThat(zsem.tryAcquire(2)).isEmpty();
+    assertThat(children(c, name + "/leases")).hasSize(2);
+
+    // When a zklock request for two waits, and Curator returns one lease
+    CompletableFuture<LockHandle> two = zsem.acquireAsync(2);
+    awaitChildren(c, name + "/leases", 4); // admitted: its two leases behind Curator's two
+    assertThat(two).isNotDone();
+    sem.returnLease(held.remove(0));
+
+    // Then zklock holds two, and Curator can take no more
+    LockHandle h = two.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(h.isHeld()).isTrue();
+    assertThat(c.run(() -> sem.acquire(1, 0, TimeUnit.MILLISECONDS)).get()).isNull();
+
+    // When Curator asks for two while zklock holds two, it waits until zklock releases
+    Future<Collection<Lease>> curatorTwo = c.run(() -> sem.acquire(2, SECONDS, TimeUnit.SECONDS));
+    awaitChildren(c, name + "/leases", 4); // its first lease waits behind the three held
+    assertThat(curatorTwo).isNotDone();
+    h.release();
+    Collection<Lease> got = curatorTwo.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(got).hasSize(2);
+    sem.returnAll(got);
+    sem.returnAll(held);
+    awaitEmpty(c, name);
+  }
+
+  @Test
+  void mixedClients_askingForSeveralLeases_inLoops_neverHoldMoreThanThePermits() throws Exception {
+    // Given three permits; per library one client asks for two leases a time, one for one
+    String name = newName("sem-several-contend");
+    int permits = 3;
+    int rounds = 5;
+    Holders holders = new Holders();
+    List<Future<?>> done = new ArrayList<>();
+    ExecutorService zklockThreads = Executors.newFixedThreadPool(2);
+    CuratorClient reader = curator("reader");
+    try {
+      for (int count = 1; count <= 2; count++) {
+        int n = count;
+        CuratorClient c = curator("c" + n);
+        InterProcessSemaphoreV2 sem = v2(c, name, permits);
+        done.add(
+            c.run(
+                () -> {
+                  for (int r = 0; r < rounds; r++) {
+                    Collection<Lease> leases = sem.acquire(n);
+                    holders.enter(n);
+                    holders.exit(n);
+                    sem.returnAll(leases);
+                  }
+                  return null;
+                }));
+        DistributedSemaphore zsem = zklock("z" + n).semaphore(name, permits, COMPAT);
+        done.add(
+            zklockThreads.submit(
+                () -> {
+                  for (int r = 0; r < rounds; r++) {
+                    try (LockHandle h = zsem.acquire(n)) {
+                      holders.enter(n);
+                      holders.exit(n);
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : done) {
+        f.get(SECONDS, TimeUnit.SECONDS);
+      }
+    } finally {
+      zklockThreads.shutdownNow();
+    }
+    assertThat(holders.max.get()).as("most leases held at once").isBetween(1, permits);
+    awaitEmpty(reader, name);
   }
 }

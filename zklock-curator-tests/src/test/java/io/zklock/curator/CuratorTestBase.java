@@ -2,10 +2,13 @@ package io.zklock.curator;
 
 import static org.awaitility.Awaitility.await;
 
+import io.zklock.LockNode;
 import io.zklock.ZkLocks;
 import io.zklock.testkit.EmbeddedZooKeeper;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.KeeperException;
@@ -64,6 +67,35 @@ abstract class CuratorTestBase {
     CuratorClient c = new CuratorClient(name, server.connectString());
     closeables.add(c);
     return c;
+  }
+
+  /**
+   * Runs a blocking call (a zklock {@code tryAcquire} with a time-out) on a thread of its own, so
+   * that the test can queue others behind it meanwhile.
+   */
+  static <T> CompletableFuture<T> inBackground(Callable<T> call) {
+    CompletableFuture<T> f = new CompletableFuture<>();
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                f.complete(call.call());
+              } catch (Throwable e) {
+                f.completeExceptionally(e);
+              }
+            },
+            "background-" + COUNTER.incrementAndGet());
+    t.setDaemon(true);
+    t.start();
+    return f;
+  }
+
+  /** The nodes of zklock's client {@code clientName} in lock {@code name}, as zklock sees them. */
+  static List<LockNode> nodesOf(ZkLocks z, String name, String clientName) {
+    return z.inspect(name).stream()
+        .flatMap(i -> java.util.stream.Stream.concat(i.holders().stream(), i.waiters().stream()))
+        .filter(n -> n.clientName().equals(clientName))
+        .toList();
   }
 
   /** The children of the lock directory {@code name}, read by a client of the test's own. */
