@@ -171,6 +171,43 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     return new InterProcessSemaphoreV2(c.framework, "/" + name, permits);
   }
 
+  /** A Curator client waiting for one lease of a one-permit semaphore, up to the tests' wait. */
+  private record CuratorWaiter(
+      CuratorClient client, InterProcessSemaphoreV2 sem, Future<Lease> lease) {
+    /** Waits until it holds, then returns its lease. */
+    void holdsThenReturns() throws Exception {
+      Lease got = lease.get(SECONDS, TimeUnit.SECONDS);
+      assertThat(got).as("Curator's waiter got no lease").isNotNull();
+      sem.returnLease(got);
+    }
+  }
+
+  private CuratorWaiter curatorWaiter(String who, String name) throws InterruptedException {
+    CuratorClient c = curator(who);
+    InterProcessSemaphoreV2 sem = v2(c, name, 1);
+    return new CuratorWaiter(c, sem, c.run(() -> sem.acquire(SECONDS, TimeUnit.SECONDS)));
+  }
+
+  /** A Curator client holding the one permit of {@code name}: its lease and its client. */
+  private record CuratorHolder(CuratorClient client, InterProcessSemaphoreV2 sem, Lease lease) {
+    void returnLease() throws Exception {
+      sem.returnLease(lease);
+    }
+  }
+
+  private CuratorHolder curatorHolder(String who, String name) throws Exception {
+    CuratorClient c = curator(who);
+    InterProcessSemaphoreV2 sem = v2(c, name, 1);
+    return new CuratorHolder(c, sem, sem.acquire());
+  }
+
+  /** A zklock client's {@code tryAcquire} of one of one permit, waiting up to {@code seconds}. */
+  private static CompletableFuture<Optional<LockHandle>> timedZklockWaiter(
+      ZkLocks z, String name, int seconds) {
+    DistributedSemaphore zsem = z.semaphore(name, 1, COMPAT);
+    return inBackground(() -> zsem.tryAcquire(Duration.ofSeconds(seconds)));
+  }
+
   /** Waits until nothing is left of the semaphore: no lease, no admission node. */
   private void awaitEmpty(CuratorClient reader, String name) {
     awaitChildren(reader, name + "/leases", 0);
@@ -210,9 +247,8 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     String name = newName("sem-zklock-expires");
     ZkLocks z0 = zklock("z0");
     LockHandle h = z0.semaphore(name, 1, COMPAT).acquire();
-    CuratorClient c1 = curator("c1");
-    InterProcessSemaphoreV2 sem = v2(c1, name, 1);
-    Future<Lease> curatorWaiter = c1.run(() -> sem.acquire(SECONDS, TimeUnit.SECONDS));
+    CuratorWaiter curatorWaiter = curatorWaiter("c1", name);
+    CuratorClient c1 = curatorWaiter.client();
     awaitChildren(c1, name + "/leases", 2);
 
     // When the zklock holder's session expires
@@ -221,12 +257,9 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     // Then the holder is told of its loss, and the Curator waiter holds the lease
     assertThat(h.lost().get(SECONDS, TimeUnit.SECONDS)).isNotNull();
     assertThat(h.isHeld()).isFalse();
-    Lease lease = curatorWaiter.get(SECONDS, TimeUnit.SECONDS);
-    assertThat(lease)
-        .as("Curator's waiter got no lease after the zklock holder's session expired")
-        .isNotNull();
+    curatorWaiter.lease().get(SECONDS, TimeUnit.SECONDS);
     assertThat(children(c1, name + "/leases")).hasSize(1);
-    sem.returnLease(lease);
+    curatorWaiter.holdsThenReturns();
     awaitEmpty(c1, name);
   }
 
@@ -236,17 +269,12 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     // Given a Curator holder of the one permit, a zklock waiter with a time-out admitted behind it
     // (its lease created, its admission node held), and a Curator waiter queued for admission
     String name = newName("sem-timeout-admitted");
-    CuratorClient c0 = curator("c0");
-    InterProcessSemaphoreV2 sem0 = v2(c0, name, 1);
-    Lease lease0 = sem0.acquire();
+    CuratorHolder h0 = curatorHolder("c0", name);
+    CuratorClient c0 = h0.client();
     ZkLocks z = zklock("z");
-    DistributedSemaphore zsem = z.semaphore(name, 1, COMPAT);
-    CompletableFuture<Optional<LockHandle>> timed =
-        inBackground(() -> zsem.tryAcquire(Duration.ofSeconds(3)));
+    CompletableFuture<Optional<LockHandle>> timed = timedZklockWaiter(z, name, 3);
     awaitChildren(c0, name + "/leases", 2);
-    CuratorClient c2 = curator("c2");
-    InterProcessSemaphoreV2 sem2 = v2(c2, name, 1);
-    Future<Lease> behind = c2.run(() -> sem2.acquire(SECONDS, TimeUnit.SECONDS));
+    CuratorWaiter behind = curatorWaiter("c2", name);
     awaitChildren(c0, name + "/locks", 2); // z's admission node, then c2's
 
     // When the zklock waiter times out
@@ -256,11 +284,9 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     assertThat(nodesOf(z, name, "z")).as("the timed-out waiter's nodes").isEmpty();
     awaitChildren(c0, name + "/leases", 2); // c0's lease and c2's, waiting
     awaitChildren(c0, name + "/locks", 1); // c2's admission
-    assertThat(behind).isNotDone();
-    sem0.returnLease(lease0);
-    Lease lease2 = behind.get(SECONDS, TimeUnit.SECONDS);
-    assertThat(lease2).isNotNull();
-    sem2.returnLease(lease2);
+    assertThat(behind.lease()).isNotDone();
+    h0.returnLease();
+    behind.holdsThenReturns();
     awaitEmpty(c0, name);
   }
 
@@ -269,21 +295,14 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     // Given a Curator holder of the one permit, a Curator waiter admitted behind it, a zklock
     // waiter with a time-out queued for admission, and another Curator waiter behind that
     String name = newName("sem-timeout-queued");
-    CuratorClient c0 = curator("c0");
-    InterProcessSemaphoreV2 sem0 = v2(c0, name, 1);
-    Lease lease0 = sem0.acquire();
-    CuratorClient c1 = curator("c1");
-    InterProcessSemaphoreV2 sem1 = v2(c1, name, 1);
-    Future<Lease> first = c1.run(() -> sem1.acquire(SECONDS, TimeUnit.SECONDS));
+    CuratorHolder h0 = curatorHolder("c0", name);
+    CuratorClient c0 = h0.client();
+    CuratorWaiter first = curatorWaiter("c1", name);
     awaitChildren(c0, name + "/leases", 2);
     ZkLocks z = zklock("z");
-    DistributedSemaphore zsem = z.semaphore(name, 1, COMPAT);
-    CompletableFuture<Optional<LockHandle>> timed =
-        inBackground(() -> zsem.tryAcquire(Duration.ofSeconds(2)));
+    CompletableFuture<Optional<LockHandle>> timed = timedZklockWaiter(z, name, 2);
     awaitChildren(c0, name + "/locks", 2);
-    CuratorClient c3 = curator("c3");
-    InterProcessSemaphoreV2 sem3 = v2(c3, name, 1);
-    Future<Lease> last = c3.run(() -> sem3.acquire(SECONDS, TimeUnit.SECONDS));
+    CuratorWaiter last = curatorWaiter("c3", name);
     awaitChildren(c0, name + "/locks", 3);
 
     // When the zklock waiter times out
@@ -292,14 +311,11 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     // Then its admission node is gone, and the Curator waiters are granted in turn past it
     assertThat(nodesOf(z, name, "z")).isEmpty();
     awaitChildren(c0, name + "/locks", 2);
-    sem0.returnLease(lease0);
-    Lease lease1 = first.get(SECONDS, TimeUnit.SECONDS);
-    assertThat(lease1).isNotNull();
-    assertThat(last).isNotDone();
-    sem1.returnLease(lease1);
-    Lease lease3 = last.get(SECONDS, TimeUnit.SECONDS);
-    assertThat(lease3).isNotNull();
-    sem3.returnLease(lease3);
+    h0.returnLease();
+    first.lease().get(SECONDS, TimeUnit.SECONDS);
+    assertThat(last.lease()).as("Curator's waiters are granted in queue order").isNotDone();
+    first.holdsThenReturns();
+    last.holdsThenReturns();
     awaitEmpty(c0, name);
   }
 
@@ -347,43 +363,37 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     int rounds = 5;
     Holders holders = new Holders();
     List<Future<?>> done = new ArrayList<>();
-    ExecutorService zklockThreads = Executors.newFixedThreadPool(2);
+    ExecutorService zklockThreads = threads(2);
     CuratorClient reader = curator("reader");
-    try {
-      for (int count = 1; count <= 2; count++) {
-        int n = count;
-        CuratorClient c = curator("c" + n);
-        InterProcessSemaphoreV2 sem = v2(c, name, permits);
-        done.add(
-            c.run(
-                () -> {
-                  for (int r = 0; r < rounds; r++) {
-                    Collection<Lease> leases = sem.acquire(n);
+    for (int count = 1; count <= 2; count++) {
+      int n = count;
+      CuratorClient c = curator("c" + n);
+      InterProcessSemaphoreV2 sem = v2(c, name, permits);
+      done.add(
+          c.run(
+              () -> {
+                for (int r = 0; r < rounds; r++) {
+                  Collection<Lease> leases = sem.acquire(n);
+                  holders.enter(n);
+                  holders.exit(n);
+                  sem.returnAll(leases);
+                }
+                return null;
+              }));
+      DistributedSemaphore zsem = zklock("z" + n).semaphore(name, permits, COMPAT);
+      done.add(
+          zklockThreads.submit(
+              () -> {
+                for (int r = 0; r < rounds; r++) {
+                  try (LockHandle h = zsem.acquire(n)) {
                     holders.enter(n);
                     holders.exit(n);
-                    sem.returnAll(leases);
                   }
-                  return null;
-                }));
-        DistributedSemaphore zsem = zklock("z" + n).semaphore(name, permits, COMPAT);
-        done.add(
-            zklockThreads.submit(
-                () -> {
-                  for (int r = 0; r < rounds; r++) {
-                    try (LockHandle h = zsem.acquire(n)) {
-                      holders.enter(n);
-                      holders.exit(n);
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : done) {
-        f.get(SECONDS, TimeUnit.SECONDS);
-      }
-    } finally {
-      zklockThreads.shutdownNow();
+                }
+                return null;
+              }));
     }
+    awaitAll(done);
     assertThat(holders.max.get()).as("most leases held at once").isBetween(1, permits);
     awaitEmpty(reader, name);
   }

@@ -10,6 +10,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterAll;
@@ -88,6 +92,20 @@ abstract class CuratorTestBase {
     t.setDaemon(true);
     t.start();
     return f;
+  }
+
+  /** A pool for zklock clients' loops, shut down after the test. */
+  ExecutorService threads(int count) {
+    ExecutorService pool = Executors.newFixedThreadPool(count);
+    closeables.add(pool::shutdownNow);
+    return pool;
+  }
+
+  /** Waits for every one of {@code work}, failing on the first that failed. */
+  static void awaitAll(List<? extends Future<?>> work) throws Exception {
+    for (Future<?> f : work) {
+      f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
   }
 
   /** The nodes of zklock's client {@code clientName} in lock {@code name}, as zklock sees them. */
