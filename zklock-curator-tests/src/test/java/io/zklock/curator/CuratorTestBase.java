@@ -46,9 +46,15 @@ abstract class CuratorTestBase {
 
   @AfterEach
   void closeClients() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
+    // the last made first: a recipe before the client it runs on
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
     }
+  }
+
+  /** Closes {@code c} after the test, before the clients made ahead of it. */
+  void addCloseable(AutoCloseable c) {
+    closeables.add(c);
   }
 
   /** A fresh lock name, also Curator's path without the leading '/'. */
