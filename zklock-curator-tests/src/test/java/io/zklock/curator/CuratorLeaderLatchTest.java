@@ -136,4 +136,87 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
     e.close();
     l.close();
   }
+
+  @Test
+  void zklockParticipantLeavesBeforeLeading_betweenCuratorLatches_leavesNoNode() throws Exception {
+    // Given a Curator latch leading, a zklock participant behind it, and a Curator latch behind
+    // that
+    String name = newName("latch-leaves");
+    CuratorClient c1 = curator("c1");
+    LeaderLatch l1 = latch(c1, name);
+    assertThat(l1.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    LeaderElection e = zklock("z").leaderElection(name, "z1", COMPAT);
+    Heard heard = new Heard();
+    e.addListener(heard);
+    e.start();
+    awaitChildren(c1, name, 2);
+    LeaderLatch l2 = latch(curator("c2"), name);
+    awaitChildren(c1, name, 3);
+
+    // When the zklock participant leaves before it leads
+    e.close();
+
+    // Then its node is gone, it heard nothing, and leadership passes from c1 straight to c2
+    awaitChildren(c1, name, 2);
+    assertThat(l1.getParticipants()).extracting(p -> p.getId()).containsExactly("c1", "c2");
+    l1.close();
+    assertThat(l2.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(heard.events).isEmpty();
+    l2.close();
+    awaitChildren(c1, name, 0);
+  }
+
+  @Test
+  void leadersOfBothLibraries_inTurn_neverOverlap_andZklockEpochsRise() throws Exception {
+    // Given participants of both libraries queued alternately, each leading until the test ends
+    // its term
+    String name = newName("latch-turns");
+    FencingChecker checker = new FencingChecker();
+    CuratorClient reader = curator("reader");
+    List<Object> queue = new java.util.ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      String who = (i % 2 == 1 ? "c" : "z") + i;
+      if (i % 2 == 1) {
+        queue.add(latch(curator(who), name));
+      } else {
+        LeaderElection e = zklock(who).leaderElection(name, who, COMPAT);
+        e.start();
+        queue.add(e);
+      }
+      awaitChildren(reader, name, i);
+    }
+
+    // When each leader in turn leaves, the next leads, alone
+    for (int i = 0; i < queue.size(); i++) {
+      String who = (i % 2 == 0 ? "c" : "z") + (i + 1);
+      Object p = queue.get(i);
+      if (p instanceof LeaderLatch l) {
+        assertThat(l.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        checker.enter(who, -1);
+      } else {
+        LeaderElection e = (LeaderElection) p;
+        assertThat(e.awaitLeadership(WAIT)).isTrue();
+        checker.enter(who, e.epoch().orElseThrow());
+      }
+      for (Object other : queue.subList(i + 1, queue.size())) {
+        assertThat(
+                other instanceof LeaderLatch l
+                    ? l.hasLeadership()
+                    : ((LeaderElection) other).isLeader())
+            .as("a participant behind " + who + " leads with it")
+            .isFalse();
+      }
+      checker.exit(who);
+      if (p instanceof LeaderLatch l) {
+        l.close();
+      } else {
+        ((LeaderElection) p).close();
+      }
+    }
+
+    // Then the terms came in queue order, zklock's epochs rising, and nothing is left
+    assertThat(checker.problems()).isEmpty();
+    assertThat(checker.entries()).containsExactly("c1", "z2", "c3", "z4");
+    awaitChildren(reader, name, 0);
+  }
 }
