@@ -1,6 +1,7 @@
 package io.zklock.curator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.zklock.DistributedSemaphore;
 import io.zklock.LockHandle;
@@ -22,6 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The Curator-compatible semaphore ({@link ZkLocks#semaphore(String, int, LockOptions)} with {@link
@@ -263,30 +266,96 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     awaitEmpty(c1, name);
   }
 
-  @Test
-  void zklockWaiterAdmitted_timesOutBetweenCuratorNodes_leavesNeitherLeaseNorAdmissionNode()
-      throws Exception {
-    // Given a Curator holder of the one permit, a zklock waiter with a time-out admitted behind it
-    // (its lease created, its admission node held), and a Curator waiter queued for admission
-    String name = newName("sem-timeout-admitted");
+  @ParameterizedTest(name = "the waiter {0}")
+  @ValueSource(strings = {"times out", "is cancelled"})
+  void zklockWaiterAdmitted_withdrawnBetweenCuratorNodes_leavesNeitherLeaseNorAdmissionNode(
+      String how) throws Exception {
+    // Given a Curator holder of the one permit, a zklock waiter admitted behind it (its lease
+    // created, its admission node held), with a time-out or not, and a Curator waiter queued for
+    // admission
+    String name = newName("sem-withdrawn-admitted");
     CuratorHolder h0 = curatorHolder("c0", name);
     CuratorClient c0 = h0.client();
     ZkLocks z = zklock("z");
-    CompletableFuture<Optional<LockHandle>> timed = timedZklockWaiter(z, name, 3);
+    boolean timesOut = how.equals("times out");
+    CompletableFuture<?> waiter =
+        timesOut ? timedZklockWaiter(z, name, 3) : z.semaphore(name, 1, COMPAT).acquireAsync();
     awaitChildren(c0, name + "/leases", 2);
     CuratorWaiter behind = curatorWaiter("c2", name);
     awaitChildren(c0, name + "/locks", 2); // z's admission node, then c2's
 
-    // When the zklock waiter times out
-    assertThat(timed.get(SECONDS, TimeUnit.SECONDS)).isEmpty();
+    // When the zklock waiter times out, or is cancelled
+    if (timesOut) {
+      assertThat(waiter.get(SECONDS, TimeUnit.SECONDS)).isEqualTo(Optional.empty());
+      assertThat(nodesOf(z, name, "z")).as("the timed-out waiter's nodes").isEmpty();
+    } else {
+      waiter.cancel(true);
+      await().atMost(WAIT).until(() -> nodesOf(z, name, "z").isEmpty());
+    }
 
     // Then neither its lease nor its admission node is left, and the Curator waiter is admitted
-    assertThat(nodesOf(z, name, "z")).as("the timed-out waiter's nodes").isEmpty();
     awaitChildren(c0, name + "/leases", 2); // c0's lease and c2's, waiting
     awaitChildren(c0, name + "/locks", 1); // c2's admission
     assertThat(behind.lease()).isNotDone();
     h0.returnLease();
     behind.holdsThenReturns();
+    awaitEmpty(c0, name);
+  }
+
+  @Test
+  void curatorAdmittedWaiterExpires_zklockWaiterQueuedForAdmissionIsAdmitted() throws Exception {
+    // Given a Curator holder of the one permit, a Curator waiter admitted behind it (holding the
+    // admission mutex), and a zklock waiter queued for admission
+    String name = newName("sem-admitted-expires");
+    CuratorHolder h0 = curatorHolder("c0", name);
+    CuratorClient c0 = h0.client();
+    CuratorWaiter admitted = curatorWaiter("c1", name);
+    awaitChildren(c0, name + "/leases", 2);
+    ZkLocks z = zklock("z");
+    CompletableFuture<LockHandle> waiter = z.semaphore(name, 1, COMPAT).acquireAsync();
+    awaitChildren(c0, name + "/locks", 2);
+
+    // When the admitted Curator waiter's session expires
+    server.expireSession(admitted.client().sessionId());
+
+    // Then the zklock waiter is admitted (its lease waits behind c0's), and holds when c0 returns
+    awaitChildren(c0, name + "/locks", 1);
+    awaitChildren(c0, name + "/leases", 2);
+    assertThat(nodesOf(z, name, "z")).isNotEmpty();
+    assertThat(waiter).isNotDone();
+    h0.returnLease();
+    LockHandle h = waiter.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(h.isHeld()).isTrue();
+    h.release();
+    awaitEmpty(c0, name);
+  }
+
+  @Test
+  void zklockAdmittedWaiterExpires_curatorBehindIsAdmitted_andZklockQueuesAgainBehindIt()
+      throws Exception {
+    // Given a Curator holder of the one permit, a zklock waiter admitted behind it, and a Curator
+    // waiter queued for admission
+    String name = newName("sem-zklock-admitted-expires");
+    CuratorHolder h0 = curatorHolder("c0", name);
+    CuratorClient c0 = h0.client();
+    ZkLocks z = zklock("z");
+    CompletableFuture<LockHandle> waiter = z.semaphore(name, 1, COMPAT).acquireAsync();
+    awaitChildren(c0, name + "/leases", 2);
+    CuratorWaiter behind = curatorWaiter("c2", name);
+    awaitChildren(c0, name + "/locks", 2);
+
+    // When the zklock waiter's session expires
+    server.expireSession(z.sessionId());
+
+    // Then the Curator waiter is admitted, and the zklock waiter, queued again on its new session,
+    // holds after it: never two leases held at once
+    assertThat(waiter).isNotDone();
+    h0.returnLease();
+    behind.holdsThenReturns();
+    LockHandle h = waiter.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(h.isHeld()).isTrue();
+    assertThat(children(c0, name + "/leases")).hasSize(1);
+    h.release();
     awaitEmpty(c0, name);
   }
 
