@@ -141,9 +141,7 @@ class CuratorLeaderSelectorTest extends CuratorTestBase {
     server.expireSession(s1.client.sessionId());
 
     // Then the zklock waiter holds, with a token
-    LockHandle h = waiter.get(SECONDS, TimeUnit.SECONDS);
-    assertThat(h.fencingToken()).isPositive();
-    h.release();
+    holdsWithTokenThenReleases(waiter);
     s1.stepDown();
   }
 

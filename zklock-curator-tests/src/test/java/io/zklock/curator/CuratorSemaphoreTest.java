@@ -204,6 +204,24 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     return new CuratorHolder(c, sem, sem.acquire());
   }
 
+  /** Curator's client c0 holding the one permit, and c1 admitted behind it, waiting for it. */
+  private record HeldAndAdmitted(CuratorHolder holder, CuratorWaiter admitted) {}
+
+  private HeldAndAdmitted heldAndAdmitted(String name) throws Exception {
+    CuratorHolder h0 = curatorHolder("c0", name);
+    CuratorWaiter c1 = curatorWaiter("c1", name);
+    awaitChildren(h0.client(), name + "/leases", 2);
+    return new HeldAndAdmitted(h0, c1);
+  }
+
+  /** A zklock waiter for one of one permit, once its admission node is queued behind c1's. */
+  private CompletableFuture<LockHandle> queuedForAdmission(
+      ZkLocks z, String name, CuratorClient reader) {
+    CompletableFuture<LockHandle> waiter = z.semaphore(name, 1, COMPAT).acquireAsync();
+    awaitChildren(reader, name + "/locks", 2);
+    return waiter;
+  }
+
   /** A zklock client's {@code tryAcquire} of one of one permit, waiting up to {@code seconds}. */
   private static CompletableFuture<Optional<LockHandle>> timedZklockWaiter(
       ZkLocks z, String name, int seconds) {
@@ -307,26 +325,21 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     // Given a Curator holder of the one permit, a Curator waiter admitted behind it (holding the
     // admission mutex), and a zklock waiter queued for admission
     String name = newName("sem-admitted-expires");
-    CuratorHolder h0 = curatorHolder("c0", name);
-    CuratorClient c0 = h0.client();
-    CuratorWaiter admitted = curatorWaiter("c1", name);
-    awaitChildren(c0, name + "/leases", 2);
+    HeldAndAdmitted curators = heldAndAdmitted(name);
+    CuratorClient c0 = curators.holder().client();
     ZkLocks z = zklock("z");
-    CompletableFuture<LockHandle> waiter = z.semaphore(name, 1, COMPAT).acquireAsync();
-    awaitChildren(c0, name + "/locks", 2);
+    CompletableFuture<LockHandle> waiter = queuedForAdmission(z, name, c0);
 
     // When the admitted Curator waiter's session expires
-    server.expireSession(admitted.client().sessionId());
+    server.expireSession(curators.admitted().client().sessionId());
 
     // Then the zklock waiter is admitted (its lease waits behind c0's), and holds when c0 returns
     awaitChildren(c0, name + "/locks", 1);
     awaitChildren(c0, name + "/leases", 2);
     assertThat(nodesOf(z, name, "z")).isNotEmpty();
     assertThat(waiter).isNotDone();
-    h0.returnLease();
-    LockHandle h = waiter.get(SECONDS, TimeUnit.SECONDS);
-    assertThat(h.isHeld()).isTrue();
-    h.release();
+    curators.holder().returnLease();
+    holdsWithTokenThenReleases(waiter);
     awaitEmpty(c0, name);
   }
 
@@ -364,10 +377,9 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     // Given a Curator holder of the one permit, a Curator waiter admitted behind it, a zklock
     // waiter with a time-out queued for admission, and another Curator waiter behind that
     String name = newName("sem-timeout-queued");
-    CuratorHolder h0 = curatorHolder("c0", name);
-    CuratorClient c0 = h0.client();
-    CuratorWaiter first = curatorWaiter("c1", name);
-    awaitChildren(c0, name + "/leases", 2);
+    HeldAndAdmitted curators = heldAndAdmitted(name);
+    CuratorClient c0 = curators.holder().client();
+    CuratorWaiter first = curators.admitted();
     ZkLocks z = zklock("z");
     CompletableFuture<Optional<LockHandle>> timed = timedZklockWaiter(z, name, 2);
     awaitChildren(c0, name + "/locks", 2);
@@ -380,7 +392,7 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     // Then its admission node is gone, and the Curator waiters are granted in turn past it
     assertThat(nodesOf(z, name, "z")).isEmpty();
     awaitChildren(c0, name + "/locks", 2);
-    h0.returnLease();
+    curators.holder().returnLease();
     first.lease().get(SECONDS, TimeUnit.SECONDS);
     assertThat(last.lease()).as("Curator's waiters are granted in queue order").isNotDone();
     first.holdsThenReturns();

@@ -1,7 +1,9 @@
 package io.zklock.curator;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.zklock.LockHandle;
 import io.zklock.LockNode;
 import io.zklock.ZkLocks;
 import io.zklock.testkit.EmbeddedZooKeeper;
@@ -112,6 +114,14 @@ abstract class CuratorTestBase {
     for (Future<?> f : work) {
       f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
+  }
+
+  /** Waits for a zklock waiter's grant, checks that it holds with a token, and releases. */
+  static void holdsWithTokenThenReleases(CompletableFuture<LockHandle> waiter) throws Exception {
+    LockHandle h = waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(h.isHeld()).isTrue();
+    assertThat(h.fencingToken()).isPositive();
+    h.release();
   }
 
   /** The nodes of zklock's client {@code clientName} in lock {@code name}, as zklock sees them. */
