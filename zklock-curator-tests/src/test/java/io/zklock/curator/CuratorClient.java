@@ -45,6 +45,20 @@ final class CuratorClient implements AutoCloseable {
     return thread.submit(work);
   }
 
+  /** Work for {@link #call}: a Curator call that returns nothing. */
+  interface Step {
+    void run() throws Exception;
+  }
+
+  /** Runs {@code step} on this client's thread and waits for it (a release, a returned lease). */
+  void call(Step step) throws Exception {
+    run(() -> {
+          step.run();
+          return null;
+        })
+        .get(CuratorTestBase.WAIT.toSeconds(), TimeUnit.SECONDS);
+  }
+
   long sessionId() throws Exception {
     return framework.getZookeeperClient().getZooKeeper().getSessionId();
   }

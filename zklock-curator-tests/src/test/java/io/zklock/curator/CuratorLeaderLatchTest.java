@@ -45,19 +45,32 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
     return latch;
   }
 
+  /** Waits until {@code latch} leads, failing after the tests' wait. */
+  private static LeaderLatch leads(LeaderLatch latch) throws Exception {
+    assertThat(latch.await(WAIT.toSeconds(), TimeUnit.SECONDS))
+        .as("Curator latch " + latch.getId() + " leads")
+        .isTrue();
+    return latch;
+  }
+
+  /** Starts zklock participant "z1" of {@code z} on {@code name}, telling {@code heard}. */
+  private static LeaderElection started(ZkLocks z, String name, Heard heard) {
+    LeaderElection e = z.leaderElection(name, "z1", COMPAT);
+    e.addListener(heard);
+    e.start();
+    return e;
+  }
+
   @Test
   void leadershipPassesCuratorToZklockToCurator_inQueueOrder_andEachSideNamesTheLeader()
       throws Exception {
     // Given a Curator latch leading, then a zklock participant, then another Curator latch
     String name = newName("latch");
     CuratorClient c1 = curator("c1");
-    LeaderLatch l1 = latch(c1, name);
-    assertThat(l1.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    LeaderLatch l1 = leads(latch(c1, name));
     ZkLocks z = zklock("z");
-    LeaderElection e = z.leaderElection(name, "z1", COMPAT);
     Heard heard = new Heard();
-    e.addListener(heard);
-    e.start();
+    LeaderElection e = started(z, name, heard);
     awaitChildren(c1, name, 2);
     CuratorClient c2 = curator("c2");
     LeaderLatch l2 = latch(c2, name);
@@ -89,7 +102,7 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
 
     // When the zklock leader leaves, the second Curator latch leads
     e.close();
-    assertThat(l2.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    leads(l2);
     assertThat(heard.events).containsExactly("elected", "revoked");
     l2.close();
     awaitChildren(c1, name, 0);
@@ -99,10 +112,8 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
   void zklockLeaderExpires_revokedIsHeard_andCuratorLatchBehindLeads() throws Exception {
     String name = newName("latch-zklock-expires");
     ZkLocks z = zklock("z");
-    LeaderElection e = z.leaderElection(name, "z1", COMPAT);
     Heard heard = new Heard();
-    e.addListener(heard);
-    e.start();
+    LeaderElection e = started(z, name, heard);
     assertThat(e.awaitLeadership(WAIT)).isTrue();
     CuratorClient c = curator("c");
     LeaderLatch l = latch(c, name);
@@ -113,7 +124,7 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
 
     // Then it hears revoked, and the Curator latch leads (the zklock participant queues again)
     await().atMost(WAIT).until(() -> heard.events.contains("revoked"));
-    assertThat(l.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    leads(l);
     assertThat(e.isLeader()).isFalse();
     l.close();
     assertThat(e.awaitLeadership(WAIT)).as("the zklock participant leads again").isTrue();
@@ -124,10 +135,8 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
   void curatorLeaderExpires_zklockParticipantBehindLeads() throws Exception {
     String name = newName("latch-curator-expires");
     CuratorClient c = curator("c");
-    LeaderLatch l = latch(c, name);
-    assertThat(l.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-    LeaderElection e = zklock("z").leaderElection(name, "z1", COMPAT);
-    e.start();
+    LeaderLatch l = leads(latch(c, name));
+    LeaderElection e = started(zklock("z"), name, new Heard());
     awaitChildren(c, name, 2);
 
     server.expireSession(c.sessionId());
@@ -135,5 +144,85 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
     assertThat(e.awaitLeadership(WAIT)).isTrue();
     e.close();
     l.close();
+  }
+
+  @Test
+  void zklockParticipantLeavesBeforeLeading_betweenCuratorLatches_leavesNoNode() throws Exception {
+    // Given a Curator latch leading, a zklock participant behind it, and a Curator latch behind
+    // that
+    String name = newName("latch-leaves");
+    CuratorClient c1 = curator("c1");
+    LeaderLatch l1 = leads(latch(c1, name));
+    Heard heard = new Heard();
+    LeaderElection e = started(zklock("z"), name, heard);
+    awaitChildren(c1, name, 2);
+    LeaderLatch l2 = latch(curator("c2"), name);
+    awaitChildren(c1, name, 3);
+
+    // When the zklock participant leaves before it leads
+    e.close();
+
+    // Then its node is gone, it heard nothing, and leadership passes from c1 straight to c2
+    awaitChildren(c1, name, 2);
+    assertThat(l1.getParticipants()).extracting(p -> p.getId()).containsExactly("c1", "c2");
+    l1.close();
+    leads(l2);
+    assertThat(heard.events).isEmpty();
+    l2.close();
+    awaitChildren(c1, name, 0);
+  }
+
+  @Test
+  void leadersOfBothLibraries_inTurn_neverOverlap_andZklockEpochsRise() throws Exception {
+    // Given participants of both libraries queued alternately, each leading until the test ends
+    // its term
+    String name = newName("latch-turns");
+    FencingChecker checker = new FencingChecker();
+    CuratorClient reader = curator("reader");
+    List<Object> queue = new java.util.ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      String who = (i % 2 == 1 ? "c" : "z") + i;
+      if (i % 2 == 1) {
+        queue.add(latch(curator(who), name));
+      } else {
+        LeaderElection e = zklock(who).leaderElection(name, who, COMPAT);
+        e.start();
+        queue.add(e);
+      }
+      awaitChildren(reader, name, i);
+    }
+
+    // When each leader in turn leaves, the next leads, alone
+    for (int i = 0; i < queue.size(); i++) {
+      String who = (i % 2 == 0 ? "c" : "z") + (i + 1);
+      Object p = queue.get(i);
+      if (p instanceof LeaderLatch l) {
+        leads(l);
+        checker.enter(who, -1);
+      } else {
+        LeaderElection e = (LeaderElection) p;
+        assertThat(e.awaitLeadership(WAIT)).isTrue();
+        checker.enter(who, e.epoch().orElseThrow());
+      }
+      for (Object other : queue.subList(i + 1, queue.size())) {
+        assertThat(
+                other instanceof LeaderLatch l
+                    ? l.hasLeadership()
+                    : ((LeaderElection) other).isLeader())
+            .as("a participant behind " + who + " leads with it")
+            .isFalse();
+      }
+      checker.exit(who);
+      if (p instanceof LeaderLatch l) {
+        l.close();
+      } else {
+        ((LeaderElection) p).close();
+      }
+    }
+
+    // Then the terms came in queue order, zklock's epochs rising, and nothing is left
+    assertThat(checker.problems()).isEmpty();
+    assertThat(checker.entries()).containsExactly("c1", "z2", "c3", "z4");
+    awaitChildren(reader, name, 0);
   }
 }

@@ -177,10 +177,7 @@ class CuratorMutexTest extends CuratorTestBase {
     server.expireSession(c0.sessionId());
 
     // Then the zklock waiter holds, with a token
-    LockHandle h = waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    assertThat(h.isHeld()).isTrue();
-    assertThat(h.fencingToken()).isPositive();
-    h.release();
+    holdsWithTokenThenReleases(waiter);
   }
 
   @Test

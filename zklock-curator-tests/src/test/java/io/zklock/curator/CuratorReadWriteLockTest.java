@@ -9,8 +9,10 @@ import io.zklock.LockNode;
 import io.zklock.LockOptions;
 import io.zklock.ReadWriteLock;
 import io.zklock.ZkLocks;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The Curator-compatible read-write lock ({@link LockOptions#curatorCompatible()}) in one queue
@@ -35,6 +39,31 @@ class CuratorReadWriteLockTest extends CuratorTestBase {
       side.release();
     }
     return null;
+  }
+
+  /** One side of a Curator client's read-write lock on {@code name}, run on the client's thread. */
+  private record CuratorSide(CuratorClient client, InterProcessMutex lock) {
+    /** Takes it, within 10 s. */
+    CuratorSide held() throws Exception {
+      assertThat(client.run(() -> lock.acquire(10, TimeUnit.SECONDS)).get()).isTrue();
+      return this;
+    }
+
+    /** Waits for it, up to the tests' wait; true once taken. */
+    Future<Boolean> waiting() {
+      return client.run(() -> lock.acquire(SECONDS, TimeUnit.SECONDS));
+    }
+
+    void release() throws Exception {
+      client.call(lock::release);
+    }
+  }
+
+  private CuratorSide curatorSide(String who, String name, boolean write)
+      throws InterruptedException {
+    CuratorClient c = curator(who);
+    InterProcessReadWriteLock rw = new InterProcessReadWriteLock(c.framework, "/" + name);
+    return new CuratorSide(c, write ? rw.writeLock() : rw.readLock());
   }
 
   @Test
@@ -212,15 +241,13 @@ class CuratorReadWriteLockTest extends CuratorTestBase {
   @Test
   void curatorWriterExpires_zklockReaderBehindIsGranted() throws Exception {
     String name = newName("rw-curator-expires");
-    CuratorClient c0 = curator("c0");
-    InterProcessReadWriteLock rw0 = new InterProcessReadWriteLock(c0.framework, "/" + name);
-    assertThat(c0.run(() -> rw0.writeLock().acquire(10, TimeUnit.SECONDS)).get()).isTrue();
+    CuratorSide w0 = curatorSide("c0", name, true).held();
     CompletableFuture<LockHandle> waiter =
         zklock("z1").readWriteLock(name, COMPAT).readLock().acquireAsync();
-    awaitChildren(c0, name, 2);
+    awaitChildren(w0.client(), name, 2);
     assertThat(waiter).isNotDone();
 
-    server.expireSession(c0.sessionId());
+    server.expireSession(w0.client().sessionId());
 
     LockHandle h = waiter.get(SECONDS, TimeUnit.SECONDS);
     assertThat(h.isHeld()).isTrue();
@@ -251,16 +278,14 @@ class CuratorReadWriteLockTest extends CuratorTestBase {
       throws Exception {
     // Given a Curator writer holding, a zklock writer waiting, a Curator reader behind it
     String name = newName("rw-cancel");
-    CuratorClient c0 = curator("c0");
-    InterProcessReadWriteLock rw0 = new InterProcessReadWriteLock(c0.framework, "/" + name);
-    assertThat(c0.run(() -> rw0.writeLock().acquire(10, TimeUnit.SECONDS)).get()).isTrue();
+    CuratorSide w0 = curatorSide("c0", name, true).held();
+    CuratorClient c0 = w0.client();
     ZkLocks z1 = zklock("z1");
     CompletableFuture<LockHandle> waiter =
         z1.readWriteLock(name, COMPAT).writeLock().acquireAsync();
     awaitChildren(c0, name, 2);
-    CuratorClient c2 = curator("c2");
-    InterProcessReadWriteLock rw2 = new InterProcessReadWriteLock(c2.framework, "/" + name);
-    Future<Boolean> reader = c2.run(() -> rw2.readLock().acquire(SECONDS, TimeUnit.SECONDS));
+    CuratorSide r2 = curatorSide("c2", name, false);
+    Future<Boolean> reader = r2.waiting();
     awaitChildren(c0, name, 3);
 
     // inspect sees the three, Curator's writer holding
@@ -278,9 +303,64 @@ class CuratorReadWriteLockTest extends CuratorTestBase {
 
     // Then its node goes, and the Curator reader is granted once the Curator writer releases
     awaitChildren(c0, name, 2);
-    c0.run(() -> run(rw0.writeLock(), false)).get();
+    w0.release();
     assertThat(reader.get(SECONDS, TimeUnit.SECONDS)).isTrue();
-    c2.run(() -> run(rw2.readLock(), false)).get();
+    r2.release();
+    awaitChildren(c0, name, 0);
+  }
+
+  @Test
+  void curatorReaderExpires_zklockWriterBehindIsGranted() throws Exception {
+    // Given a Curator reader holding, and a zklock writer waiting behind it
+    String name = newName("rw-curator-reader-expires");
+    CuratorSide r0 = curatorSide("c0", name, false).held();
+    CuratorClient reader = curator("reader");
+    CompletableFuture<LockHandle> writer =
+        zklock("z1").readWriteLock(name, COMPAT).writeLock().acquireAsync();
+    awaitChildren(reader, name, 2);
+    assertThat(writer).isNotDone();
+
+    // When the Curator reader's session expires
+    server.expireSession(r0.client().sessionId());
+
+    // Then the zklock writer holds, with a token, its node the only one
+    LockHandle h = writer.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(h.isHeld()).isTrue();
+    assertThat(h.fencingToken()).isPositive();
+    awaitChildren(reader, name, 1);
+    h.release();
+    awaitChildren(reader, name, 0);
+  }
+
+  @ParameterizedTest(name = "zklock {0} waiting")
+  @ValueSource(strings = {"reader", "writer"})
+  void zklockWaiterTimesOut_betweenCuratorNodes_leavesNoNode_andCuratorWaiterMovesOn(String side)
+      throws Exception {
+    // Given a Curator writer holding, a zklock reader or writer waiting with a time-out, and a
+    // Curator reader behind it
+    String name = newName("rw-timeout-" + side);
+    CuratorSide w0 = curatorSide("c0", name, true).held();
+    CuratorClient c0 = w0.client();
+    ZkLocks z = zklock("z1");
+    ReadWriteLock zrw = z.readWriteLock(name, COMPAT);
+    DistributedLock zside = side.equals("writer") ? zrw.writeLock() : zrw.readLock();
+    CompletableFuture<Optional<LockHandle>> timed =
+        inBackground(() -> zside.tryAcquire(Duration.ofSeconds(2)));
+    awaitChildren(c0, name, 2);
+    CuratorSide r2 = curatorSide("c2", name, false);
+    Future<Boolean> behind = r2.waiting();
+    awaitChildren(c0, name, 3); // the zklock node stands between two Curator nodes
+
+    // When the zklock waiter times out
+    assertThat(timed.get(SECONDS, TimeUnit.SECONDS)).isEmpty();
+
+    // Then its node is gone at once, and the Curator reader is granted when the writer releases
+    assertThat(nodesOf(z, name, "z1")).as("the timed-out waiter's node").isEmpty();
+    assertThat(children(c0, name)).hasSize(2);
+    assertThat(behind).isNotDone();
+    w0.release();
+    assertThat(behind.get(SECONDS, TimeUnit.SECONDS)).isTrue();
+    r2.release();
     awaitChildren(c0, name, 0);
   }
 }
