@@ -196,7 +196,8 @@ class LockDelayTest extends ZkTestSupport {
   void readWriteLockCohortAndCuratorMode_refuseADelay_zeroIsTheDefault() {
     assertThatThrownBy(() -> client().readWriteLock("rw", DELAYED))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("plain mutex only");
+        .hasMessageContaining("plain mutex only")
+        .hasMessageContaining("read-write lock 'rw'");
     assertThatThrownBy(() -> LockOptions.cohort().lockDelay(DELAY))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("plain mutex only");
@@ -206,6 +207,25 @@ class LockDelayTest extends ZkTestSupport {
     assertThat(LockOptions.defaults().lockDelay(Duration.ZERO)).isEqualTo(LockOptions.defaults());
     assertThatThrownBy(() -> LockOptions.defaults().lockDelay(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void semaphoreAndElection_refuseADelay_namingTheLock_andLeaveNoNode() {
+    ZkLocks locks = client();
+    assertThatThrownBy(() -> locks.semaphore("pool", 2, DELAYED))
+        .as("a semaphore does not honour a lock-delay: refused at the call, not ignored")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("plain mutex only")
+        .hasMessageContaining("semaphore 'pool'");
+    assertThatThrownBy(() -> locks.leaderElection("leader", "me", DELAYED))
+        .as("an election does not honour a lock-delay: refused at the call, not ignored")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("plain mutex only")
+        .hasMessageContaining("election 'leader'");
+    assertThat(locks.inspect("pool")).as("nothing was made for the refused semaphore").isEmpty();
+    // the same options without the delay are accepted
+    assertThat(locks.semaphore("pool", 2, LockOptions.defaults())).isNotNull();
+    assertThat(locks.leaderElection("leader", "me", LockOptions.defaults())).isNotNull();
   }
 
   // ------------------------------------------------------------------ requests, by the server
