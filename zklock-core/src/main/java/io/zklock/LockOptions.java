@@ -64,10 +64,12 @@ import java.util.Objects;
  * <p>Supported by the plain (non-cohort) {@link ZkLocks#mutex(String, LockOptions) mutex} only, and
  * never dropped silently: {@link #cohort()} or {@link #curatorCompatible()} with a delay are
  * refused when the options are built, and a read-write lock, a semaphore or an election given a
- * delay is refused at the call, each with an {@link IllegalArgumentException} that names the lock.
- * Every client of one lock should use the same delay: a client with a shorter one waits only that
- * long. The default, zero, is today's behaviour: no extra request anywhere. During a delay the
- * waiter keeps its place and its node; a timeout, an interruption or a cancellation during the
+ * delay refuses it at the call; both with an {@link IllegalArgumentException}, the latter naming
+ * the lock (docs/guarantees.md says why the read-write lock cannot have one). Every client of one
+ * lock should use the same delay: a client with a shorter one waits only that long. The default,
+ * zero, is today's behaviour: no extra request anywhere. During a delay the waiter keeps its place
+ * and its node, and when the delay is over it holds on one read of its node (which proves its
+ * session and node still there); a timeout, an interruption or a cancellation during the
  * delay withdraws it as any waiter, leaving no node, and a {@code tryAcquire()} finds the lock
  * busy.
  */

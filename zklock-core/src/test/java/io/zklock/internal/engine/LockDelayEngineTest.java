@@ -362,4 +362,49 @@ class LockDelayEngineTest {
         .isEqualTo(State.HELD);
     assertThat(sentBy(EngineFixture.FIRST_SESSION)).as("no request after the release").isEmpty();
   }
+
+  // ---------------------------------------------------------------- the grant after the delay
+
+  @Test
+  void waitersSessionExpiredUnheardDuringTheDelay_noGrantWhenTheTimerFires() {
+    holderHolds();
+    Started w = waiterBehind();
+    holder.session.expire();
+    f.settle();
+    assertThat(w.state()).isEqualTo(State.WAITING);
+
+    // the ensemble expires the waiter's session too; the client has not heard (a paused process)
+    zk.expire(f.session.sessionId());
+    f.scheduler.advance(DELAY);
+    assertThat(w.state())
+        .as("the timer alone does not grant: one read of our node must answer first")
+        .isEqualTo(State.WAITING);
+    assertThat(sentBy(EngineFixture.FIRST_SESSION))
+        .last()
+        .isEqualTo("exists " + w.request().path());
+    f.settle();
+    assertThat(w.state())
+        .as("the read answered SESSIONEXPIRED: no grant on a session without a node")
+        .isNotEqualTo(State.HELD);
+    assertThat(w.future()).isNotDone();
+  }
+
+  @Test
+  void waitersNodeDeletedDuringTheDelay_queuesAgain_insteadOfAGrantWithoutANode() {
+    holderHolds();
+    Started w = waiterBehind();
+    holder.session.expire();
+    f.settle();
+    String first = w.request().path();
+
+    zk.delete(first); // an operator deletes the waiter's node during its delay
+    advance(DELAY);
+    assertThat(w.state())
+        .as("the read after the delay found our node gone: queued again, not granted")
+        .isNotEqualTo(State.HELD);
+    assertThat(f.nodes()).as("queued again with a new node").hasSize(1).doesNotContain(first);
+    advance(DELAY); // our own node's deletion was not proven clean either: a delay again
+    assertThat(w.state()).isEqualTo(State.HELD);
+    assertThat(w.handle().path()).isNotEqualTo(first);
+  }
 }
