@@ -8,11 +8,11 @@ import java.util.Objects;
  * LockEventListener} hears it. Immutable.
  *
  * <p>A request is told as {@link Type#REQUESTED}, then perhaps {@link Type#QUEUED} (once or more:
- * each time it waits behind others), then exactly one of {@link Type#GRANTED}, {@link
- * Type#TIMED_OUT}, {@link Type#CANCELLED} or {@link Type#FAILED}; a grant ends with exactly one of
- * {@link Type#RELEASED} or {@link Type#LOST}. Every event of one request carries the same {@link
- * #requestId()}, unique within its {@link ZkLocks}; an event of the session ({@link Type#SESSION})
- * carries none (0).
+ * each time it comes to wait at a new place behind others; listing again at the same place is not
+ * told), then exactly one of {@link Type#GRANTED}, {@link Type#TIMED_OUT}, {@link Type#CANCELLED}
+ * or {@link Type#FAILED}; a grant ends with exactly one of {@link Type#RELEASED} or {@link
+ * Type#LOST}. Every event of one request carries the same {@link #requestId()}, unique within its
+ * {@link ZkLocks}; an event of the session ({@link Type#SESSION}) carries none (0).
  *
  * @param type what happened
  * @param lockName the lock's name as the user gave it (a multi-lock's is its parts' names joined

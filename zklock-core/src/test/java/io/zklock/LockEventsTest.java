@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.zklock.LockEvent.Type;
+import io.zklock.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -117,6 +118,38 @@ class LockEventsTest extends ZkTestSupport {
         .containsExactly(Type.REQUESTED, Type.QUEUED, Type.GRANTED, Type.RELEASED);
     assertThat(r.last(writer).kind()).isEqualTo("write");
     assertThat(r.last(reader).kind()).isEqualTo("read");
+  }
+
+  @Test
+  void waiterWhoseConnectionDropsAndReturns_isQueuedOnce_whileItsPlaceStaysTheSame()
+      throws Exception {
+    Recorder r = new Recorder();
+    try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
+      ZkLocks waiterSide =
+          track(
+              ZkLocks.builder(proxy.connectString())
+                  .namespace(namespace)
+                  .sessionTimeout(Duration.ofSeconds(20))
+                  .eventListener(r)
+                  .build());
+      LockHandle held = client().mutex("m").acquire();
+      CompletableFuture<LockHandle> waiting = waiterSide.mutex("m").acquireAsync();
+      long waiter = r.request("m", 0);
+      await().until(() -> r.types(waiter).contains(Type.QUEUED));
+
+      proxy.cut(); // the connection drops; the session lives on and the waiter lists again
+      proxy.pass();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> waiterSide.sessionState() == SessionState.CONNECTED);
+      assertThat(waiting).as("still behind the holder").isNotDone();
+      held.release();
+      waiting.get(30, TimeUnit.SECONDS).release();
+
+      assertThat(r.types(waiter))
+          .as("a second listing at the same place is no news")
+          .containsExactly(Type.REQUESTED, Type.QUEUED, Type.GRANTED, Type.RELEASED);
+    }
   }
 
   @Test

@@ -27,6 +27,9 @@ final class BenchConfig {
   /** Whether to start redis-server and etcd and measure the peers ({@code --no-peers}: not). */
   boolean peers = true;
 
+  /** {@code --observe}: zklock's sessions report to Micrometer and a JFR recording (issue 27). */
+  boolean observe;
+
   /** Only these implementations (empty: every one a scenario lists). */
   List<Impl> impls = new ArrayList<>();
 
@@ -89,6 +92,7 @@ final class BenchConfig {
         case "--fsync" -> c.fsync = true;
         case "--no-fsync" -> c.fsync = false;
         case "--no-peers" -> c.peers = false;
+        case "--observe" -> c.observe = true;
         case "--held" -> c.heldLocks = positive(value(args, ++i, a), a);
         case "--ensemble" -> c.servers = new ArrayList<>(List.of(ensemble(value(args, ++i, a), a)));
         case "--servers" -> {
@@ -203,7 +207,7 @@ final class BenchConfig {
   static final String USAGE =
       """
       usage: bench [--quick] [--rtt D[,D]] [--ensemble N | --servers 1,N] [--no-fsync] [--no-peers]
-                   [--scenarios a,b] [--impls a,b] [--json FILE] [--svg FILE] [--reps N]
+                   [--observe] [--scenarios a,b] [--impls a,b] [--json FILE] [--svg FILE] [--reps N]
                    [--seconds S] [--warmup S] [--herd N] [--waiters N] [--held N] [--list]
         --quick       short windows, 2 repetitions, no warm-up round, 60-session herd, 1,000 async
                       waiters, no added latency (about a minute)
@@ -228,6 +232,9 @@ final class BenchConfig {
                       in memory, no fsync, either way)
         --fsync       fsync on (the default; kept for older command lines)
         --no-peers    do not start redis-server and etcd (their rows are skipped)
+        --observe     every zklock session reports its lock events to Micrometer (a simple
+                      registry) and zklock's JFR events are recorded with no threshold: run with
+                      and without it, alternated, to see what full observation costs
         --impls a,b   only these implementations: zklock, curator, naive, raw-zk, fair-floor,
                       redisson-fair, redisson-fenced, redisson-rlock, etcd
       """;

@@ -81,7 +81,11 @@ public final class BenchMain {
             + config.reps
             + " reps, round trips "
             + rttList(config)
-            + loadAverage());
+            + loadAverage()
+            + (config.observe ? ", zklock observed (Micrometer + JFR)" : ""));
+    if (config.observe) {
+      Observed.start();
+    }
     Map<String, Result> results = new LinkedHashMap<>();
     Map<String, double[]> anatomy = new LinkedHashMap<>();
     long start = System.nanoTime();
@@ -146,6 +150,11 @@ public final class BenchMain {
     }
     machine.put(
         "runSeconds", String.format(Locale.ROOT, "%.0f", (System.nanoTime() - start) / 1e9));
+    if (config.observe) {
+      machine.put("observe", Observed.summary());
+      out.println(Observed.summary());
+      Observed.stop();
+    }
     Report report = new Report(results, Target.all(), machine, anatomy);
     report.printTables(out);
     report.write(config.json, config.svg);

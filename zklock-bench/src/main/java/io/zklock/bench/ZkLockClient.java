@@ -34,13 +34,14 @@ final class ZkLockClient implements BenchLock.Client {
   ZkLockClient(String connectString, int index, Duration session, boolean curatorCompatible) {
     this.curatorCompatible = curatorCompatible;
     this.namespace = curatorCompatible ? CuratorClient.ROOT : NAMESPACE;
-    this.locks =
+    ZkLocks.Builder builder =
         ZkLocks.builder(connectString)
             .namespace(namespace)
             .sessionTimeout(session)
             .connectTimeout(Duration.ofSeconds(30))
-            .clientName("bench-" + index)
-            .build();
+            .clientName("bench-" + index);
+    Observed.listener().ifPresent(builder::eventListener);
+    this.locks = builder.build();
   }
 
   ZkLocks locks() {

@@ -106,6 +106,43 @@ class BenchSmokeTest {
   }
 
   @Test
+  void observe_zklocksSessionsReportToMicrometer_whileJfrRecords() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    BenchConfig config =
+        BenchConfig.parse(
+            new String[] {
+              "--quick",
+              "--reps",
+              "1",
+              "--seconds",
+              "0.2",
+              "--warmup",
+              "0.05",
+              "--no-peers",
+              "--scenarios",
+              "uncontended",
+              "--impls",
+              "zklock",
+              "--observe"
+            });
+
+    Report report = BenchMain.execute(config, out);
+
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    Window w = report.results.get("uncontended").list(Impl.ZKLOCK).get(0);
+    assertThat(w.ops()).as(printed).isPositive();
+    String observed = report.machine.get("observe");
+    assertThat(observed)
+        .as("the meters timed the waits while the recording ran")
+        .matches("observed: \\d+ lock waits timed by Micrometer, JFR recording '.*' RUNNING");
+    assertThat(Long.parseLong(observed.split(" ")[1]))
+        .as("every measured acquisition was a wait the meters timed")
+        .isGreaterThanOrEqualTo(w.ops());
+    assertThat(Observed.listener()).as("the run stopped observing").isEmpty();
+  }
+
+  @Test
   void parse_rtt_acceptsDurationsAndRejectsNonsense() {
     assertThat(BenchConfig.parse(new String[] {"--rtt", "1ms"}).rtts)
         .containsExactly(java.time.Duration.ofMillis(1));

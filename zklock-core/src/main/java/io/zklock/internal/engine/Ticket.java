@@ -24,6 +24,8 @@ public final class Ticket {
   private final Waiting waiting;
   private volatile ScheduledFuture<?> timer;
   private java.util.function.IntConsumer queued; // set before the request starts, or null
+  private final java.util.concurrent.atomic.AtomicInteger lastQueued =
+      new java.util.concurrent.atomic.AtomicInteger(-1); // the place last told
 
   /** {@code waiting}: how long the caller waits for a holder. */
   public Ticket(RequestContext ctx, Waiting waiting) {
@@ -40,10 +42,14 @@ public final class Ticket {
     return this;
   }
 
-  /** The request waits behind {@code position} others. */
+  /**
+   * The request waits behind {@code position} others. Told once per place: a request that lists
+   * again and finds itself where it was (a watch's request lost with the connection, a listing
+   * shared with another request) has nothing new to tell.
+   */
   void queued(int position) {
     java.util.function.IntConsumer q = queued;
-    if (q != null) {
+    if (q != null && lastQueued.getAndSet(position) != position) {
       q.accept(position);
     }
   }
