@@ -69,9 +69,8 @@ import java.util.Objects;
  * lock should use the same delay: a client with a shorter one waits only that long. The default,
  * zero, is today's behaviour: no extra request anywhere. During a delay the waiter keeps its place
  * and its node, and when the delay is over it holds on one read of its node (which proves its
- * session and node still there); a timeout, an interruption or a cancellation during the
- * delay withdraws it as any waiter, leaving no node, and a {@code tryAcquire()} finds the lock
- * busy.
+ * session and node still there); a timeout, an interruption or a cancellation during the delay
+ * withdraws it as any waiter, leaving no node, and a {@code tryAcquire()} finds the lock busy.
  */
 public final class LockOptions {
   /**
