@@ -61,13 +61,16 @@ import java.util.Objects;
  * writes the released node's name into the lock directory in the same {@code multi} as the node's
  * deletion. What cannot be proven clean is treated as a failure (see docs/guarantees.md).
  *
- * <p>Supported by the plain (non-cohort) {@link ZkLocks#mutex(String, LockOptions) mutex} only;
- * {@link #cohort()} or {@link #curatorCompatible()} with a delay, and a read-write lock given a
- * delay, are refused with an {@link IllegalArgumentException}. Every client of one lock should use
- * the same delay: a client with a shorter one waits only that long. The default, zero, is today's
- * behaviour: no extra request anywhere. During a delay the waiter keeps its place and its node; a
- * timeout, an interruption or a cancellation during the delay withdraws it as any waiter, leaving
- * no node, and a {@code tryAcquire()} finds the lock busy.
+ * <p>Supported by the plain (non-cohort) {@link ZkLocks#mutex(String, LockOptions) mutex} only, and
+ * never dropped silently: {@link #cohort()} or {@link #curatorCompatible()} with a delay are
+ * refused when the options are built, and a read-write lock, a semaphore or an election given a
+ * delay refuses it at the call; both with an {@link IllegalArgumentException}, the latter naming
+ * the lock (docs/guarantees.md says why the read-write lock cannot have one). Every client of one
+ * lock should use the same delay: a client with a shorter one waits only that long. The default,
+ * zero, is today's behaviour: no extra request anywhere. During a delay the waiter keeps its place
+ * and its node, and when the delay is over it holds on one read of its node (which proves its
+ * session and node still there); a timeout, an interruption or a cancellation during the delay
+ * withdraws it as any waiter, leaving no node, and a {@code tryAcquire()} finds the lock busy.
  */
 public final class LockOptions {
   /**
@@ -201,6 +204,25 @@ public final class LockOptions {
               + d);
     }
     return new LockOptions(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible, d);
+  }
+
+  /**
+   * Refuses a lock-delay given to a lock that does not honour one, naming the lock and why: never
+   * dropped silently.
+   *
+   * @param kind what {@code name} is ("read-write lock", "semaphore", ...)
+   * @throws IllegalArgumentException if {@code options} set a lock-delay
+   */
+  static void refuseDelay(String kind, String name, LockOptions options) {
+    if (!options.lockDelay.isZero()) {
+      throw new IllegalArgumentException(
+          "a lock-delay is supported by the plain mutex only, not by the "
+              + kind
+              + " '"
+              + name
+              + "' (it would not be honoured): "
+              + options);
+    }
   }
 
   /** The lock-delay after a failed grant; zero when none. */

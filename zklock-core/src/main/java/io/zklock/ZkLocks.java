@@ -63,10 +63,12 @@ public interface ZkLocks extends AutoCloseable {
    *     fencing tokens are not comparable, see {@link LockOptions})
    * @throws IllegalArgumentException if the name is not valid, or this {@code ZkLocks} already made
    *     a cohort lock of this name with other options
-   * @throws UnsupportedOperationException if this implementation does not support the options
+   * @throws UnsupportedOperationException if this implementation does not support the options (this
+   *     default: anything but {@link LockOptions#defaults()}, a {@link
+   *     LockOptions#lockDelay(java.time.Duration) lock-delay} included; it never drops an option)
    */
   default DistributedLock mutex(String name, LockOptions options) {
-    if (!options.isCohort() && !options.isCuratorCompatible()) {
+    if (!options.isCohort() && !options.isCuratorCompatible() && options.lockDelay().isZero()) {
       return mutex(name);
     }
     throw new UnsupportedOperationException(
@@ -97,11 +99,13 @@ public interface ZkLocks extends AutoCloseable {
    *
    * @param name the lock's name, as for {@link #mutex(String)}
    * @param options the options; every client of a name should use cohort mode or none
-   * @throws IllegalArgumentException if the name is not valid, or this {@code ZkLocks} already made
-   *     a cohort read-write lock of this name with other options
+   * @throws IllegalArgumentException if the name is not valid, this {@code ZkLocks} already made a
+   *     cohort read-write lock of this name with other options, or the options set a {@link
+   *     LockOptions#lockDelay(java.time.Duration) lock-delay} (the plain mutex's only)
    * @throws UnsupportedOperationException if this implementation does not support the options
    */
   default ReadWriteLock readWriteLock(String name, LockOptions options) {
+    LockOptions.refuseDelay("read-write lock", name, options);
     if (!options.isCohort() && !options.isCuratorCompatible()) {
       return readWriteLock(name);
     }
@@ -178,10 +182,12 @@ public interface ZkLocks extends AutoCloseable {
    * <p>This default supports {@link LockOptions#defaults()} only (it is {@link #semaphore(String,
    * int)}); the instances made by {@link #builder} support the Curator-compatible mode too.
    *
-   * @throws IllegalArgumentException as {@link #semaphore(String, int)}, or for cohort options
+   * @throws IllegalArgumentException as {@link #semaphore(String, int)}, for cohort options, or for
+   *     a {@link LockOptions#lockDelay(java.time.Duration) lock-delay} (the plain mutex's only)
    * @throws UnsupportedOperationException if this implementation does not support the options
    */
   default DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+    LockOptions.refuseDelay("semaphore", name, options);
     if (!options.isCohort() && !options.isCuratorCompatible()) {
       return semaphore(name, permits);
     }
@@ -233,11 +239,13 @@ public interface ZkLocks extends AutoCloseable {
    * #leaderElection(String, String)}); the instances made by {@link #builder} support the
    * Curator-compatible mode too.
    *
-   * @throws IllegalArgumentException as {@link #leaderElection(String, String)}, or for cohort
-   *     options
+   * @throws IllegalArgumentException as {@link #leaderElection(String, String)}, for cohort
+   *     options, or for a {@link LockOptions#lockDelay(java.time.Duration) lock-delay} (the plain
+   *     mutex's only)
    * @throws UnsupportedOperationException if this implementation does not support the options
    */
   default LeaderElection leaderElection(String name, String participantId, LockOptions options) {
+    LockOptions.refuseDelay("election", name, options);
     if (!options.isCohort() && !options.isCuratorCompatible()) {
       return leaderElection(name, participantId);
     }

@@ -221,6 +221,7 @@ final class ZkLocksImpl implements ZkLocks {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
     if (options.isCuratorCompatible()) {
+      refuseDelay("Curator-compatible mutex", n, options);
       return NodeLock.queue(recipes, n, NodeKind.CURATOR_MUTEX);
     }
     if (!options.isCohort() && !options.lockDelay().isZero()) {
@@ -229,6 +230,7 @@ final class ZkLocksImpl implements ZkLocks {
     if (!options.isCohort()) {
       return mutex(n);
     }
+    refuseDelay("cohort mutex", n, options);
     lifecycle.checkOpen();
     CohortLock c = cohorts.computeIfAbsent(n, k -> new CohortLock(recipes, k, options));
     if (!c.options().equals(options)) {
@@ -243,6 +245,25 @@ final class ZkLocksImpl implements ZkLocks {
     return c;
   }
 
+  /**
+   * Refuses a lock-delay on a lock that does not honour one, naming the lock and why (as {@code
+   * LockOptions.refuseDelay} does for the interface's defaults): a delay is never dropped silently.
+   * The cohort and Curator-compatible cases cannot be built ({@link
+   * io.zklock.LockOptions#lockDelay} refuses them); checked here too so that no path ever ignores a
+   * delay.
+   */
+  private static void refuseDelay(String kind, String name, io.zklock.LockOptions options) {
+    if (!options.lockDelay().isZero()) {
+      throw new IllegalArgumentException(
+          "a lock-delay is supported by the plain mutex only, not by the "
+              + kind
+              + " '"
+              + name
+              + "' (it would not be honoured): "
+              + options);
+    }
+  }
+
   @Override
   public ReadWriteLock readWriteLock(String name) {
     return new ReadWriteLockImpl(recipes, Args.lockName(config.namespace(), name));
@@ -252,13 +273,7 @@ final class ZkLocksImpl implements ZkLocks {
   public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
     java.util.Objects.requireNonNull(options, "options");
     String n = Args.lockName(config.namespace(), name);
-    if (!options.lockDelay().isZero()) {
-      throw new IllegalArgumentException(
-          "a lock-delay is supported by the plain mutex only, not by the read-write lock '"
-              + n
-              + "': "
-              + options);
-    }
+    refuseDelay("read-write lock", n, options);
     if (options.isCuratorCompatible()) {
       return new ReadWriteLockImpl(recipes, n, options);
     }
@@ -329,8 +344,9 @@ final class ZkLocksImpl implements ZkLocks {
     if (options.isCohort()) {
       throw new IllegalArgumentException("a semaphore has no cohort mode: " + options);
     }
-    return new SemaphoreImpl(
-        recipes, Args.lockName(config.namespace(), name), permits, options.isCuratorCompatible());
+    String n = Args.lockName(config.namespace(), name);
+    refuseDelay("semaphore", n, options);
+    return new SemaphoreImpl(recipes, n, permits, options.isCuratorCompatible());
   }
 
   @Override
@@ -352,9 +368,11 @@ final class ZkLocksImpl implements ZkLocks {
     if (options.isCohort()) {
       throw new IllegalArgumentException("an election has no cohort mode: " + options);
     }
+    String n = Args.lockName(config.namespace(), name);
+    refuseDelay("election", n, options);
     return new Election(
         recipes,
-        Args.lockName(config.namespace(), name),
+        n,
         Args.participantId(participantId),
         options.isCuratorCompatible() ? NodeKind.CURATOR_LATCH : NodeKind.ELECTION);
   }

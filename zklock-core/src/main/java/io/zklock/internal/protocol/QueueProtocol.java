@@ -880,14 +880,37 @@ public final class QueueProtocol implements NodeProtocol {
                 delaying.remove(path, keep);
                 return;
               }
-              step.whenConnected(
-                  s -> {
-                    delaying.remove(path);
-                    s.granted();
-                  });
+              step.whenConnected(s -> grantAfterDelay(s, path, keep));
             },
             waitMillis,
             TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The delay is over: grants on the reply of one read of our node, which proves that our session
+   * lived and our node stood, first, after the delay. A timer alone proves neither: the session may
+   * have expired meanwhile, unheard (a paused process hears its expiry late), and a grant on it
+   * would be a grant with no node. One round trip, on the failed path only, after a delay of
+   * seconds; a clean handoff and a lock without a delay never send it.
+   */
+  private void grantAfterDelay(Step step, String path, long keep) {
+    step.zk()
+        .exists(
+            path,
+            null,
+            (rc, p, c, stat) -> {
+              Code code = Code.get(rc);
+              if (code == Code.OK && stat != null) {
+                delaying.remove(path);
+                step.granted();
+              } else if (code == Code.OK || code == Code.NONODE) {
+                delaying.remove(path, keep);
+                judge(step); // our node is gone although our session lives: the listing says so
+              } else if (ErrorKind.retryWhenConnected(code)) {
+                step.whenConnected(s -> grantAfterDelay(s, path, keep));
+              }
+              // expiry: the session's news deal with it
+            });
   }
 
   /**

@@ -33,10 +33,10 @@ public final class EngineFixture {
   static final long FIRST_SESSION = 0x1001;
   public static final long OTHER_SESSION = 0x9009;
 
-  public final FakeZooKeeper zk = new FakeZooKeeper();
-  public final ManualScheduler.FakeClock clock = new ManualScheduler.FakeClock();
-  public final ManualScheduler scheduler = new ManualScheduler(clock);
-  public final FakeSession session = new FakeSession(zk, FIRST_SESSION);
+  public final FakeZooKeeper zk;
+  public final ManualScheduler.FakeClock clock;
+  public final ManualScheduler scheduler;
+  public final FakeSession session;
   final Requests requests = new Requests();
   public final RequestContext ctx;
   private long nextSession = FIRST_SESSION + 1;
@@ -46,7 +46,27 @@ public final class EngineFixture {
   }
 
   EngineFixture(SuspensionPolicy policy) {
+    this(new FakeZooKeeper(), new ManualScheduler.FakeClock(), null, FIRST_SESSION, policy);
     zk.mkdirs(DIR);
+  }
+
+  /**
+   * Another client on the same fake server, clock and scheduler as {@code shared}: its own session
+   * ({@code sessionId}), connection and requests, so that a test can run the real code of two
+   * clients against one tree (one holds and releases, the other waits).
+   */
+  private EngineFixture(
+      FakeZooKeeper zk,
+      ManualScheduler.FakeClock clock,
+      ManualScheduler scheduler,
+      long sessionId,
+      SuspensionPolicy policy) {
+    this.zk = zk;
+    this.clock = clock;
+    this.scheduler = scheduler != null ? scheduler : new ManualScheduler(clock);
+    // the server's clock (ctime, mtime) moves with the test's
+    zk.serverClock(() -> clock.nanoTime() / 1_000_000L);
+    this.session = new FakeSession(zk, sessionId);
     session.tell(requests);
     ctx =
         new RequestContext(
@@ -60,7 +80,7 @@ public final class EngineFixture {
             policy,
             clock,
             Runnable::run,
-            scheduler,
+            this.scheduler,
             Events.NONE);
   }
 
@@ -93,6 +113,18 @@ public final class EngineFixture {
     }
   }
 
+  /**
+   * Another client of the same fake server, clock and scheduler, on session {@code sessionId} (see
+   * the private constructor). Requests sent through {@link FakeZooKeeper} itself as a {@code ZkOps}
+   * stay this fixture's.
+   */
+  EngineFixture otherClient(long sessionId) {
+    EngineFixture other =
+        new EngineFixture(zk, clock, scheduler, sessionId, SuspensionPolicy.WAIT_FOR_EXPIRY);
+    zk.useSession(session.sessionId());
+    return other;
+  }
+
   // ---------------------------------------------------------------- requests, as the locks start
   // them
 
@@ -104,6 +136,16 @@ public final class EngineFixture {
   Started queue(
       NodeKind kind, Ordering.Rule rule, boolean tryOnly, long nanos, boolean hasDeadline) {
     return start(new QueueProtocol(DIR, kind, rule, Map.of()), tryOnly, nanos, hasDeadline);
+  }
+
+  /** A request of a mutex with a lock-delay, as {@code NodeLock.queue} starts it with one. */
+  Started delayedMutex(Duration delay, boolean tryOnly, long nanos, boolean hasDeadline) {
+    NodeKind kind = NodeKind.MUTEX;
+    return start(
+        new QueueProtocol(DIR, kind, Ordering.forKind(kind), Map.of(), delay.toNanos()),
+        tryOnly,
+        nanos,
+        hasDeadline);
   }
 
   Started acquire() {

@@ -14,13 +14,19 @@ import java.util.function.Function;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.Watcher.WatcherType;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.apache.zookeeper.proto.CheckVersionRequest;
+import org.apache.zookeeper.proto.DeleteRequest;
+import org.apache.zookeeper.proto.SetDataRequest;
 
 /**
  * An in-memory ZooKeeper for the engine's tests: one data tree, any number of sessions, and the
@@ -45,6 +51,11 @@ import org.apache.zookeeper.data.Stat;
  *       {@code ChildWatchRemoved}).
  *   <li>Sequential names take the parent's child version (bumped by every child create and delete),
  *       as ten digits.
+ *   <li>A node's stat keeps {@code mzxid} (last data change), {@code pzxid} (last child change),
+ *       {@code ctime} / {@code mtime} by the server clock the test gives ({@link #serverClock}) and
+ *       {@code numChildren}. A {@code multi} of setData, delete and check ops is one transaction:
+ *       all or none, every change with one zxid, its events in op order (what the lock-delay's
+ *       record relies on).
  * </ul>
  *
  * <p>Faults: {@link #failNextRequest} (the next request is not applied, and answered with a given
@@ -68,15 +79,29 @@ public final class FakeZooKeeper implements ZkOps {
     final long czxid;
     final long ephemeralOwner;
     final boolean container;
+    final long ctime;
     byte[] data;
     int version;
     int cversion;
 
-    Node(long czxid, long ephemeralOwner, boolean container, byte[] data) {
+    /** The zxid of the last data change (creation included). */
+    long mzxid;
+
+    /** The zxid of the last child change (creation included). */
+    long pzxid;
+
+    /** The server time of the last data change, ms. */
+    long mtime;
+
+    Node(long czxid, long ephemeralOwner, boolean container, byte[] data, long ctime) {
       this.czxid = czxid;
       this.ephemeralOwner = ephemeralOwner;
       this.container = container;
       this.data = data;
+      this.mzxid = czxid;
+      this.pzxid = czxid;
+      this.ctime = ctime;
+      this.mtime = ctime;
     }
   }
 
@@ -114,13 +139,33 @@ public final class FakeZooKeeper implements ZkOps {
   private final Set<Long> expired = new java.util.HashSet<>();
   private final Set<Long> disconnected = new java.util.HashSet<>();
   private long zxid;
+
+  /** Inside a {@code multi}: every change of it carries the one zxid taken at its start. */
+  private boolean inTransaction;
+
+  /** The server's clock, ms: node {@code ctime} and {@code mtime} (see {@link #serverClock}). */
+  private java.util.function.LongSupplier serverMillis = () -> 0L;
+
   private long current;
   private int loseNext;
   private int dropNext;
   private final Deque<Code> failNext = new ArrayDeque<>();
 
   FakeZooKeeper() {
-    tree.put("/", new Node(0, 0, false, new byte[0]));
+    tree.put("/", new Node(0, 0, false, new byte[0], 0L));
+  }
+
+  /** The server's clock, in ms, that stamps {@code ctime} and {@code mtime} (0 until set). */
+  public void serverClock(java.util.function.LongSupplier millis) {
+    this.serverMillis = millis;
+  }
+
+  /** The next zxid of a change; inside a {@code multi}, the transaction's one zxid. */
+  private long nextZxid() {
+    if (!inTransaction) {
+      zxid++;
+    }
+    return zxid;
   }
 
   // ---------------------------------------------------------------- sessions and faults
@@ -399,7 +444,8 @@ public final class FakeZooKeeper implements ZkOps {
     }
     n.data = data.clone();
     n.version++;
-    zxid++;
+    n.mzxid = nextZxid();
+    n.mtime = serverMillis.getAsLong();
     fire(dataWatches, path, EventType.NodeDataChanged);
   }
 
@@ -422,15 +468,17 @@ public final class FakeZooKeeper implements ZkOps {
     if (tree.containsKey(actual)) {
       return Code.NODEEXISTS;
     }
-    zxid++;
+    long z = nextZxid();
     tree.put(
         actual,
         new Node(
-            zxid,
+            z,
             mode.isEphemeral() ? owner : 0L,
             mode == CreateMode.CONTAINER,
-            data == null ? new byte[0] : data.clone()));
+            data == null ? new byte[0] : data.clone(),
+            serverMillis.getAsLong()));
     parent.cversion++;
+    parent.pzxid = z;
     name[0] = actual;
     fire(dataWatches, actual, EventType.NodeCreated);
     fire(childWatches, parentPath, EventType.NodeChildrenChanged);
@@ -450,12 +498,13 @@ public final class FakeZooKeeper implements ZkOps {
 
   private void deleteNode(String path) {
     tree.remove(path);
-    zxid++;
+    long z = nextZxid();
     int slash = path.lastIndexOf('/');
     String parentPath = slash == 0 ? "/" : path.substring(0, slash);
     Node parent = tree.get(parentPath);
     if (parent != null) {
       parent.cversion++;
+      parent.pzxid = z;
     }
     fire(dataWatches, path, EventType.NodeDeleted);
     fire(childWatches, path, EventType.NodeDeleted);
@@ -480,14 +529,18 @@ public final class FakeZooKeeper implements ZkOps {
     }
   }
 
-  private static Stat statOf(String path, Node n) {
+  private Stat statOf(String path, Node n) {
     Stat s = new Stat();
     s.setCzxid(n.czxid);
-    s.setMzxid(n.czxid);
+    s.setMzxid(n.mzxid);
+    s.setPzxid(n.pzxid);
+    s.setCtime(n.ctime);
+    s.setMtime(n.mtime);
     s.setVersion(n.version);
     s.setCversion(n.cversion);
     s.setEphemeralOwner(n.ephemeralOwner);
     s.setDataLength(n.data.length);
+    s.setNumChildren(children(path).size());
     return s;
   }
 
@@ -538,6 +591,75 @@ public final class FakeZooKeeper implements ZkOps {
   @Override
   public void sync(String path, AsyncCallback.VoidCallback cb) {
     opsOf(current).sync(path, cb);
+  }
+
+  @Override
+  public void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
+    opsOf(current).multi(ops, cb);
+  }
+
+  /**
+   * Applies {@code ops} (setData, delete, check) as one transaction, all or none, as the server
+   * does: every change carries one zxid, and the watch events go out in the ops' order. Returns the
+   * transaction's code and results; on a failure nothing is applied and the results are {@code
+   * ErrorResult}s (OK before the failed op, RUNTIMEINCONSISTENCY after it), as ZooKeeper answers.
+   */
+  private Map.Entry<Code, List<OpResult>> doMulti(List<Op> ops) {
+    int failedAt = -1;
+    Code failure = Code.OK;
+    for (int i = 0; i < ops.size() && failedAt < 0; i++) {
+      Op op = ops.get(i);
+      Node n = tree.get(op.getPath());
+      int version =
+          switch (op.getType()) {
+            case ZooDefs.OpCode.setData -> ((SetDataRequest) op.toRequestRecord()).getVersion();
+            case ZooDefs.OpCode.delete -> ((DeleteRequest) op.toRequestRecord()).getVersion();
+            case ZooDefs.OpCode.check -> ((CheckVersionRequest) op.toRequestRecord()).getVersion();
+            default -> throw new UnsupportedOperationException("the fake's multi: " + op);
+          };
+      if (n == null) {
+        failure = Code.NONODE;
+      } else if (version != -1 && version != n.version) {
+        failure = Code.BADVERSION;
+      } else if (op.getType() == ZooDefs.OpCode.delete && !children(op.getPath()).isEmpty()) {
+        failure = Code.NOTEMPTY;
+      }
+      if (failure != Code.OK) {
+        failedAt = i;
+      }
+    }
+    List<OpResult> results = new ArrayList<>();
+    if (failedAt >= 0) {
+      for (int i = 0; i < ops.size(); i++) {
+        int err =
+            i < failedAt
+                ? Code.OK.intValue()
+                : i == failedAt ? failure.intValue() : Code.RUNTIMEINCONSISTENCY.intValue();
+        results.add(new OpResult.ErrorResult(err));
+      }
+      return Map.entry(failure, results);
+    }
+    zxid++;
+    inTransaction = true;
+    try {
+      for (Op op : ops) {
+        String path = op.getPath();
+        switch (op.getType()) {
+          case ZooDefs.OpCode.setData -> {
+            setData(path, ((SetDataRequest) op.toRequestRecord()).getData());
+            results.add(new OpResult.SetDataResult(statOf(path, tree.get(path))));
+          }
+          case ZooDefs.OpCode.delete -> {
+            deleteNode(path);
+            results.add(new OpResult.DeleteResult());
+          }
+          default -> results.add(new OpResult.CheckResult());
+        }
+      }
+    } finally {
+      inTransaction = false;
+    }
+    return Map.entry(Code.OK, results);
   }
 
   /**
@@ -761,6 +883,21 @@ public final class FakeZooKeeper implements ZkOps {
         }
       }
       return removed;
+    }
+
+    @Override
+    public void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
+      String path = ops.isEmpty() ? "" : ops.get(ops.size() - 1).getPath();
+      send(
+          "multi",
+          path,
+          fault -> {
+            if (fault != null) {
+              return () -> cb.processResult(fault.intValue(), path, null, null);
+            }
+            Map.Entry<Code, List<OpResult>> r = doMulti(ops);
+            return () -> cb.processResult(r.getKey().intValue(), path, null, r.getValue());
+          });
     }
 
     @Override

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.WatcherType;
 import org.apache.zookeeper.ZooDefs.Ids;
@@ -262,5 +264,39 @@ class FakeZooKeeperTest {
     create("/ns/dir/a", CreateMode.EPHEMERAL);
     ops.sync("/ns/dir", (rc, p, c) -> {});
     assertThat(zk.sent()).extracting(FakeZooKeeper.Sent::op).containsExactly("create", "sync");
+  }
+
+  @Test
+  void multi_appliesAllWithOneZxid_firesInOpOrder_orNothingOnAFailure() {
+    create("/ns/dir/m-a", CreateMode.EPHEMERAL);
+    zk.deliverAll();
+    ops.getData("/ns/dir", e -> log.add("dir " + e.getType()), (rc, p, c, d, st) -> {});
+    ops.getData("/ns/dir/m-a", e -> log.add("node " + e.getType()), (rc, p, c, d, st) -> {});
+    zk.deliverAll();
+    log.clear();
+
+    // a failing op: nothing applied, the failed op's code first
+    ops.multi(
+        List.of(Op.setData("/ns/dir", new byte[] {7}, -1), Op.delete("/ns/dir/missing", -1)),
+        (rc, p, c, results) ->
+            log.add(
+                "multi " + Code.get(rc) + " " + ((OpResult.ErrorResult) results.get(1)).getErr()));
+    zk.deliverAll();
+    assertThat(log).containsExactly("multi NONODE " + Code.NONODE.intValue());
+    assertThat(zk.data("/ns/dir")).as("all or none").isEmpty();
+    log.clear();
+
+    ops.multi(
+        List.of(Op.setData("/ns/dir", new byte[] {7}, -1), Op.delete("/ns/dir/m-a", -1)),
+        (rc, p, c, results) -> log.add("multi " + Code.get(rc)));
+    zk.deliverAll();
+    assertThat(log)
+        .as("one transaction's events in op order, before its reply")
+        .containsExactly("dir NodeDataChanged", "node NodeDeleted", "multi OK");
+    Stat dir = zk.stat("/ns/dir");
+    assertThat(dir.getMzxid())
+        .as("one zxid: the data change is the last child change")
+        .isEqualTo(dir.getPzxid());
+    assertThat(dir.getNumChildren()).isZero();
   }
 }

@@ -9,6 +9,7 @@ import io.zklock.internal.engine.EngineFixture.Started;
 import io.zklock.internal.engine.LockRequest.State;
 import io.zklock.internal.protocol.QueueProtocol;
 import io.zklock.internal.protocol.SingleNodeProtocol;
+import io.zklock.internal.rules.LockDelay;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -109,9 +110,26 @@ class LockRequestInterleavingPropertiesTest {
     new Run(Flavor.SEMAPHORE, table(mayClose)).play(initial, actions);
   }
 
+  /**
+   * The mutex with a lock-delay: besides the checks of every run, a grant never comes sooner than
+   * the delay after a holder's node went without its release record (its session expired, or it was
+   * deleted by another: see {@link Run#checkDelay}).
+   */
+  @Property(tries = 200)
+  void delayedMutex_interleavings_keepMutualExclusion_andTheDelayAfterEveryFailure(
+      @ForAll @IntRange(min = 0, max = 3) int initial,
+      @ForAll boolean mayClose,
+      @ForAll @Size(min = 10, max = 80) List<@IntRange(min = 0, max = 99_999) Integer> actions) {
+    new Run(Flavor.MUTEX_DELAYED, table(mayClose)).play(initial, actions);
+  }
+
+  /** The lock-delay of {@link Flavor#MUTEX_DELAYED}. */
+  private static final Duration DELAY = Duration.ofMillis(300);
+
   /** Which lock the requests of a run are for. */
   private enum Flavor {
     MUTEX,
+    MUTEX_DELAYED,
     SIMPLE,
     READ_WRITE,
     SEMAPHORE;
@@ -121,7 +139,7 @@ class LockRequestInterleavingPropertiesTest {
     /** The kind of a request (or another client's node), chosen by {@code arg}. */
     NodeKind kind(int arg) {
       return switch (this) {
-        case MUTEX -> NodeKind.MUTEX;
+        case MUTEX, MUTEX_DELAYED -> NodeKind.MUTEX;
         case SIMPLE -> NodeKind.SIMPLE;
         case READ_WRITE -> arg % 2 == 0 ? NodeKind.READ : NodeKind.WRITE;
         case SEMAPHORE -> NodeKind.SEMAPHORE;
@@ -142,6 +160,12 @@ class LockRequestInterleavingPropertiesTest {
     final List<String> log = new ArrayList<>();
     final Set<LockRequest> wasHeld = new HashSet<>();
 
+    /** Lock-delay: grants that came too soon, as found at their moment. */
+    final List<String> tooSoon = new ArrayList<>();
+
+    /** Lock-delay: when a holder's node last went without its release record (ns), or none. */
+    long lastFailure = Long.MIN_VALUE;
+
     Run(Flavor flavor, Action[] table) {
       this.flavor = flavor;
       this.simple = flavor == Flavor.SIMPLE;
@@ -155,6 +179,24 @@ class LockRequestInterleavingPropertiesTest {
           case 1 -> f.simple(false, timeout, true);
           default -> f.simple(true, 0, false);
         };
+      }
+      if (flavor == Flavor.MUTEX_DELAYED) {
+        Started s =
+            switch (how) {
+              case 0 -> f.delayedMutex(DELAY, false, 0, false);
+              case 1 -> f.delayedMutex(DELAY, false, timeout, true);
+              default -> f.delayedMutex(DELAY, true, 0, false);
+            };
+        // checked at the grant's own moment on the fake clock (a delayed grant runs inside an
+        // advance), against the failures of the actions before
+        s.future()
+            .thenAccept(
+                h -> {
+                  if (h != null) { // null: a busy tryAcquire
+                    checkGrantTime(f.clock.nanoTime());
+                  }
+                });
+        return s;
       }
       NodeKind kind = flavor.kind(kindArg);
       Ordering.Rule rule = flavor.rule(kind);
@@ -170,7 +212,11 @@ class LockRequestInterleavingPropertiesTest {
         act(Action.START, 0); // a plain acquire
       }
       for (int a : actions) {
+        String holder = flavor == Flavor.MUTEX_DELAYED ? holderNode() : null;
         act(table[a % table.length], a / table.length);
+        if (holder != null) {
+          checkDelay(holder);
+        }
         checkExclusion();
       }
       finish();
@@ -378,8 +424,62 @@ class LockRequestInterleavingPropertiesTest {
           live++;
         }
       }
-      if (live > 1 && (flavor == Flavor.MUTEX || simple)) {
+      if (live > 1 && (flavor == Flavor.MUTEX || flavor == Flavor.MUTEX_DELAYED || simple)) {
         throw new AssertionError(live + " requests HELD at once; actions " + log);
+      }
+    }
+
+    /**
+     * The node that holds the lock now, as a grant's end would count it: the head of the queue if
+     * it is another client's (it stands for a holder) or the node of one of our requests that
+     * holds; null if none.
+     */
+    private String holderNode() {
+      List<QueueNode> q = QueueNode.queue(f.nodes());
+      if (q.isEmpty()) {
+        return null;
+      }
+      String head = DIR + "/" + q.get(0).name();
+      Stat st = f.zk.stat(head);
+      if (st != null && st.getEphemeralOwner() == OTHER_SESSION) {
+        return head;
+      }
+      for (Started s : requests) {
+        if (s.state() == State.HELD && head.equals(s.request().path()) && nodeExists(s.request())) {
+          return head;
+        }
+      }
+      return null;
+    }
+
+    /**
+     * Lock-delay: {@code holder} held before the last action; if it is gone without the release
+     * record naming it, that action ended a grant by failure, now. And no grant of ours comes
+     * sooner than the delay after the last failure (ZooKeeper's times are whole milliseconds, and
+     * the fake clock here moves by whole milliseconds too).
+     */
+    void checkDelay(String holder) {
+      if (!f.zk.exists(holder)) {
+        String released = LockDelay.releasedNode(f.zk.data(DIR));
+        if (!holder.endsWith("/" + released)) {
+          lastFailure = f.clock.nanoTime();
+          log.add("(failure of " + holder.substring(holder.lastIndexOf('/') + 1) + ")");
+        }
+      }
+      if (!tooSoon.isEmpty()) {
+        fail(tooSoon.toString());
+      }
+    }
+
+    /** Lock-delay: a grant at {@code now} (fake clock, ns) is not sooner than the delay allows. */
+    private void checkGrantTime(long now) {
+      if (lastFailure != Long.MIN_VALUE && now - lastFailure < DELAY.toNanos()) {
+        tooSoon.add(
+            "a request was granted "
+                + Duration.ofNanos(now - lastFailure).toMillis()
+                + " ms after a holder's failure, within the lock-delay of "
+                + DELAY.toMillis()
+                + " ms");
       }
     }
 
