@@ -61,6 +61,28 @@ class CoordinationEventsTest extends ZkTestSupport {
   }
 
   @Test
+  void classification_aGrantsLossEndsAHold_aWaitersLossAndAPassEndAWait() {
+    LockEvent grantLost = event(Type.LOST, "mutex");
+    LockEvent waiterLost = event(Type.LOST, "condition");
+    assertThat(grantLost.endsHold()).isTrue();
+    assertThat(grantLost.endsWait()).isFalse();
+    assertThat(waiterLost.endsHold()).isFalse();
+    assertThat(waiterLost.endsWait()).isTrue();
+    for (String kind :
+        List.of("latch", "barrier", "double-barrier-enter", "double-barrier-leave", "condition")) {
+      assertThat(event(Type.PASSED, kind).isCoordination()).as(kind).isTrue();
+      assertThat(event(Type.PASSED, kind).endsWait()).as(kind).isTrue();
+    }
+    for (String kind : List.of("mutex", "read", "write", "semaphore", "cohort", "election", "")) {
+      assertThat(event(Type.GRANTED, kind).isCoordination()).as(kind).isFalse();
+    }
+  }
+
+  private static LockEvent event(Type type, String kind) {
+    return new LockEvent(type, "x", kind, 1L, 0L, 0L, -1, Duration.ZERO, "", null, null);
+  }
+
+  @Test
   void latch_awaitPassesWhenCountedDown_countDownItselfIsNotTold() throws Exception {
     Recorder r = new Recorder();
     ZkLocks locks = observed(r);
