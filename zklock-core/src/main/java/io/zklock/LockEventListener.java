@@ -6,6 +6,13 @@ package io.zklock;
  * built. Added with {@link ZkLocks.Builder#eventListener}; see {@link LockEvent} for the steps and
  * their order.
  *
+ * <p>Besides lock requests, the blocking waits of the coordination recipes (a latch's or barrier's
+ * {@code await}, a double barrier's {@code enter} and {@code leave}, a condition's {@code await})
+ * are told, each as a request that never holds: it ends with {@link LockEvent.Type#PASSED} when
+ * what it waited for happened, and a {@code condition} wait may end {@link LockEvent.Type#LOST}
+ * ({@link LockEvent#isCoordination()} tells these from a grant's loss). A listener that switches on
+ * {@link LockEvent.Type} must expect both.
+ *
  * <p><b>Isolation.</b> A listener cannot break or stall a lock:
  *
  * <ul>

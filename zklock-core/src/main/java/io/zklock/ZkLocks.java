@@ -609,10 +609,12 @@ public interface ZkLocks extends AutoCloseable {
 
     /**
      * Adds a listener of every step of every lock request of the instance (requested, queued,
-     * granted, released, lost, timed out, cancelled, failed) and of its session's changes: see
-     * {@link LockEvent} for the steps, and {@link LockEventListener} for how a listener is isolated
-     * from the locks (one that throws or blocks cannot break or stall them). Listeners are called
-     * in the order added. With none (the default), no event is made.
+     * granted, released, lost, timed out, cancelled, failed), of every blocking wait of its
+     * coordination recipes (latch, barriers, conditions: passed rather than granted, never held)
+     * and of its session's changes: see {@link LockEvent} for the steps, and {@link
+     * LockEventListener} for how a listener is isolated from the locks (one that throws or blocks
+     * cannot break or stall them). Listeners are called in the order added. With none (the
+     * default), no event is made.
      *
      * @throws NullPointerException if {@code listener} is null
      */

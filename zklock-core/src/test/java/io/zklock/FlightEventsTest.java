@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * zklock's JDK Flight Recorder events, recorded with {@link RecordingStream} from a {@link ZkLocks}
- * that has no listener: the wait, the hold, the loss and the session's changes.
+ * that has no listener: the wait, the hold, the loss and the session's changes, and the
+ * coordination recipes' waits.
  */
 class FlightEventsTest extends ZkTestSupport {
 
@@ -84,6 +85,74 @@ class FlightEventsTest extends ZkTestSupport {
                           assertThat(e.getString("reason")).isEqualTo("node_deleted");
                           assertThat(e.getString("lockName")).isEqualTo("jfr");
                         });
+              });
+    }
+  }
+
+  @Test
+  void coordinationWaits_areLockWaits_passedOrTimedOut_withNoHoldAndNoLoss(@TempDir Path dir)
+      throws Exception {
+    ZkLocks locks = client();
+    try (RecordingStream rs = new RecordingStream()) {
+      rs.enable("io.zklock.LockWait").withThreshold(Duration.ZERO);
+      rs.enable("io.zklock.LockHold").withThreshold(Duration.ZERO);
+      rs.enable("io.zklock.LockLost");
+      rs.startAsync();
+
+      DistributedCountDownLatch latch = locks.countDownLatch("jfr-latch", 1);
+      latch.countDown();
+      assertThat(latch.await(Duration.ofSeconds(10))).isTrue();
+      DistributedBarrier barrier = locks.barrier("jfr-barrier");
+      barrier.set();
+      assertThat(barrier.await(Duration.ofMillis(50))).isFalse();
+      DistributedDoubleBarrier alone = locks.doubleBarrier("jfr-double", 1);
+      assertThat(alone.enter(Duration.ofSeconds(10))).isTrue();
+      assertThat(alone.leave(Duration.ofSeconds(10))).isTrue();
+      DistributedLock lock = locks.mutex("jfr-c");
+      LockHandle h = lock.acquire();
+      lock.newCondition().await(h, Duration.ofMillis(50)).handle().release();
+      LockHandle gone = lock.acquire();
+      client().forceRelease("jfr-c");
+      gone.lost().get(30, TimeUnit.SECONDS);
+      try {
+        lock.newCondition().await(gone);
+      } catch (LockLostException expected) {
+        // the wait is lost
+      }
+
+      AtomicInteger dumps = new AtomicInteger();
+      await()
+          .untilAsserted(
+              () -> {
+                Path file = dir.resolve("zklock-c-" + dumps.incrementAndGet() + ".jfr");
+                rs.dump(file);
+                List<RecordedEvent> got =
+                    RecordingFile.readAllEvents(file).stream()
+                        .filter(e -> e.getEventType().getName().startsWith("io.zklock."))
+                        .toList();
+                List<String> waits =
+                    named(got, "io.zklock.LockWait").stream()
+                        .map(e -> e.getString("kind") + ":" + e.getString("outcome"))
+                        .toList();
+                assertThat(waits)
+                    .containsExactlyInAnyOrder(
+                        "latch:passed",
+                        "barrier:timeout",
+                        "double-barrier-enter:passed",
+                        "double-barrier-leave:passed",
+                        "mutex:granted",
+                        "condition:timeout",
+                        "mutex:granted",
+                        "mutex:granted",
+                        "condition:lost");
+                assertThat(named(got, "io.zklock.LockHold"))
+                    .as("holds of the mutex only: a coordination wait holds nothing")
+                    .hasSize(3)
+                    .allSatisfy(e -> assertThat(e.getString("kind")).isEqualTo("mutex"));
+                assertThat(named(got, "io.zklock.LockLost"))
+                    .as("the grant's loss once, not again for the condition waiter")
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.getString("kind")).isEqualTo("mutex"));
               });
     }
   }

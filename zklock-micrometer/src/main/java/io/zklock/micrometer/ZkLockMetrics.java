@@ -37,13 +37,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * Every lock meter has the tags {@code lock} (the lock's name where {@link LockNameTags} allows it,
  * else {@value LockNameTags#OTHER}) and {@code kind} ({@code mutex}, {@code read}, {@code write},
  * {@code simple}, {@code semaphore}, {@code multi}, {@code cohort}, {@code cohort-read}, {@code
- * cohort-write}, {@code election}). As Micrometer advises, nothing is counted that a timer already
- * counts: a timer's count is the number of events.
+ * cohort-write}, {@code election}; for the coordination recipes' waits {@code latch}, {@code
+ * barrier}, {@code double-barrier-enter}, {@code double-barrier-leave}, {@code condition}). As
+ * Micrometer advises, nothing is counted that a timer already counts: a timer's count is the number
+ * of events.
  *
  * <ul>
  *   <li>{@code zklock.lock.wait} (timer, tag {@code outcome}: {@code granted}, {@code timeout},
- *       {@code busy}, {@code cancelled}, {@code failed}): from a request to its outcome; {@code
- *       busy} is a {@code tryAcquire()} that found the lock held.
+ *       {@code busy}, {@code cancelled}, {@code failed}; for a coordination wait {@code passed},
+ *       {@code timeout}, {@code cancelled}, {@code failed}, and {@code lost} for a condition waiter
+ *       whose lock was lost): from a request to its outcome; {@code busy} is a {@code tryAcquire()}
+ *       that found the lock held. A coordination wait has no hold meter: nothing is held.
  *   <li>{@code zklock.lock.wait.active} (long task timer): requests waiting now, and for how long.
  *   <li>{@code zklock.lock.hold} (timer, tags {@code end}: {@code released}, {@code lost}; {@code
  *       reason}: {@code none} for a release, else why it was lost: {@code session_expired}, {@code
@@ -131,11 +135,18 @@ public final class ZkLockMetrics implements LockEventListener, MeterBinder {
         endWait(e, "granted");
         holding.put(e.requestId(), active(HOLD, "locks held now", e).start());
       }
+      case PASSED -> endWait(e, "passed"); // a coordination wait: no hold follows
       case TIMED_OUT -> endWait(e, e.reason().equals("busy") ? "busy" : "timeout");
       case CANCELLED -> endWait(e, "cancelled");
       case FAILED -> endWait(e, "failed");
       case RELEASED -> endHold(e, "released", "none");
-      case LOST -> endHold(e, "lost", e.reason().toLowerCase(Locale.ROOT));
+      case LOST -> {
+        if (e.isCoordination()) {
+          endWait(e, "lost"); // a condition waiter's lock was lost: its wait ends
+        } else {
+          endHold(e, "lost", e.reason().toLowerCase(Locale.ROOT));
+        }
+      }
       default -> {}
     }
   }

@@ -25,14 +25,17 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@value #WAIT} ("zklock wait &lt;kind&gt;"): from the request to its outcome. Its parent is
  *       the observation current on the thread that asked for the lock (a request's span, say).
  *       Low-cardinality key values: {@code zklock.lock.kind}, {@code zklock.lock.outcome} (granted,
- *       timeout, busy, cancelled, failed) and {@code zklock.lock.name} as {@link LockNameTags}
- *       allows it; high-cardinality: the full {@code zklock.lock.name.full} and the grant's {@code
- *       zklock.lock.token}. Each time the request waits behind others, an event {@code queued} is
- *       added. A failure is the observation's error.
+ *       timeout, busy, cancelled, failed; for a coordination recipe's wait, kinds {@code latch},
+ *       {@code barrier}, {@code double-barrier-enter}, {@code double-barrier-leave}, {@code
+ *       condition}: passed, timeout, cancelled, failed, lost) and {@code zklock.lock.name} as
+ *       {@link LockNameTags} allows it; high-cardinality: the full {@code zklock.lock.name.full}
+ *       and the grant's {@code zklock.lock.token}. Each time the request waits behind others, an
+ *       event {@code queued} is added. A failure is the observation's error.
  *   <li>{@value #HOLD} ("zklock hold &lt;kind&gt;"): from the grant to its release or loss, a child
- *       of its wait; {@code zklock.lock.outcome} is {@code released} or {@code lost}, with {@code
- *       zklock.lock.loss.reason} ({@code none}, {@code session_expired}, {@code node_deleted},
- *       {@code suspended}, {@code closed}, {@code lease_expired}).
+ *       of its wait (a coordination wait has none: nothing is held); {@code zklock.lock.outcome} is
+ *       {@code released} or {@code lost}, with {@code zklock.lock.loss.reason} ({@code none},
+ *       {@code session_expired}, {@code node_deleted}, {@code suspended}, {@code closed}, {@code
+ *       lease_expired}).
  * </ul>
  *
  * A registry with a meter handler also makes timers of these observations; {@link ZkLockMetrics} is
@@ -96,11 +99,18 @@ public final class ZkLockObservations implements LockEventListener {
         hold.start();
         holds.put(e.requestId(), hold);
       }
+      case PASSED -> endWait(e, "passed", null); // a coordination wait: no hold follows
       case TIMED_OUT -> endWait(e, e.reason().equals("busy") ? "busy" : "timeout", null);
       case CANCELLED -> endWait(e, "cancelled", null);
       case FAILED -> endWait(e, "failed", e.failure());
       case RELEASED -> endHold(e, "released", "none");
-      case LOST -> endHold(e, "lost", e.reason().toLowerCase(Locale.ROOT));
+      case LOST -> {
+        if (e.isCoordination()) {
+          endWait(e, "lost", null); // a condition waiter's lock was lost: its wait ends
+        } else {
+          endHold(e, "lost", e.reason().toLowerCase(Locale.ROOT));
+        }
+      }
       default -> {}
     }
   }

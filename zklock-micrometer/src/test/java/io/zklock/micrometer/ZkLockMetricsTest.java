@@ -7,6 +7,9 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zklock.DistributedBarrier;
+import io.zklock.DistributedCountDownLatch;
+import io.zklock.DistributedDoubleBarrier;
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
@@ -17,6 +20,9 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.AfterAll;
@@ -194,6 +200,92 @@ class ZkLockMetricsTest {
     for (String kind : new String[] {"read", "write", "semaphore", "simple", "multi"}) {
       assertThat(waits(Tags.of("kind", kind), "granted")).as(kind).isEqualTo(1);
     }
+  }
+
+  @Test
+  void coordinationWaits_areTimedAsWaits_activeWhileWaiting_passedOrTimedOut_withNoHold()
+      throws Exception {
+    DistributedCountDownLatch latch = locks.countDownLatch("metrics-latch", 1);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<Boolean> waiter = pool.submit(() -> latch.await(Duration.ofSeconds(30)));
+      await()
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          registry
+                              .get("zklock.lock.wait.active")
+                              .tag("kind", "latch")
+                              .longTaskTimer()
+                              .activeTasks())
+                      .as("the latch's waiter, while it waits")
+                      .isEqualTo(1));
+      other.countDownLatch("metrics-latch", 1).countDown();
+      assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(locks.countDownLatch("metrics-latch-2", 2).await(Duration.ofMillis(50))).isFalse();
+    DistributedBarrier barrier = locks.barrier("metrics-barrier");
+    barrier.set();
+    assertThat(barrier.await(Duration.ofMillis(50))).isFalse();
+    barrier.remove();
+    assertThat(barrier.await(Duration.ofSeconds(10))).isTrue();
+    DistributedDoubleBarrier alone = locks.doubleBarrier("metrics-double", 1);
+    assertThat(alone.enter(Duration.ofSeconds(10))).isTrue();
+    assertThat(alone.leave(Duration.ofSeconds(10))).isTrue();
+    assertThat(locks.doubleBarrier("metrics-double-2", 2).enter(Duration.ofMillis(50))).isFalse();
+
+    assertThat(waits(Tags.of("lock", "other", "kind", "latch"), "passed")).isEqualTo(1);
+    assertThat(waits(Tags.of("kind", "latch"), "timeout")).isEqualTo(1);
+    assertThat(waits(Tags.of("kind", "barrier"), "passed")).isEqualTo(1);
+    assertThat(waits(Tags.of("kind", "barrier"), "timeout")).isEqualTo(1);
+    assertThat(waits(Tags.of("kind", "double-barrier-enter"), "passed")).isEqualTo(1);
+    assertThat(waits(Tags.of("kind", "double-barrier-enter"), "timeout")).isEqualTo(1);
+    assertThat(waits(Tags.of("kind", "double-barrier-leave"), "passed")).isEqualTo(1);
+    assertThat(registry.get("zklock.lock.wait.active").longTaskTimers())
+        .allSatisfy(t -> assertThat(t.activeTasks()).isZero());
+    assertThat(registry.find("zklock.lock.hold").timer()).as("nothing was held").isNull();
+    assertThat(registry.find("zklock.lock.hold.active").longTaskTimer()).isNull();
+  }
+
+  @Test
+  void conditionWaits_signalledIsPassed_timedOut_andLostWhenTheLockWasLost() throws Exception {
+    DistributedLock lock = locks.mutex("metrics-cond");
+    LockHandle first = lock.acquire();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<LockHandle> waiting = pool.submit(() -> lock.newCondition().await(first));
+      DistributedLock mine = other.mutex("metrics-cond");
+      LockHandle s = mine.tryAcquire(Duration.ofSeconds(10)).orElseThrow(); // await released it
+      mine.newCondition().signal(s);
+      s.release();
+      waiting.get(30, TimeUnit.SECONDS).release();
+    } finally {
+      pool.shutdownNow();
+    }
+    LockHandle h = lock.acquire();
+    lock.newCondition().await(h, Duration.ofMillis(50)).handle().release();
+    LockHandle gone = lock.acquire();
+    other.forceRelease("metrics-cond");
+    gone.lost().get(30, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> lock.newCondition().await(gone)).isInstanceOf(LockLostException.class);
+
+    Tags condition = Tags.of("lock", "other", "kind", "condition");
+    assertThat(waits(condition, "passed")).as("signalled").isEqualTo(1);
+    assertThat(waits(condition, "timeout")).isEqualTo(1);
+    assertThat(waits(condition, "lost")).as("awaited on a lost lock").isEqualTo(1);
+    assertThat(registry.find("zklock.lock.hold").tag("kind", "condition").timer())
+        .as("a condition wait holds nothing")
+        .isNull();
+    assertThat(
+            registry
+                .get("zklock.lock.hold")
+                .tags("kind", "mutex", "end", "lost", "reason", "node_deleted")
+                .timer()
+                .count())
+        .as("the grant's own loss, once")
+        .isEqualTo(1);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.zklock.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.observation.Observation;
@@ -14,10 +15,15 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.zklock.DistributedCountDownLatch;
+import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
+import io.zklock.LockLostException;
 import io.zklock.ZkLocks;
 import io.zklock.testkit.EmbeddedZooKeeper;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,6 +114,30 @@ class ZkLockObservationsTest {
     SpanData wait = span("zklock wait mutex");
     assertThat(attr(wait, "zklock.lock.outcome")).isEqualTo("busy");
     assertThat(wait.getParentSpanContext().isValid()).as("no caller span: a root").isFalse();
+  }
+
+  @Test
+  void coordinationWaits_areWaitSpansWithTheirOutcome_andNoHold() throws Exception {
+    DistributedCountDownLatch latch = locks.countDownLatch("obs-latch", 1);
+    latch.countDown();
+    assertThat(latch.await(Duration.ofSeconds(10))).isTrue();
+    DistributedLock lock = locks.mutex("obs-cond");
+    LockHandle gone = lock.acquire();
+    try (ZkLocks other = ZkLocks.builder(zk.connectString()).build()) {
+      other.forceRelease("obs-cond");
+    }
+    gone.lost().get(30, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> lock.newCondition().await(gone)).isInstanceOf(LockLostException.class);
+
+    await().until(() -> spans.getFinishedSpanItems().size() == 4);
+    assertThat(attr(span("zklock wait latch"), "zklock.lock.outcome")).isEqualTo("passed");
+    assertThat(attr(span("zklock wait condition"), "zklock.lock.outcome")).isEqualTo("lost");
+    assertThat(attr(span("zklock hold mutex"), "zklock.lock.outcome")).isEqualTo("lost");
+    assertThat(spans.getFinishedSpanItems())
+        .as("no hold span of a coordination wait")
+        .extracting(SpanData::getName)
+        .containsExactlyInAnyOrder(
+            "zklock wait latch", "zklock wait mutex", "zklock hold mutex", "zklock wait condition");
   }
 
   private SpanData span(String name) {

@@ -18,11 +18,12 @@ import jdk.jfr.Timespan;
 /**
  * zklock's JDK Flight Recorder events, made from the lock events of every {@code ZkLocks} while a
  * recording has them enabled: {@code io.zklock.LockWait} and {@code io.zklock.LockHold} (durations:
- * from request to outcome, from grant to release or loss), {@code io.zklock.LockLost} and {@code
- * io.zklock.SessionState} (instants). No recording, no cost beyond one static check per request:
- * the recorder is asked only once it is initialized, and then only whether these events are on. The
- * default thresholds are in the classes; the shipped {@code META-INF/zklock.jfc} sets them for a
- * recording (docs/ops.md).
+ * from request to outcome, from grant to release or loss; a coordination recipe's wait is a {@code
+ * LockWait} with no hold, outcome {@code passed} when it passed), {@code io.zklock.LockLost} and
+ * {@code io.zklock.SessionState} (instants). No recording, no cost beyond one static check per
+ * request: the recorder is asked only once it is initialized, and then only whether these events
+ * are on. The default thresholds are in the classes; the shipped {@code META-INF/zklock.jfc} sets
+ * them for a recording (docs/ops.md).
  */
 final class FlightEvents {
   private FlightEvents() {}
@@ -35,7 +36,9 @@ final class FlightEvents {
     String lockName;
 
     @Label("Kind")
-    @Description("mutex, read, write, simple, semaphore, multi, cohort, election...")
+    @Description(
+        "mutex, read, write, simple, semaphore, multi, cohort, election...; for a coordination"
+            + " wait latch, barrier, double-barrier-enter, double-barrier-leave, condition")
     String kind;
 
     @Label("Fencing Token")
@@ -50,7 +53,9 @@ final class FlightEvents {
 
   @Name("io.zklock.LockWait")
   @Label("Lock Wait")
-  @Description("From a lock request to its outcome: granted, timeout, busy, cancelled, failed")
+  @Description(
+      "From a lock request to its outcome: granted, timeout, busy, cancelled, failed; for a"
+          + " coordination wait: passed, timeout, cancelled, failed, lost")
   @Threshold("10 ms")
   static final class Wait extends LockStep {}
 
@@ -127,13 +132,15 @@ final class FlightEvents {
         end(owner, e, "granted");
         begin(owner, e, new Hold());
       }
+      case PASSED -> end(owner, e, "passed"); // a coordination wait: no hold follows
       case TIMED_OUT -> end(owner, e, e.reason());
       case CANCELLED -> end(owner, e, "cancelled");
       case FAILED -> end(owner, e, "failed");
       case RELEASED -> end(owner, e, "released");
       case LOST -> {
         end(owner, e, "lost");
-        if (Types.LOST.isEnabled()) {
+        // a condition waiter's loss ends its wait; the grant's own loss is told by its lock
+        if (!e.isCoordination() && Types.LOST.isEnabled()) {
           Lost l = new Lost();
           l.lockName = e.lockName();
           l.kind = e.kind();

@@ -68,17 +68,27 @@ public final class BarrierImpl implements DistributedBarrier {
   @Override
   public void await() throws InterruptedException {
     ctx.checkOpen();
-    Waits.join(NodeWatch.until(ctx, path, false, -1L));
+    await(-1L);
   }
 
   @Override
   public boolean await(Duration timeout) throws InterruptedException {
     long nanos = Args.timeoutNanos(timeout);
     ctx.checkOpen();
-    if (nanos == 0) {
-      return !isSet();
+    return await(nanos);
+  }
+
+  /** Waits for the removal, told on the lock event seam; negative {@code nanos}: no time-out. */
+  private boolean await(long nanos) throws InterruptedException {
+    Observing o = Observing.begin(ctx, name, KIND);
+    try {
+      boolean passed = nanos == 0 ? !isSet() : Waits.join(NodeWatch.until(ctx, path, false, nanos));
+      Observing.waited(o, passed);
+      return passed;
+    } catch (InterruptedException | RuntimeException | Error e) {
+      Observing.waitThrew(o, e, 0L);
+      throw e;
     }
-    return Waits.join(NodeWatch.until(ctx, path, false, nanos));
   }
 
   @Override

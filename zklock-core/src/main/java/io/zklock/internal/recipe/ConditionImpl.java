@@ -26,6 +26,9 @@ import org.apache.zookeeper.KeeperException.Code;
  * DistributedCondition}.
  */
 final class ConditionImpl implements DistributedCondition {
+  /** The kind of its waits on the lock event seam. */
+  static final String KIND = "condition";
+
   /** One waiter's node, and the session that made it. */
   record Waiter(String path, long session) {}
 
@@ -89,29 +92,46 @@ final class ConditionImpl implements DistributedCondition {
   }
 
   private Wakeup await(LockHandle held, long nanos) throws InterruptedException {
-    Waiter w = enqueue(held);
-    try {
-      held.release();
-    } catch (RuntimeException e) {
-      calls.delete(w.path()); // the lock was lost: nobody is to signal this waiter
-      throw e;
-    }
+    Objects.requireNonNull(held, "held");
+    Observing o = observe();
     boolean signalled;
     boolean interrupted = false;
     try {
-      signalled = waitForSignal(w, nanos, true);
-    } catch (InterruptedException e) {
-      if (!signalledBeforeWithdrawal(w)) {
+      Waiter w = enqueue(held);
+      try {
+        held.release();
+      } catch (RuntimeException e) {
+        calls.delete(w.path()); // the lock was lost: nobody is to signal this waiter
         throw e;
       }
-      signalled = true;
-      interrupted = true;
+      try {
+        signalled = waitForSignal(w, nanos, true);
+      } catch (InterruptedException e) {
+        if (!signalledBeforeWithdrawal(w)) {
+          throw e;
+        }
+        signalled = true;
+        interrupted = true;
+      }
+      Observing.waited(o, signalled);
+    } catch (InterruptedException | RuntimeException | Error e) {
+      Observing.waitThrew(o, e, held.fencingToken());
+      throw e;
     }
     LockHandle h = Acquisitions.acquireUninterruptibly(lock);
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
     return new Wakeup(h, signalled);
+  }
+
+  /**
+   * Tells the start of a wait on the lock event seam (kind {@value #KIND}, named {@code <lock
+   * name>.cond-<name>}), or returns null if nobody listens. The wait ends at the signal or the
+   * time-out; the lock taken again afterwards is told as that lock's request.
+   */
+  Observing observe() {
+    return Observing.begin(ctx, lock.name() + ".cond-" + name, KIND);
   }
 
   /** Makes this holder's waiter node (it must hold the lock: the node's order is the lock's). */

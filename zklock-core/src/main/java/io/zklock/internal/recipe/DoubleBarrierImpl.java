@@ -21,6 +21,11 @@ import org.apache.zookeeper.Op;
  */
 public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
   public static final String KIND = "double-barrier";
+
+  /** The kinds of its waits on the lock event seam. */
+  public static final String ENTER_KIND = "double-barrier-enter";
+
+  public static final String LEAVE_KIND = "double-barrier-leave";
   public static final String MEMBERS_FIELD = "members";
   public static final String ROUND_FIELD = "round";
   public static final String PHASE_FIELD = "phase";
@@ -118,6 +123,18 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
     if (entered >= 0) {
       throw new IllegalStateException("this member is in round " + entered + " of " + dir);
     }
+    Observing o = Observing.begin(ctx, name, ENTER_KIND);
+    try {
+      boolean passed = enterRound(timeoutNanos);
+      Observing.waited(o, passed);
+      return passed;
+    } catch (InterruptedException | RuntimeException | Error e) {
+      Observing.waitThrew(o, e, 0L);
+      throw e;
+    }
+  }
+
+  private boolean enterRound(long timeoutNanos) throws InterruptedException {
     long deadline = timeoutNanos < 0 ? Long.MIN_VALUE : ctx.clock().nanoTime() + timeoutNanos;
     int tried = -1; // the round whose member node this call made last
     while (true) {
@@ -224,6 +241,18 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
     if (round < 0) {
       throw new IllegalStateException("this member has not entered " + dir);
     }
+    Observing o = Observing.begin(ctx, name, LEAVE_KIND);
+    try {
+      boolean passed = leaveRound(round, timeoutNanos);
+      Observing.waited(o, passed);
+      return passed;
+    } catch (InterruptedException | RuntimeException | Error e) {
+      Observing.waitThrew(o, e, 0L);
+      throw e;
+    }
+  }
+
+  private boolean leaveRound(int round, long timeoutNanos) throws InterruptedException {
     long deadline = timeoutNanos < 0 ? Long.MIN_VALUE : ctx.clock().nanoTime() + timeoutNanos;
     Code c = get(calls.delete(member(round)));
     if (c != Code.OK && c != Code.NONODE) {

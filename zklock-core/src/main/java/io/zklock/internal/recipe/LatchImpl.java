@@ -231,6 +231,18 @@ public final class LatchImpl implements DistributedCountDownLatch {
 
   private boolean await(long timeoutNanos) throws InterruptedException {
     ctx.checkOpen();
+    Observing o = Observing.begin(ctx, name, KIND);
+    try {
+      boolean passed = awaitOpen(timeoutNanos);
+      Observing.waited(o, passed);
+      return passed;
+    } catch (InterruptedException | RuntimeException | Error e) {
+      Observing.waitThrew(o, e, 0L);
+      throw e;
+    }
+  }
+
+  private boolean awaitOpen(long timeoutNanos) throws InterruptedException {
     if (timeoutNanos == 0) {
       return Waits.join(stored.read()).intField(REMAINING_FIELD) <= 0;
     }

@@ -18,6 +18,9 @@ import java.util.function.IntConsumer;
  * ({@link Events#on()}), so that a request nobody listens to makes no event and no wrapper. Its
  * wait ends once (granted, timed out, cancelled or failed: the first to happen is told), and a
  * grant's hold ends once (released or lost), in {@link ObservedHandle}, the handle the caller gets.
+ * A coordination recipe's blocking wait is told through the same object ({@link #begin}, then
+ * {@link #waited} or {@link #waitThrew}): it ends passed, timed out, cancelled, failed or lost, and
+ * never holds.
  */
 final class Observing {
   private final RecipeContext ctx;
@@ -104,6 +107,47 @@ final class Observing {
           }
         });
     return out;
+  }
+
+  /**
+   * Ends a coordination wait ({@link io.zklock.LockEvent#isCoordination()}) that returned: passed,
+   * or timed out. Does nothing for null (nobody listened at its start).
+   */
+  static void waited(Observing o, boolean passed) {
+    if (o == null) {
+      return;
+    }
+    if (passed) {
+      o.passed();
+    } else {
+      o.notGranted(false);
+    }
+  }
+
+  /**
+   * Ends a coordination wait that threw {@code t}: cancelled (interrupted), lost (a {@link
+   * LockLostException}: the token of the grant lost is {@code token}), or failed. Does nothing for
+   * null.
+   */
+  static void waitThrew(Observing o, Throwable t, long token) {
+    if (o == null) {
+      return;
+    }
+    if (t instanceof InterruptedException || t instanceof CancellationException) {
+      o.cancelled();
+    } else if (t instanceof LockLostException lost) {
+      if (o.waitEnded.compareAndSet(false, true)) {
+        o.emit(LockEvent.Type.LOST, token, -1, o.since(o.start), lost.reason().name(), null);
+      }
+    } else {
+      o.failed(t);
+    }
+  }
+
+  void passed() {
+    if (waitEnded.compareAndSet(false, true)) {
+      emit(LockEvent.Type.PASSED, 0L, -1, since(start), "", null);
+    }
   }
 
   /** The request waits behind {@code position} others. */

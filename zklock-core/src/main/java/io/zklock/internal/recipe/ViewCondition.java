@@ -35,25 +35,37 @@ final class ViewCondition implements Condition {
       throw new InterruptedException();
     }
     LockHandle held = view.handle();
-    ConditionImpl.Waiter w = cond.enqueue(held);
-    int holds = view.holdCount();
-    try {
-      for (int i = 0; i < holds; i++) {
-        view.unlock(); // the last one releases the distributed lock
-      }
-    } catch (RuntimeException e) {
-      cond.signalledBeforeWithdrawal(w);
-      throw e;
-    }
+    Observing o = cond.observe();
+    int holds;
     boolean woken;
     InterruptedException interrupted = null;
     try {
-      woken = cond.waitForSignal(w, nanos, interruptible);
-    } catch (InterruptedException e) {
-      woken = cond.signalledBeforeWithdrawal(w);
-      if (!woken) {
-        interrupted = e;
+      ConditionImpl.Waiter w = cond.enqueue(held);
+      holds = view.holdCount();
+      try {
+        for (int i = 0; i < holds; i++) {
+          view.unlock(); // the last one releases the distributed lock
+        }
+      } catch (RuntimeException e) {
+        cond.signalledBeforeWithdrawal(w);
+        throw e;
       }
+      try {
+        woken = cond.waitForSignal(w, nanos, interruptible);
+      } catch (InterruptedException e) {
+        woken = cond.signalledBeforeWithdrawal(w);
+        if (!woken) {
+          interrupted = e;
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      Observing.waitThrew(o, e, held.fencingToken());
+      throw e;
+    }
+    if (interrupted != null) {
+      Observing.waitThrew(o, interrupted, 0L);
+    } else {
+      Observing.waited(o, woken);
     }
     for (int i = 0; i < holds; i++) {
       view.lock(); // the first acquires again (a new token); an interrupt is kept for later
