@@ -189,12 +189,15 @@ class CoordinationEventsTest extends ZkTestSupport {
 
     long wait = r.request("c.cond-default", 0);
     assertPassedOnce(r, wait, "c.cond-default", "condition");
-    await().until(() -> r.of("c").size() == 6);
+    await().until(() -> r.of("c").stream().filter(e -> e.type() == Type.RELEASED).count() == 2);
     assertThat(r.types(r.request("c", 0)))
         .as("the hold before the wait, released by await")
         .containsExactly(Type.REQUESTED, Type.GRANTED, Type.RELEASED);
     assertThat(r.types(r.request("c", 1)))
-        .as("the lock taken again after the signal")
+        .as(
+            "the lock taken again after the signal (queued if the signaller had not released yet:"
+                + " the waiter asks for the lock as soon as it is signalled)")
+        .filteredOn(t -> t != Type.QUEUED)
         .containsExactly(Type.REQUESTED, Type.GRANTED, Type.RELEASED);
   }
 
