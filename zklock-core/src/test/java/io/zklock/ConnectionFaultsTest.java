@@ -225,7 +225,9 @@ class ConnectionFaultsTest extends ZkTestSupport {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> locks.mutex("offline").tryAcquire())
         .isInstanceOf(ZkLockException.class)
         .hasMessageContaining("not connected");
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+    // waiting for the connection would wait until the proxy passes again: any bound far below that
+    // tells the two apart, and a loaded machine can stall a thread for a second
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     proxy.pass();
   }
 

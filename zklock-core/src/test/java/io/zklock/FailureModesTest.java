@@ -235,8 +235,8 @@ class FailureModesTest extends ZkTestSupport {
           .as("a count out of range is refused before anything else")
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(Duration.ofNanos(System.nanoTime() - t0))
-          .as("none of them waited for the connection")
-          .isLessThan(Duration.ofSeconds(1));
+          .as("none of them waited for the connection (which returns only when the proxy passes)")
+          .isLessThan(Duration.ofSeconds(5));
       proxy.pass();
       await()
           .atMost(Duration.ofSeconds(20))
