@@ -195,6 +195,21 @@ class LockDelayPropertiesTest {
     if (d.lastEnd == End.RECORDED && d.pzxid == d.mzxid) {
       assertThat(wait).as("no server time known after the create: the full delay").isEqualTo(DELAY);
     }
+    if (d.lastEnd == End.CLEAN && d.pzxid == d.mzxid) {
+      assertThat(wait)
+          .as("the last child change was a clean release's own write: no delay")
+          .isZero();
+    }
+  }
+
+  @Example
+  void afterCreateRead_ofACleanRelease_holdsAtOnce() {
+    byte[] record = LockDelay.released("m-0000000004");
+    int after = LockDelay.AFTER_CREATE;
+    assertThat(LockDelay.byStat(true, 9, 9, after, after, record, 0, after, 0, DELAY)).isZero();
+    assertThat(LockDelay.byStat(true, 9, 8, after, after, record, 0, after, 0, DELAY))
+        .as("a child change after the record's write")
+        .isEqualTo(DELAY);
   }
 
   @Property
