@@ -7,6 +7,8 @@ import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.internal.engine.LockRequest;
+import io.zklock.internal.protocol.RecipeMixException;
+import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -74,6 +76,12 @@ public final class Election implements LeaderElection {
   private LockHandle leadership;
   private long epoch;
   private long rejoinDelayMs = REJOIN_DELAY_MS;
+
+  /**
+   * The latest join was refused: the directory holds nodes of a recipe this election cannot share a
+   * queue with ({@link io.zklock.internal.rules.KindMix}); null once a join is not refused.
+   */
+  private RecipeMixException refused;
 
   public Election(RecipeContext ctx, String name, String participantId) {
     this(ctx, name, participantId, NodeKind.ELECTION);
@@ -158,11 +166,16 @@ public final class Election implements LeaderElection {
   private void joined(int g, CompletableFuture<LockHandle> f, LockHandle h, Throwable err) {
     if (err != null) {
       boolean stop;
+      RecipeMixException mix = mixOf(err);
       synchronized (this) {
         if (pending == f) {
           pending = null;
         }
         stop = !running || g != generation;
+        if (!stop) {
+          refused = mix;
+          notifyAll(); // awaitLeadership reports the refusal
+        }
       }
       if (stop || err instanceof CancellationException) {
         return;
@@ -191,6 +204,7 @@ public final class Election implements LeaderElection {
       }
       pending = null;
       leadership = h;
+      refused = null;
       rejoinDelayMs = REJOIN_DELAY_MS;
       epoch = h.fencingToken();
       e = epoch;
@@ -199,6 +213,16 @@ public final class Election implements LeaderElection {
       events.execute(() -> tellAll(true, e));
     }
     h.lost().thenAccept(ex -> lostLeadership(g, h));
+  }
+
+  /** The refusal of a mix of recipes behind {@code err}, or null. */
+  private static RecipeMixException mixOf(Throwable err) {
+    for (Throwable t = err; t != null; t = t.getCause()) {
+      if (t instanceof RecipeMixException m) {
+        return m;
+      }
+    }
+    return null;
   }
 
   private void lostLeadership(int g, LockHandle h) {
@@ -261,6 +285,9 @@ public final class Election implements LeaderElection {
     Waiting waiting = Waiting.after(timeout, ctx.clock());
     synchronized (this) {
       while (!isLeader()) {
+        if (refused != null) {
+          throw new io.zklock.ZkLockException(refused.getMessage(), queue.dir(), 0L, refused);
+        }
         long left = waiting.remainingNanos(ctx.clock());
         if (left <= 0 || closed || ctx.lifecycle().isClosed()) {
           return false;
@@ -330,6 +357,15 @@ public final class Election implements LeaderElection {
                 return;
               }
               List<QueueNode> nodes = QueueNode.queue(children);
+              QueueNode foreign = KindMix.conflict(kind, nodes);
+              if (foreign != null) {
+                // another recipe's nodes beside ours: whoever is named, a client of the other
+                // recipe may believe it leads too, so no one can be named (KindMix)
+                out.completeExceptionally(
+                    new RecipeMixException(
+                        KindMix.refusal(queue.dir(), kind, foreign), queue.dir(), 0L));
+                return;
+              }
               nodes.removeIf(n -> n.kind() != kind);
               if (nodes.isEmpty()) {
                 out.complete(Optional.empty());
