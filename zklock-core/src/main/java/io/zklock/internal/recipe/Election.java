@@ -191,8 +191,14 @@ public final class Election implements LeaderElection {
         delay = rejoinDelayMs;
         rejoinDelayMs = Math.min(rejoinDelayMs * 2, MAX_REJOIN_DELAY_MS);
       }
-      log.warn(
-          "leader election {}: request failed; joining again in {} ms", queue.dir(), delay, err);
+      if (mix != null) {
+        // the message says it all: which node, which recipe, what to use instead
+        log.warn(
+            "leader election {}: {}; trying again in {} ms", queue.dir(), mix.getMessage(), delay);
+      } else {
+        log.warn(
+            "leader election {}: request failed; joining again in {} ms", queue.dir(), delay, err);
+      }
       ctx.scheduler().schedule(() -> join(g), delay, TimeUnit.MILLISECONDS);
       return;
     }
