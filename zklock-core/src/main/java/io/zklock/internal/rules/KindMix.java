@@ -74,6 +74,14 @@ public final class KindMix {
     }
   }
 
+  /**
+   * Whether a directory whose nodes have the kinds of {@code kindMask} ({@link #bit} of each) holds
+   * a kind that may not share it with {@code ours}.
+   */
+  public static boolean mixed(NodeKind ours, int kindMask) {
+    return (kindMask & incompatibleMask(ours)) != 0;
+  }
+
   /** The bit of {@code kind} in a kind mask. */
   public static int bit(NodeKind kind) {
     return 1 << kind.ordinal();
@@ -85,7 +93,7 @@ public final class KindMix {
    * unless there is a conflict.
    */
   public static QueueNode conflict(NodeKind ours, List<QueueNode> queue) {
-    if (queue instanceof Listing listing && (listing.kindMask() & incompatibleMask(ours)) == 0) {
+    if (queue instanceof Listing listing && !mixed(ours, listing.kindMask())) {
       return null;
     }
     for (QueueNode n : queue) {

@@ -102,6 +102,64 @@ class KindMixPropertiesTest {
     assertThat(KindMix.compatible(a, b)).isEqualTo(KindMix.compatible(b, a));
   }
 
+  /** The recipe each kind belongs to, as Curator's recipes lay out one directory (the spec). */
+  private static String recipe(NodeKind kind) {
+    switch (kind) {
+      case CURATOR_MUTEX:
+        return "InterProcessMutex, LeaderSelector";
+      case CURATOR_READ:
+      case CURATOR_WRITE:
+        return "InterProcessReadWriteLock";
+      case CURATOR_LATCH:
+        return "LeaderLatch";
+      case CURATOR_LEASE:
+        return "InterProcessSemaphoreV2's leases";
+      default:
+        return "zklock's own";
+    }
+  }
+
+  @Property
+  void compatible_exactlyWithinOneRecipe(@ForAll NodeKind a, @ForAll NodeKind b) {
+    assertThat(KindMix.compatible(a, b))
+        .as("%s beside %s", a, b)
+        .isEqualTo(recipe(a).equals(recipe(b)));
+  }
+
+  @Property
+  void mixed_onAKindMask_isAnyKindInItIncompatible(
+      @ForAll NodeKind ours, @ForAll Set<NodeKind> present) {
+    int mask = 0;
+    boolean expected = false;
+    for (NodeKind k : present) {
+      mask |= KindMix.bit(k);
+      expected |= !KindMix.compatible(ours, k);
+    }
+    assertThat(KindMix.mixed(ours, mask)).isEqualTo(expected);
+  }
+
+  @Example
+  void refusal_namesTheRecipeOfTheNodeFound_andOurs() {
+    Random r = new Random(4);
+    Map<NodeKind, String> says =
+        Map.of(
+            NodeKind.CURATOR_READ, "InterProcessReadWriteLock",
+            NodeKind.CURATOR_WRITE, "InterProcessReadWriteLock",
+            NodeKind.CURATOR_LEASE, "InterProcessSemaphoreV2",
+            NodeKind.CURATOR_LATCH, "LeaderLatch",
+            NodeKind.CURATOR_MUTEX, "LeaderSelector",
+            NodeKind.MUTEX, "zklock's plain mutex",
+            NodeKind.ELECTION, "zklock's plain election");
+    says.forEach(
+        (kind, text) -> {
+          QueueNode found = QueueNode.parse(name(kind, 7, r));
+          NodeKind ours = kind.curator() ? NodeKind.MUTEX : NodeKind.CURATOR_LATCH;
+          assertThat(KindMix.refusal("/d", ours, found))
+              .contains(text, found.name(), "/d")
+              .contains(ours.curator() ? "Curator-compatible curator-latch" : "plain mutex");
+        });
+  }
+
   @Example
   void selectorAfterLatch_curatorsSelectorLeadsToo_soTheRuleRefusesBoth() {
     // a zklock latch participant (sequence 1) leads; a LeaderSelector's mutex node joins (2)
