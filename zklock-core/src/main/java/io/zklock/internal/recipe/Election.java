@@ -79,9 +79,15 @@ public final class Election implements LeaderElection {
 
   /**
    * The latest join was refused: the directory holds nodes of a recipe this election cannot share a
-   * queue with ({@link io.zklock.internal.rules.KindMix}); null once a join is not refused.
+   * queue with ({@link io.zklock.internal.rules.KindMix}); null while no refusal is known for the
+   * latest attempt (cleared when a new one is sent).
    */
   private RecipeMixException refused;
+
+  /** Refusals so far, and the last one: a waiter hears of one even if a new attempt followed. */
+  private long refusals;
+
+  private RecipeMixException lastRefusal;
 
   public Election(RecipeContext ctx, String name, String participantId) {
     this(ctx, name, participantId, NodeKind.ELECTION);
@@ -159,6 +165,7 @@ public final class Election implements LeaderElection {
         return; // the ZkLocks was closed: nothing to join
       }
       pending = f;
+      refused = null; // a new attempt: refused again, or not, by what it finds
     }
     f.whenComplete((h, err) -> joined(g, f, h, err));
   }
@@ -172,8 +179,10 @@ public final class Election implements LeaderElection {
           pending = null;
         }
         stop = !running || g != generation;
-        if (!stop) {
+        if (!stop && mix != null) {
           refused = mix;
+          lastRefusal = mix;
+          refusals++;
           notifyAll(); // awaitLeadership reports the refusal
         }
       }
@@ -290,9 +299,11 @@ public final class Election implements LeaderElection {
   public boolean awaitLeadership(Duration timeout) throws InterruptedException {
     Waiting waiting = Waiting.after(timeout, ctx.clock());
     synchronized (this) {
+      long seen = refusals;
       while (!isLeader()) {
-        if (refused != null) {
-          throw new io.zklock.ZkLockException(refused.getMessage(), queue.dir(), 0L, refused);
+        if (refused != null || refusals != seen) {
+          throw new io.zklock.ZkLockException(
+              lastRefusal.getMessage(), queue.dir(), 0L, lastRefusal);
         }
         long left = waiting.remainingNanos(ctx.clock());
         if (left <= 0 || closed || ctx.lifecycle().isClosed()) {
