@@ -47,10 +47,39 @@ class CuratorRecipeMixTest extends CuratorTestBase {
             });
     s.setId(c.name);
     s.start();
-    addCloseable(s::close);
+    addCloseable(
+        () -> {
+          try {
+            s.close();
+          } catch (IllegalStateException closedByTheTest) {
+            // closed already
+          }
+        });
     addCloseable(end::countDown); // closed first: takeLeadership returns, then the selector closes
     assertThat(leads.await(SECONDS, TimeUnit.SECONDS)).as("selector leads").isTrue();
     return s;
+  }
+
+  @Test
+  void refusedElection_joinsByItself_onceTheSelectorIsGone() throws Exception {
+    // Given a selector leading and a compatible election refused beside it
+    String name = newName("mix-election-later");
+    CuratorClient reader = curator("reader");
+    CuratorClient sc = curator("s1");
+    LeaderSelector s = leadingSelector(sc, name);
+    LeaderElection e = zklock("z").leaderElection(name, "z1", COMPAT);
+    addCloseable(e);
+    e.start();
+    assertThatThrownBy(() -> e.awaitLeadership(WAIT)).isInstanceOf(ZkLockException.class);
+
+    // When the last selector leaves the path (its client closes: its node goes with its session)
+    s.close();
+    sc.close();
+
+    // Then the participant, trying again with back-off, joins and leads, and names itself
+    org.awaitility.Awaitility.await().atMost(WAIT).until(e::isLeader);
+    assertThat(e.leader()).contains("z1");
+    assertThat(children(reader, name)).hasSize(1);
   }
 
   private LeaderLatch leadingLatch(CuratorClient c, String name) throws Exception {
