@@ -39,4 +39,16 @@ public final class SessionDeadline {
   public static long dueNanos(long heardSentAt, long timeoutNanos) {
     return heardSentAt + timeoutNanos - marginNanos(timeoutNanos);
   }
+
+  /**
+   * The earliest moment at which zklock may close the handle of a session it declared lost: {@code
+   * heardSentAt + T}, the ensemble's earliest possible expiry. Closing the handle ends the session
+   * on the ensemble at once if the handle is connected (its ephemeral nodes go, and the next waiter
+   * is granted); closed at the declaration, it would throw away the margin by which the holder is
+   * told before another is granted. So the handle stays open, its events ignored, until the
+   * ensemble could have expired it anyway.
+   */
+  public static long closeNanos(long heardSentAt, long timeoutNanos) {
+    return heardSentAt + timeoutNanos;
+  }
 }

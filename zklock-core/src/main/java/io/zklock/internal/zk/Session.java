@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * {@link SessionDeadline#marginNanos}) with no newer answer, the session is declared lost exactly
  * as if it had expired: held locks are lost with {@link
  * io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
- * session, the old handle is closed in the background.
+ * session, the old handle is closed in the background once the ensemble could have expired it
+ * ({@link SessionDeadline#closeNanos}).
  */
 public final class Session implements SessionPort {
   private static final Logger log = LoggerFactory.getLogger(Session.class);
@@ -389,6 +390,7 @@ public final class Session implements SessionPort {
    */
   private Runnable endLocked(boolean declared) {
     Conn old = conn;
+    long closeAt = SessionDeadline.closeNanos(heardSentAt, timeoutNanos);
     CompletableFuture<Void> oldEnded = ended;
     state = SessionState.LOST;
     if (ready.isDone()) {
@@ -399,19 +401,44 @@ public final class Session implements SessionPort {
     ended = new CompletableFuture<>();
     stopDeadline();
     return () -> {
-      if (declared) {
-        // closing may wait for a server that does not answer: never on a caller's thread
-        Thread t = new Thread(() -> closeQuietly(old.zk()), "zklock-close-" + hex(old));
-        t.setDaemon(true);
-        t.start();
-      } else {
+      if (!declared) {
         closeQuietly(old.zk());
       }
       observers.forEach(o -> o.expired(old));
       oldEnded.complete(null);
       tell(SessionState.LOST, old.sessionId());
+      if (declared) {
+        closeWhenTheEnsembleCouldHaveExpired(old, closeAt);
+      }
       reopen();
     };
+  }
+
+  /**
+   * Closes the handle of a session declared lost, once the ensemble could have expired it ({@link
+   * SessionDeadline#closeNanos}): its holders have been told by then. Closed at once, a handle that
+   * is connected again (a partition that healed just before the deadline, a leader's failover)
+   * would end the session on the ensemble immediately, and the next waiter could be granted before
+   * the holder heard of its loss. On its own thread: closing may also wait for a server that does
+   * not answer, never on a caller's thread.
+   */
+  private void closeWhenTheEnsembleCouldHaveExpired(Conn old, long closeAt) {
+    Thread t =
+        new Thread(
+            () -> {
+              long wait = closeAt - clock.nanoTime();
+              try {
+                if (wait > 0) {
+                  TimeUnit.NANOSECONDS.sleep(wait);
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              closeQuietly(old.zk());
+            },
+            "zklock-close-" + hex(old));
+    t.setDaemon(true);
+    t.start();
   }
 
   private static String hex(Conn c) {

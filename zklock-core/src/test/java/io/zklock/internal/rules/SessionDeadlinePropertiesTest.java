@@ -51,6 +51,23 @@ class SessionDeadlinePropertiesTest {
         .isGreaterThanOrEqualTo(t - t / 4);
   }
 
+  @Property
+  void aDeclaredLostHandle_isClosedNoEarlierThanTheEnsemblesEarliestExpiry_aMarginAfterTheDeadline(
+      @ForAll @LongRange(min = -1_000_000_000_000L, max = 1_000_000_000_000L) long heardSentAt,
+      @ForAll @LongRange(min = 2, max = 3_600_000) long timeoutMillis) {
+    long t = timeoutMillis * MS;
+    long due = SessionDeadline.dueNanos(heardSentAt, t);
+    long close = SessionDeadline.closeNanos(heardSentAt, t);
+
+    assertThat(close)
+        .as("not before the ensemble could expire it")
+        .isGreaterThanOrEqualTo(heardSentAt + t);
+    assertThat(close - due)
+        .as("the whole margin between telling the holder and ending the session")
+        .isEqualTo(SessionDeadline.marginNanos(t))
+        .isPositive();
+  }
+
   @Example
   void margins_atTheDocumentedPoints() {
     assertThat(SessionDeadline.marginNanos(4_000 * MS)).as("T=4 s: 500 ms").isEqualTo(500 * MS);
