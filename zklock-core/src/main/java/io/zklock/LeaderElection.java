@@ -77,6 +77,10 @@ public interface LeaderElection extends AutoCloseable {
    * @return {@code true} if it leads
    * @throws IllegalArgumentException if {@code timeout} is negative or too large
    * @throws InterruptedException if the calling thread is interrupted while waiting
+   * @throws ZkLockException if this participant's latest attempt to join was refused because the
+   *     election's directory holds nodes of a recipe it cannot share a queue with (see {@link
+   *     LockOptions}, "One recipe per path"); the participant keeps trying to join, with back-off,
+   *     and joins once those nodes are gone
    */
   boolean awaitLeadership(Duration timeout) throws InterruptedException;
 
@@ -84,7 +88,10 @@ public interface LeaderElection extends AutoCloseable {
    * The id of the current leader, read from the head of the queue (two reads from ZooKeeper, on the
    * calling thread): the same answer for every participant, or empty if nobody takes part now.
    *
-   * @throws ZkLockException if not connected
+   * @throws ZkLockException if not connected, or if the election's directory holds nodes of a
+   *     recipe that cannot share its queue (a Curator {@code LeaderSelector}'s beside {@code
+   *     LeaderLatch}-layout participants, say, see {@link LockOptions}): then a client of the other
+   *     recipe may lead as well, and no single leader can be named
    */
   Optional<String> leader();
 

@@ -50,6 +50,18 @@ import java.util.Objects;
  * must be used in this mode by every zklock client or by none. Not combinable with {@link
  * #cohort()}.
  *
+ * <p>One recipe per path: Curator orders the nodes of its different recipes apart (a {@code
+ * LeaderSelector}'s or {@code InterProcessMutex}'s {@code -lock-} nodes, a {@code LeaderLatch}'s
+ * {@code -latch-} nodes, a read-write lock's, a semaphore's), so two of them on one path can hold
+ * or lead at once. A request that finds, in the listing it reads anyway, nodes of a recipe that
+ * cannot share its queue (the compatible election beside {@code -lock-} nodes, the compatible mutex
+ * beside {@code -latch-} or read-write nodes, any compatible kind beside zklock's plain nodes or
+ * the reverse) fails with a {@link ZkLockException} that names the path, the node found and the
+ * lock kind to use instead, and deletes its node; an election reports it from {@link
+ * LeaderElection#awaitLeadership} and {@link LeaderElection#leader()} and keeps trying to join with
+ * back-off. This costs no request, and is a best effort: a Curator client that joins the path after
+ * a zklock request holds cannot be seen (docs/migrating-from-curator.md).
+ *
  * <h2>Lock-delay</h2>
  *
  * {@link #lockDelay(Duration)} sets a lock-delay, as Chubby and Consul offer it: when a grant ends

@@ -1,6 +1,7 @@
 package io.zklock.internal.protocol;
 
 import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.LockDelay;
 import io.zklock.internal.rules.NodeKind;
@@ -329,6 +330,12 @@ public final class QueueProtocol implements NodeProtocol {
       // our node is gone although our session lives: someone deleted it. Queue again.
       log.warn("lock node {} vanished while waiting; queueing again", node.path());
       step.again();
+      return;
+    }
+    QueueNode foreign = KindMix.conflict(kind, queue);
+    if (foreign != null) {
+      // a recipe Curator orders apart from ours: refuse rather than hold beside it (KindMix)
+      step.fail(new RecipeMixException(KindMix.refusal(dir, kind, foreign), dir, step.session()));
       return;
     }
     Ordering.Decision decision = rule.decide(queue, index);

@@ -7,6 +7,8 @@ import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.internal.engine.LockRequest;
+import io.zklock.internal.protocol.RecipeMixException;
+import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -74,6 +76,18 @@ public final class Election implements LeaderElection {
   private LockHandle leadership;
   private long epoch;
   private long rejoinDelayMs = REJOIN_DELAY_MS;
+
+  /**
+   * The latest join was refused: the directory holds nodes of a recipe this election cannot share a
+   * queue with ({@link io.zklock.internal.rules.KindMix}); null while no refusal is known for the
+   * latest attempt (cleared when a new one is sent).
+   */
+  private RecipeMixException refused;
+
+  /** Refusals so far, and the last one: a waiter hears of one even if a new attempt followed. */
+  private long refusals;
+
+  private RecipeMixException lastRefusal;
 
   public Election(RecipeContext ctx, String name, String participantId) {
     this(ctx, name, participantId, NodeKind.ELECTION);
@@ -151,6 +165,7 @@ public final class Election implements LeaderElection {
         return; // the ZkLocks was closed: nothing to join
       }
       pending = f;
+      refused = null; // a new attempt: refused again, or not, by what it finds
     }
     f.whenComplete((h, err) -> joined(g, f, h, err));
   }
@@ -158,11 +173,18 @@ public final class Election implements LeaderElection {
   private void joined(int g, CompletableFuture<LockHandle> f, LockHandle h, Throwable err) {
     if (err != null) {
       boolean stop;
+      RecipeMixException mix = mixOf(err);
       synchronized (this) {
         if (pending == f) {
           pending = null;
         }
         stop = !running || g != generation;
+        if (!stop && mix != null) {
+          refused = mix;
+          lastRefusal = mix;
+          refusals++;
+          notifyAll(); // awaitLeadership reports the refusal
+        }
       }
       if (stop || err instanceof CancellationException) {
         return;
@@ -178,8 +200,14 @@ public final class Election implements LeaderElection {
         delay = rejoinDelayMs;
         rejoinDelayMs = Math.min(rejoinDelayMs * 2, MAX_REJOIN_DELAY_MS);
       }
-      log.warn(
-          "leader election {}: request failed; joining again in {} ms", queue.dir(), delay, err);
+      if (mix != null) {
+        // the message says it all: which node, which recipe, what to use instead
+        log.warn(
+            "leader election {}: {}; trying again in {} ms", queue.dir(), mix.getMessage(), delay);
+      } else {
+        log.warn(
+            "leader election {}: request failed; joining again in {} ms", queue.dir(), delay, err);
+      }
       ctx.scheduler().schedule(() -> join(g), delay, TimeUnit.MILLISECONDS);
       return;
     }
@@ -191,6 +219,7 @@ public final class Election implements LeaderElection {
       }
       pending = null;
       leadership = h;
+      refused = null;
       rejoinDelayMs = REJOIN_DELAY_MS;
       epoch = h.fencingToken();
       e = epoch;
@@ -199,6 +228,16 @@ public final class Election implements LeaderElection {
       events.execute(() -> tellAll(true, e));
     }
     h.lost().thenAccept(ex -> lostLeadership(g, h));
+  }
+
+  /** The refusal of a mix of recipes behind {@code err}, or null. */
+  private static RecipeMixException mixOf(Throwable err) {
+    for (Throwable t = err; t != null; t = t.getCause()) {
+      if (t instanceof RecipeMixException m) {
+        return m;
+      }
+    }
+    return null;
   }
 
   private void lostLeadership(int g, LockHandle h) {
@@ -260,7 +299,12 @@ public final class Election implements LeaderElection {
   public boolean awaitLeadership(Duration timeout) throws InterruptedException {
     Waiting waiting = Waiting.after(timeout, ctx.clock());
     synchronized (this) {
+      long seen = refusals;
       while (!isLeader()) {
+        if (refused != null || refusals != seen) {
+          throw new io.zklock.ZkLockException(
+              lastRefusal.getMessage(), queue.dir(), 0L, lastRefusal);
+        }
         long left = waiting.remainingNanos(ctx.clock());
         if (left <= 0 || closed || ctx.lifecycle().isClosed()) {
           return false;
@@ -330,6 +374,15 @@ public final class Election implements LeaderElection {
                 return;
               }
               List<QueueNode> nodes = QueueNode.queue(children);
+              QueueNode foreign = KindMix.conflict(kind, nodes);
+              if (foreign != null) {
+                // another recipe's nodes beside ours: whoever is named, a client of the other
+                // recipe may believe it leads too, so no one can be named (KindMix)
+                out.completeExceptionally(
+                    new RecipeMixException(
+                        KindMix.refusal(queue.dir(), kind, foreign), queue.dir(), 0L));
+                return;
+              }
               nodes.removeIf(n -> n.kind() != kind);
               if (nodes.isEmpty()) {
                 out.complete(Optional.empty());

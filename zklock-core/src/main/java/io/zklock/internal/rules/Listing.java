@@ -21,6 +21,7 @@ public final class Listing extends AbstractList<QueueNode> implements RandomAcce
   private final List<QueueNode> nodes;
   private final boolean byCreation;
   private final boolean nearOverflow;
+  private final int kindMask;
   private Map<String, Integer> byName; // creation order only, made on first use; guarded by this
   private CompletableFuture<Listing> creationOrder; // guarded by this
 
@@ -28,6 +29,20 @@ public final class Listing extends AbstractList<QueueNode> implements RandomAcce
     this.nodes = Collections.unmodifiableList(nodes);
     this.byCreation = byCreation;
     this.nearOverflow = !byCreation && QueueNode.nearOverflow(nodes);
+    int mask = 0;
+    for (QueueNode n : nodes) {
+      mask |= KindMix.bit(n.kind());
+    }
+    this.kindMask = mask;
+  }
+
+  /**
+   * The kinds of the nodes of this listing, one bit each ({@link KindMix#bit}): made once, so that
+   * every request sharing the listing tests for a mix of recipes ({@link KindMix#conflict}) without
+   * a scan.
+   */
+  public int kindMask() {
+    return kindMask;
   }
 
   /** The children of a lock directory in queue order (by sequence, with wrap-around). */

@@ -97,4 +97,63 @@ class CuratorCompatibleEngineTest {
     assertThat(r.future()).isCompletedWithValue(null);
     assertThat(f.nodes()).containsExactly(curator.substring(DIR.length() + 1));
   }
+
+  /** Curator's LeaderLatch queues its node, {@code _c_<uuid>-latch-<sequence>}. */
+  private String latchQueues() {
+    return zk.create(
+        OTHER_SESSION,
+        DIR + "/_c_" + UUID.randomUUID() + "-latch-",
+        CreateMode.EPHEMERAL_SEQUENTIAL);
+  }
+
+  @Test
+  void aLeaderLatchsNodeInTheDirectory_theRequestIsRefused_namingIt_andLeavesNoNode() {
+    String latch = latchQueues();
+    Started r = acquire(false);
+    zk.clearSent();
+
+    f.settle();
+
+    assertThat(r.future())
+        .as("refused, not queued beside a recipe Curator orders apart")
+        .isCompletedExceptionally();
+    assertThat(failure(r))
+        .isInstanceOf(io.zklock.ZkLockException.class)
+        .hasMessageContaining(DIR)
+        .hasMessageContaining(latch.substring(DIR.length() + 1))
+        .hasMessageContaining("LeaderLatch")
+        .hasMessageContaining("migrating-from-curator.md");
+    assertThat(((io.zklock.ZkLockException) failure(r)).path()).isEqualTo(DIR);
+    assertThat(f.nodes()).as("our node deleted").containsExactly(latch.substring(DIR.length() + 1));
+    assertThat(zk.sent().stream().filter(s -> s.op().startsWith("get")).count())
+        .as("no read beyond the listing the create already sent")
+        .isZero();
+    assertThat(zk.watchCount()).as("no watch left behind").isZero();
+  }
+
+  @Test
+  void aLeaderSelectorsNodeInAnElectionsDirectory_theParticipantIsRefused_andLeavesNoNode() {
+    String selector = curatorQueues(); // a LeaderSelector is an InterProcessMutex
+    Started r =
+        f.queue(NodeKind.CURATOR_LATCH, Ordering.forKind(NodeKind.CURATOR_LATCH), false, 0, false);
+
+    f.settle();
+
+    assertThat(failure(r))
+        .isInstanceOf(io.zklock.ZkLockException.class)
+        .hasMessageContaining(selector.substring(DIR.length() + 1))
+        .hasMessageContaining("LeaderSelector");
+    assertThat(f.nodes()).containsExactly(selector.substring(DIR.length() + 1));
+  }
+
+  /** What the request's future failed with (it must have failed). */
+  private static Throwable failure(Started r) {
+    assertThat(r.future()).as("failed").isCompletedExceptionally();
+    try {
+      r.future().getNow(null);
+      throw new AssertionError("not failed");
+    } catch (java.util.concurrent.CompletionException e) {
+      return e.getCause();
+    }
+  }
 }

@@ -93,4 +93,41 @@ class ElectionFakeTest {
         .isInstanceOf(ZkLockException.class)
         .hasMessageContaining("NOAUTH");
   }
+
+  @Test
+  void compatibleElection_aSelectorsNodeBesideTheLatch_namesNoLeader_reportsTheMix() {
+    // Given a LeaderLatch-layout participant at the head, and a LeaderSelector's mutex node
+    Election compatible =
+        new Election(
+            new RecipeContext(f.ctx, null, new Lifecycle(null, null), NS, null),
+            "orders",
+            "me",
+            NodeKind.CURATOR_LATCH);
+    f.zk.create(
+        OTHER_SESSION,
+        DIR
+            + "/"
+            + QueueNode.prefix(NodeKind.CURATOR_LATCH, java.util.UUID.randomUUID().toString()),
+        "first".getBytes(StandardCharsets.UTF_8),
+        CreateMode.EPHEMERAL_SEQUENTIAL);
+    String selector =
+        f.zk.create(
+            OTHER_SESSION,
+            DIR
+                + "/"
+                + QueueNode.prefix(NodeKind.CURATOR_MUTEX, java.util.UUID.randomUUID().toString()),
+            "selector".getBytes(StandardCharsets.UTF_8),
+            CreateMode.EPHEMERAL_SEQUENTIAL);
+
+    // When the leader is read
+    CompletableFuture<Optional<String>> read = compatible.readLeader();
+    f.settle();
+
+    // Then no leader is named: the selector may lead as well
+    assertThat(read.handle((v, e) -> e).join())
+        .as("fails, rather than name \"first\" while the selector may lead too")
+        .isInstanceOf(ZkLockException.class)
+        .hasMessageContaining(selector.substring(DIR.length() + 1))
+        .hasMessageContaining("LeaderSelector");
+  }
 }

@@ -1,0 +1,147 @@
+package io.zklock.internal.rules;
+
+import java.util.List;
+
+/**
+ * Which kinds of lock node may share one lock directory, where Curator's recipes are concerned: a
+ * pure rule, read on the listing a request already has.
+ *
+ * <p>Curator's recipes each sort a directory's children by the text after their own lock name
+ * ({@code StandardLockInternalsDriver.fixForSorting}: the text after the last {@code lock-}, {@code
+ * latch-}, or, for the read-write lock, {@code __READ__} and {@code __WRIT__}); a name without that
+ * lock name sorts by its whole text, which starts with a letter or {@code _}, so after every
+ * ten-digit sequence. A Curator client therefore sees every node of another recipe as queued behind
+ * it, whatever its sequence: a {@code LeaderSelector} (an {@code InterProcessMutex}, {@code -lock-}
+ * nodes) joining a directory of {@code LeaderLatch} nodes leads at once beside the latch's leader,
+ * and so does a latch joining a directory of mutex nodes. zklock orders every kind by sequence, so
+ * a zklock request would wait correctly, but the Curator clients around it would not. Curator's own
+ * recipes never share a directory across these families, and zklock's plain nodes ({@code m-},
+ * {@code e-}, ...) are outside all of them.
+ *
+ * <p>So a request of kind {@code ours} refuses to stay in a directory that holds a node of a kind
+ * of another family ({@link #conflict}) when either kind is one of Curator's ({@link
+ * NodeKind#curator()}): zklock's own kinds mix among themselves as before. This is a best effort:
+ * it sees what was in the directory when the request listed it; a Curator client that joins later
+ * cannot be seen by a request that already holds.
+ */
+public final class KindMix {
+  private KindMix() {}
+
+  /**
+   * The family of a kind: the kinds one Curator recipe creates in one directory. Every one of
+   * zklock's own kinds is in the family {@code 0}.
+   */
+  static int family(NodeKind kind) {
+    switch (kind) {
+      case CURATOR_MUTEX:
+        return 1;
+      case CURATOR_READ:
+      case CURATOR_WRITE:
+        return 2;
+      case CURATOR_LATCH:
+        return 3;
+      case CURATOR_LEASE:
+        return 4;
+      default:
+        return 0;
+    }
+  }
+
+  /** Whether nodes of kinds {@code a} and {@code b} may share one directory. Symmetric. */
+  public static boolean compatible(NodeKind a, NodeKind b) {
+    return family(a) == family(b);
+  }
+
+  /**
+   * The bit mask of the kinds that may not share a directory with {@code ours} (bit {@code
+   * ordinal()}), to test against {@link Listing#kindMask()}.
+   */
+  public static int incompatibleMask(NodeKind ours) {
+    return INCOMPATIBLE[ours.ordinal()];
+  }
+
+  private static final int[] INCOMPATIBLE = new int[NodeKind.values().length];
+
+  static {
+    for (NodeKind ours : NodeKind.values()) {
+      int mask = 0;
+      for (NodeKind k : NodeKind.values()) {
+        if (!compatible(ours, k)) {
+          mask |= 1 << k.ordinal();
+        }
+      }
+      INCOMPATIBLE[ours.ordinal()] = mask;
+    }
+  }
+
+  /**
+   * Whether a directory whose nodes have the kinds of {@code kindMask} ({@link #bit} of each) holds
+   * a kind that may not share it with {@code ours}.
+   */
+  public static boolean mixed(NodeKind ours, int kindMask) {
+    return (kindMask & incompatibleMask(ours)) != 0;
+  }
+
+  /** The bit of {@code kind} in a kind mask. */
+  public static int bit(NodeKind kind) {
+    return 1 << kind.ordinal();
+  }
+
+  /**
+   * The first node of {@code queue} whose kind may not share the directory with a request of kind
+   * {@code ours}, or null if none. On a {@link Listing} this reads its kind mask first: no scan
+   * unless there is a conflict.
+   */
+  public static QueueNode conflict(NodeKind ours, List<QueueNode> queue) {
+    if (queue instanceof Listing listing && !mixed(ours, listing.kindMask())) {
+      return null;
+    }
+    for (QueueNode n : queue) {
+      if (!compatible(ours, n.kind())) {
+        return n;
+      }
+    }
+    return null;
+  }
+
+  /** What created a node of {@code kind}, in words, and what zklock offers in its place. */
+  static String whatMakes(NodeKind kind) {
+    switch (kind) {
+      case CURATOR_MUTEX:
+        return "a node of Curator's InterProcessMutex or LeaderSelector (zklock's counterpart:"
+            + " the compatible mutex, locks.mutex(name, LockOptions.curatorCompatible()))";
+      case CURATOR_READ:
+      case CURATOR_WRITE:
+        return "a node of Curator's InterProcessReadWriteLock (zklock's counterpart: the"
+            + " compatible read-write lock, locks.readWriteLock(name,"
+            + " LockOptions.curatorCompatible()))";
+      case CURATOR_LATCH:
+        return "a node of Curator's LeaderLatch (zklock's counterpart: the compatible election,"
+            + " locks.leaderElection(name, id, LockOptions.curatorCompatible()))";
+      case CURATOR_LEASE:
+        return "a lease of Curator's InterProcessSemaphoreV2 (zklock's counterpart: the"
+            + " compatible semaphore, locks.semaphore(name, permits,"
+            + " LockOptions.curatorCompatible()))";
+      default:
+        return "a node of zklock's plain " + kind.label() + " (not in the Curator-compatible mode)";
+    }
+  }
+
+  /**
+   * The message of a refusal: the directory, what our request is, the node found and what made it,
+   * and where to read more.
+   */
+  public static String refusal(String dir, NodeKind ours, QueueNode found) {
+    return "refusing to queue a "
+        + (ours.curator() ? "Curator-compatible " + ours.label() : "plain " + ours.label())
+        + " request in "
+        + dir
+        + ": it holds "
+        + found.name()
+        + ", "
+        + whatMakes(found.kind())
+        + ". Curator orders the nodes of different recipes apart, so the two would hold (or"
+        + " lead) at once; use on this path the lock kind that matches the nodes already there,"
+        + " see docs/migrating-from-curator.md, \"One recipe per path\"";
+  }
+}
