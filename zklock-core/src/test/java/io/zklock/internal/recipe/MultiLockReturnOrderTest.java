@@ -158,7 +158,10 @@ class MultiLockReturnOrderTest extends ZkTestSupport {
     startTry();
     AtomicReference<Boolean> releasedAtAnswer = new AtomicReference<>();
     HeldBackHandle first = a.grant();
-    result.whenComplete((h, t) -> releasedAtAnswer.set(first.released.isDone()));
+    // the check runs on the thread that completes the result, possibly after a get() returned:
+    // wait for it (answered) before reading what it saw
+    CompletableFuture<LockHandle> answered =
+        result.whenComplete((h, t) -> releasedAtAnswer.set(first.released.isDone()));
 
     // When the second part is busy: the multi-lock gives the first back
     b.last().complete(null);
@@ -171,6 +174,7 @@ class MultiLockReturnOrderTest extends ZkTestSupport {
 
     // ... and answers (empty) once it is
     assertThat(result.get(10, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+    answered.get(10, java.util.concurrent.TimeUnit.SECONDS);
     assertThat(releasedAtAnswer.get())
         .as("the first part's release was acknowledged when the failure was answered")
         .isTrue();
@@ -182,7 +186,10 @@ class MultiLockReturnOrderTest extends ZkTestSupport {
     startTry();
     AtomicReference<Boolean> releasedAtAnswer = new AtomicReference<>();
     HeldBackHandle first = a.grant();
-    result.whenComplete((h, t) -> releasedAtAnswer.set(first.released.isDone()));
+    // the check runs on the thread that completes the result, possibly after a get() returned:
+    // wait for it (answered) before reading what it saw
+    CompletableFuture<LockHandle> answered =
+        result.whenComplete((h, t) -> releasedAtAnswer.set(first.released.isDone()));
 
     b.last().completeExceptionally(new ZkLockException("refused", "/b", 0L, null));
     await().atMost(Duration.ofSeconds(10)).untilTrue(first.releaseStarted);
@@ -192,6 +199,7 @@ class MultiLockReturnOrderTest extends ZkTestSupport {
     first.acknowledge();
     await().atMost(Duration.ofSeconds(10)).until(result::isDone);
     assertThat(result).isCompletedExceptionally();
+    answered.handle((h, t) -> null).get(10, java.util.concurrent.TimeUnit.SECONDS);
     assertThat(releasedAtAnswer.get())
         .as("the first part's release was acknowledged when the failure was answered")
         .isTrue();
