@@ -179,15 +179,18 @@ public final class Deleter {
                     });
             return;
           }
+          // known as in flight before anything is sent: the watch-removed event of the request
+          // below reaches a waiter of this session on the event thread, which may run before this
+          // thread goes on (a loaded machine), and the waiter asks deleteInFlight then
+          CompletableFuture<Boolean> applied = new CompletableFuture<>();
+          InFlight entry = new InFlight(applied, held);
+          inFlight.put(path, entry);
           if (ownWatcher != null) {
             // removeAllWatches, not removeWatches(path, watcher): the latter only checks the
             // server's watch and removes the client's, so the server would still fire it on our own
             // delete. Only this session's watches on our own node go; nobody else's.
             conn.ops().removeAllWatches(path, WatcherType.Data, (rc, p, ctx) -> {});
           }
-          CompletableFuture<Boolean> applied = new CompletableFuture<>();
-          InFlight entry = new InFlight(applied, held);
-          inFlight.put(path, entry);
           java.util.function.IntConsumer answered =
               rc -> {
                 Code code = Code.get(rc);
