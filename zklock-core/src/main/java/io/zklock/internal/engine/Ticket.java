@@ -24,8 +24,6 @@ public final class Ticket {
   private final Waiting waiting;
   private volatile ScheduledFuture<?> timer;
   private java.util.function.IntConsumer queued; // set before the request starts, or null
-  private final java.util.concurrent.atomic.AtomicInteger lastQueued =
-      new java.util.concurrent.atomic.AtomicInteger(-1); // the place last told
 
   /** {@code waiting}: how long the caller waits for a holder. */
   public Ticket(RequestContext ctx, Waiting waiting) {
@@ -38,7 +36,15 @@ public final class Ticket {
    * the lock event listeners). Call before the request starts.
    */
   public Ticket onQueued(java.util.function.IntConsumer queued) {
-    this.queued = queued;
+    // once per place; the place last told is kept only for a request someone listens to
+    java.util.concurrent.atomic.AtomicInteger last =
+        new java.util.concurrent.atomic.AtomicInteger(-1);
+    this.queued =
+        position -> {
+          if (last.getAndSet(position) != position) {
+            queued.accept(position);
+          }
+        };
     return this;
   }
 
@@ -49,7 +55,7 @@ public final class Ticket {
    */
   void queued(int position) {
     java.util.function.IntConsumer q = queued;
-    if (q != null && lastQueued.getAndSet(position) != position) {
+    if (q != null) {
       q.accept(position);
     }
   }
