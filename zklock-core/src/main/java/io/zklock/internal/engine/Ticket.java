@@ -36,6 +36,10 @@ public final class Ticket {
    * the lock event listeners). Call before the request starts.
    */
   public Ticket onQueued(java.util.function.IntConsumer queued) {
+    if (queued == null) {
+      this.queued = null; // nobody listens: nothing to tell, nothing kept
+      return this;
+    }
     // once per place; the place last told is kept only for a request someone listens to
     java.util.concurrent.atomic.AtomicInteger last =
         new java.util.concurrent.atomic.AtomicInteger(-1);
