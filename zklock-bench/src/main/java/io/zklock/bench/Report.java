@@ -197,11 +197,25 @@ final class Report {
           new String[] {
             t.text,
             Double.isNaN(m) ? "not measured" : t.format(m),
-            Double.isNaN(m) ? "-" : t.met(m) ? "MET" : "MISSED"
+            Double.isNaN(m) ? "-" : t.met(m) ? "MET" : "MISSED",
+            floorCell(t.floorRatio(results, Impl.FLOOR), t),
+            floorCell(t.floorRatio(results, Impl.RAW), t)
           });
     }
     return rows;
   }
+
+  /** What the target's goal would say of a floor's ratio: "1.21x (below)" when it misses it too. */
+  static String floorCell(double ratio, Target t) {
+    if (Double.isNaN(ratio)) {
+      return "-";
+    }
+    return String.format(Locale.ROOT, "%.2fx", ratio) + (ratio < t.goal ? " (below)" : "");
+  }
+
+  static final String[] TARGET_HEADER = {
+    "target", "measured", "met?", "fair-queue floor, same ratio", "raw ZooKeeper, same ratio"
+  };
 
   void printTables(PrintStream out) {
     out.println();
@@ -235,7 +249,7 @@ final class Report {
     }
     out.println();
     out.println("Targets (issues 6, 15 and 32)");
-    print(out, new String[] {"target", "measured", "met?"}, targetRows());
+    print(out, TARGET_HEADER, targetRows());
   }
 
   static final String[] TRADE_HEADER = {
@@ -398,7 +412,7 @@ final class Report {
       print(ps, TRADE_HEADER, trade);
       ps.println();
     }
-    print(ps, new String[] {"target", "measured", "met?"}, targetRows());
+    print(ps, TARGET_HEADER, targetRows());
     return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 
@@ -509,6 +523,8 @@ final class Report {
       sb.append(", \"scenario\": ").append(q(t.scenario));
       sb.append(", \"measured\": ").append(n(m));
       sb.append(", \"met\": ").append(Double.isNaN(m) ? "null" : String.valueOf(t.met(m)));
+      sb.append(", \"fairQueueFloorRatio\": ").append(n(t.floorRatio(results, Impl.FLOOR)));
+      sb.append(", \"rawZooKeeperRatio\": ").append(n(t.floorRatio(results, Impl.RAW)));
       sb.append('}');
       sep = ",";
     }

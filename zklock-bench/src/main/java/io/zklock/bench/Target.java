@@ -36,6 +36,21 @@ abstract class Target {
 
   abstract String format(double measured);
 
+  /**
+   * For a ratio target: the same ratio for {@code floor} in place of zklock, from the same windows
+   * (NaN when this is no ratio target, the floor is the denominator, or the run did not measure
+   * it). The fair-queue floor and raw ZooKeeper bound what any ZooKeeper lock could reach in the
+   * run: a target that the floor misses too is out of reach on this machine, whatever the lock
+   * does.
+   */
+  double floorRatio(Map<String, Result> results, Impl floor) {
+    Result r = results.get(scenario);
+    if (vs == null || vs == floor || r == null) {
+      return Double.NaN;
+    }
+    return Result.median(r.pairedRatios(floor, vs, Window::value));
+  }
+
   /** zklock's rate / {@code vs}'s rate (median of same-repetition ratios) at least {@code min}. */
   static Target ratio(String scenario, Impl vs, double min, String text) {
     Target t =
