@@ -1,6 +1,7 @@
 package io.zklock.bench;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -94,6 +95,11 @@ public final class BenchMain {
       try (Servers servers = Servers.start(config, n, config.peers && needsPeers(selected), out)) {
         String tag = n == 1 ? "" : "ensemble " + n + " ";
         machine.put(tag + "zookeeper", servers.describeZk());
+        if (config.fsync && !machine.containsKey("disk")) {
+          // the testkit's servers keep their data in the temporary directory
+          machine.put("disk", DiskProbe.describe(Path.of(System.getProperty("java.io.tmpdir"))));
+          out.println("disk: " + machine.get("disk"));
+        }
         servers.redis.ifPresent(
             r -> machine.put(tag + "redis", r.describe() + "; durability: " + r.durability()));
         servers.etcd.ifPresent(

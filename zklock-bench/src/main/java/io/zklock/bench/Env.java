@@ -106,8 +106,8 @@ final class Env implements AutoCloseable {
    */
   double measuredRoundTripMicros() throws Exception {
     try (RawZk raw = new RawZk(connectString())) {
-      double[] us = new double[101];
-      for (int i = -20; i < us.length; i++) {
+      double[] us = new double[201];
+      for (int i = -300; i < us.length; i++) { // warm: a cold client doubles it
         long t0 = System.nanoTime();
         raw.zk.exists("/", false);
         if (i >= 0) {
