@@ -7,12 +7,14 @@ import io.zklock.LockHandle;
 import io.zklock.LockWatch;
 import io.zklock.ZkLocks;
 import io.zklock.testkit.EmbeddedZooKeeper;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -70,6 +72,43 @@ class LockWatchServerLinesTest {
         assertThat(watch.mode())
             .isEqualTo(old ? LockWatch.Mode.PER_DIRECTORY : LockWatch.Mode.RECURSIVE);
       }
+    }
+  }
+
+  /**
+   * A 3.5 server answers {@code addWatch} as unimplemented and closes the connection. The watch
+   * must remember that: a namespace that does not exist yet is watched for its creation, and on
+   * every reconnection the watch is set again; had it asked {@code addWatch} again each time, the
+   * server would close each new connection in turn, and nothing would be told for as long as that
+   * went on.
+   */
+  @Test
+  void aServerWithoutPersistentWatches_isAskedOnce_evenBeforeTheNamespaceExists() throws Exception {
+    try (EmbeddedZooKeeper server = EmbeddedZooKeeper.standalone().serverVersion("3.5.10").start();
+        ZkLocks viewer = ZkLocks.builder(server.connectString()).namespace("/absent").build();
+        ZkLocks a = ZkLocks.builder(server.connectString()).namespace("/absent").build()) {
+      List<String> told = new CopyOnWriteArrayList<>();
+      try (LockWatch watch = viewer.watchLocks("", told::add)) {
+        await().atMost(WAIT).until(() -> watch.mode() == LockWatch.Mode.PER_DIRECTORY);
+        await().atMost(WAIT).until(() -> addWatchRefusals(server) >= 1);
+        // the client reconnects within a second or two of each close
+        await()
+            .during(Duration.ofSeconds(5))
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> addWatchRefusals(server) == 1);
+
+        LockHandle h = a.mutex("orders/42").acquire();
+        await().atMost(WAIT).until(() -> told.contains("orders/42"));
+        h.release();
+        assertThat(addWatchRefusals(server)).as("addWatch asked once").isEqualTo(1);
+      }
+    }
+  }
+
+  /** How often the server refused a request it does not know (opcode 106 is addWatch). */
+  private static long addWatchRefusals(EmbeddedZooKeeper server) throws Exception {
+    try (Stream<String> lines = Files.lines(server.serverLog().orElseThrow())) {
+      return lines.filter(l -> l.contains("unknown type 106")).count();
     }
   }
 }

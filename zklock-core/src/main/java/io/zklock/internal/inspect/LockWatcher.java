@@ -37,9 +37,12 @@ public final class LockWatcher implements LockWatch {
   private ZooKeeper armedOn; // guarded by this: the handle the watch was set on
 
   /**
-   * The connection was lost in reply to {@code addWatch}: a 3.5 server closes the connection on a
-   * request it does not know. From then on the fallback is used, also on a 3.6+ server whose
-   * connection happened to drop then (it works there too, with more watches).
+   * {@code addWatch} was refused, or the connection was lost in reply to it: a 3.5 server answers a
+   * request it does not know as unimplemented and closes the connection (and its answer, sent ahead
+   * of any reply still due, can make the client drop the connection first). From then on the
+   * fallback is used and {@code addWatch} never asked again: asked at each reconnection, it would
+   * have the server close each new connection in turn. Also on a 3.6+ server whose connection
+   * happened to drop then (the fallback works there too, with more watches).
    */
   private volatile boolean addWatchLost;
 
@@ -131,7 +134,8 @@ public final class LockWatcher implements LockWatch {
             mode = Mode.RECURSIVE;
             tell(null);
           } else if (code == Code.UNIMPLEMENTED) {
-            mode = Mode.PER_DIRECTORY; // a 3.5 server
+            addWatchLost = true;
+            mode = Mode.PER_DIRECTORY; // a 3.5 server, which closes this connection now
             listAndWatch(zk, root, false);
             tell(null);
           } else {
@@ -174,7 +178,16 @@ public final class LockWatcher implements LockWatch {
             watchedDirs.remove(dir);
             if (dir.equals(root)) { // the root is not there yet: watch for its creation
               requests.incrementAndGet();
-              zk.exists(root, watcher, (rc2, p2, c2, stat) -> {}, null);
+              zk.exists(
+                  root,
+                  watcher,
+                  (rc2, p2, c2, stat) -> {
+                    if (Code.get(rc2) == Code.OK) {
+                      // made between the listing and this read: no creation event will come
+                      listAndWatch(zk, root, false);
+                    }
+                  },
+                  null);
             }
             return;
           }
