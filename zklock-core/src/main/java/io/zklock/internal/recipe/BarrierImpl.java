@@ -80,15 +80,11 @@ public final class BarrierImpl implements DistributedBarrier {
 
   /** Waits for the removal, told on the lock event seam; negative {@code nanos}: no time-out. */
   private boolean await(long nanos) throws InterruptedException {
-    Observing o = Observing.begin(ctx, name, KIND);
-    try {
-      boolean passed = nanos == 0 ? !isSet() : Waits.join(NodeWatch.until(ctx, path, false, nanos));
-      Observing.waited(o, passed);
-      return passed;
-    } catch (InterruptedException | RuntimeException | Error e) {
-      Observing.waitThrew(o, e, 0L);
-      throw e;
-    }
+    return Observing.observed(
+        ctx,
+        name,
+        KIND,
+        () -> nanos == 0 ? !isSet() : Waits.join(NodeWatch.until(ctx, path, false, nanos)));
   }
 
   @Override

@@ -123,15 +123,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
     if (entered >= 0) {
       throw new IllegalStateException("this member is in round " + entered + " of " + dir);
     }
-    Observing o = Observing.begin(ctx, name, ENTER_KIND);
-    try {
-      boolean passed = enterRound(timeoutNanos);
-      Observing.waited(o, passed);
-      return passed;
-    } catch (InterruptedException | RuntimeException | Error e) {
-      Observing.waitThrew(o, e, 0L);
-      throw e;
-    }
+    return Observing.observed(ctx, name, ENTER_KIND, () -> enterRound(timeoutNanos));
   }
 
   private boolean enterRound(long timeoutNanos) throws InterruptedException {
@@ -241,15 +233,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
     if (round < 0) {
       throw new IllegalStateException("this member has not entered " + dir);
     }
-    Observing o = Observing.begin(ctx, name, LEAVE_KIND);
-    try {
-      boolean passed = leaveRound(round, timeoutNanos);
-      Observing.waited(o, passed);
-      return passed;
-    } catch (InterruptedException | RuntimeException | Error e) {
-      Observing.waitThrew(o, e, 0L);
-      throw e;
-    }
+    return Observing.observed(ctx, name, LEAVE_KIND, () -> leaveRound(round, timeoutNanos));
   }
 
   private boolean leaveRound(int round, long timeoutNanos) throws InterruptedException {

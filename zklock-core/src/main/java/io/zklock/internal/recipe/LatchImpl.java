@@ -231,15 +231,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
 
   private boolean await(long timeoutNanos) throws InterruptedException {
     ctx.checkOpen();
-    Observing o = Observing.begin(ctx, name, KIND);
-    try {
-      boolean passed = awaitOpen(timeoutNanos);
-      Observing.waited(o, passed);
-      return passed;
-    } catch (InterruptedException | RuntimeException | Error e) {
-      Observing.waitThrew(o, e, 0L);
-      throw e;
-    }
+    return Observing.observed(ctx, name, KIND, () -> awaitOpen(timeoutNanos));
   }
 
   private boolean awaitOpen(long timeoutNanos) throws InterruptedException {

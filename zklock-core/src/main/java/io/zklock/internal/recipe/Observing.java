@@ -109,6 +109,30 @@ final class Observing {
     return out;
   }
 
+  /** A coordination wait: true if what it waited for happened, false at its time-out. */
+  @FunctionalInterface
+  interface PassingWait {
+    boolean run() throws InterruptedException;
+  }
+
+  /**
+   * Runs {@code wait}, told on the lock event seam as a coordination wait of {@code kind} named
+   * {@code name}: passed, timed out, cancelled (interrupted) or failed. Nothing is made or told
+   * when nobody listens.
+   */
+  static boolean observed(RecipeContext ctx, String name, String kind, PassingWait wait)
+      throws InterruptedException {
+    Observing o = begin(ctx, name, kind);
+    try {
+      boolean passed = wait.run();
+      waited(o, passed);
+      return passed;
+    } catch (InterruptedException | RuntimeException | Error e) {
+      waitThrew(o, e, 0L);
+      throw e;
+    }
+  }
+
   /**
    * Ends a coordination wait ({@link io.zklock.LockEvent#isCoordination()}) that returned: passed,
    * or timed out. Does nothing for null (nobody listened at its start).
