@@ -31,6 +31,13 @@ class TargetFloorTest {
     return r;
   }
 
+  private static Target target(String scenario, Impl vs) {
+    return Target.all().stream()
+        .filter(t -> t.scenario.equals(scenario) && t.vs == vs)
+        .findFirst()
+        .orElseThrow();
+  }
+
   @Test
   void aTargetTheFloorsMissTooIsMarkedBelow_andTheRatiosAreSameRepetitionMedians() {
     Result r =
@@ -42,11 +49,7 @@ class TargetFloorTest {
                     Impl.RAW, new double[] {210, 240},
                     Impl.REDISSON_FAIR, new double[] {300, 300})));
     Map<String, Result> results = Map.of(r.key(), r);
-    Target vsRedisson =
-        Target.all().stream()
-            .filter(t -> t.scenario.equals("uncontended@1ms") && t.vs == Impl.REDISSON_FAIR)
-            .findFirst()
-            .orElseThrow();
+    Target vsRedisson = target("uncontended@1ms", Impl.REDISSON_FAIR);
 
     assertThat(vsRedisson.floorRatio(results, Impl.FLOOR))
         .isEqualTo((190 / 300.0 + 200 / 300.0) / 2);
@@ -74,11 +77,7 @@ class TargetFloorTest {
                 Map.of(
                     Impl.ZKLOCK, new double[] {200, 180}, Impl.CURATOR, new double[] {100, 100})));
     Map<String, Result> results = Map.of(r.key(), r);
-    Target vsCurator =
-        Target.all().stream()
-            .filter(t -> t.scenario.equals("uncontended@1ms") && t.vs == Impl.CURATOR)
-            .findFirst()
-            .orElseThrow();
+    Target vsCurator = target("uncontended@1ms", Impl.CURATOR);
     assertThat(vsCurator.floorRatio(results, Impl.FLOOR)).isNaN();
     assertThat(Report.floorCell(Double.NaN, vsCurator)).isEqualTo("-");
     assertThat(Report.floorCell(1.5, vsCurator)).isEqualTo("1.50x");
