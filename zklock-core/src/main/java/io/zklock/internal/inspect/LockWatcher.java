@@ -2,6 +2,8 @@ package io.zklock.internal.inspect;
 
 import io.zklock.LockWatch;
 import io.zklock.internal.zk.Session;
+import io.zklock.internal.zk.SessionPort;
+import io.zklock.internal.zk.ZkOps;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -13,16 +15,16 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.WatcherType;
-import org.apache.zookeeper.ZooKeeper;
 
 /**
  * {@link io.zklock.ZkLocks#watchLocks}: one persistent recursive watch on a root (3.6+), or a child
  * watch per directory on a 3.5 server, set again on each new session. Events are turned into the
  * name of the lock they concern and told on the library's executor. Nothing here blocks: every
  * request is asynchronous, and ZooKeeper's event thread only sends requests and hands off names.
+ * Every request goes through the {@link ZkOps} seam of the connection it is sent on.
  */
 public final class LockWatcher implements LockWatch {
-  private final Session session;
+  private final SessionPort session;
   private final String namespace; // "" for the root
   private final String root; // absolute, "/" for the root of the tree
   private final Consumer<String> onChange;
@@ -34,7 +36,9 @@ public final class LockWatcher implements LockWatch {
 
   private volatile boolean closed;
   private volatile Mode mode = Mode.PENDING;
-  private ZooKeeper armedOn; // guarded by this: the handle the watch was set on
+  // guarded by this: the session the watch was set on (0: none), and its calls
+  private long armedSession;
+  private ZkOps armedOps;
 
   /**
    * {@code addWatch} was refused, or the connection was lost in reply to it: a 3.5 server answers a
@@ -51,7 +55,7 @@ public final class LockWatcher implements LockWatch {
    * @param under a lock name prefix, or "" for the whole namespace
    */
   public LockWatcher(
-      Session session,
+      SessionPort session,
       String namespace,
       String under,
       Consumer<String> onChange,
@@ -66,7 +70,7 @@ public final class LockWatcher implements LockWatch {
         new Session.Observer() {
           @Override
           public void connected(Session.Conn conn) {
-            arm(conn.zk());
+            arm(conn);
           }
 
           @Override
@@ -87,7 +91,7 @@ public final class LockWatcher implements LockWatch {
     session.addObserver(observer);
     Session.Conn c = session.current();
     if (c != null) {
-      arm(c.zk());
+      arm(c);
     }
     return this;
   }
@@ -102,19 +106,21 @@ public final class LockWatcher implements LockWatch {
     return requests.get();
   }
 
-  private void arm(ZooKeeper zk) {
+  private void arm(Session.Conn conn) {
+    ZkOps zk = conn.ops();
     synchronized (this) {
       if (closed) {
         return;
       }
       boolean set = mode == Mode.RECURSIVE || watchedDirs.contains(root);
-      if (zk == armedOn && set) {
+      if (conn.sessionId() == armedSession && set) {
         // the same session: ZooKeeper's client sets its watches again by itself, but changes made
         // while disconnected may not all be told
         tell(null);
         return;
       }
-      armedOn = zk;
+      armedSession = conn.sessionId();
+      armedOps = zk;
       watchedDirs.clear();
     }
     if (addWatchLost) {
@@ -142,19 +148,19 @@ public final class LockWatcher implements LockWatch {
             if (code == Code.CONNECTIONLOSS) {
               addWatchLost = true; // most likely a 3.5 server, which closes the connection
             }
-            forget(zk); // set it again at the next connection
+            forget(conn.sessionId()); // set it again at the next connection
             Session.Conn now = session.current();
-            if (now != null && now.zk() == zk && zk.getState().isConnected()) {
-              arm(zk); // the connection is back already
+            if (now != null && now.sessionId() == conn.sessionId() && now.ops().connected()) {
+              arm(now); // the connection is back already
             }
           }
-        },
-        null);
+        });
   }
 
-  private synchronized void forget(ZooKeeper zk) {
-    if (armedOn == zk) {
-      armedOn = null;
+  private synchronized void forget(long sessionId) {
+    if (armedSession == sessionId) {
+      armedSession = 0L;
+      armedOps = null;
     }
   }
 
@@ -163,7 +169,7 @@ public final class LockWatcher implements LockWatch {
    * the directory is new to the watch, and is told once listed (its first lock nodes came before
    * its watch).
    */
-  private void listAndWatch(ZooKeeper zk, String dir, boolean found) {
+  private void listAndWatch(ZkOps zk, String dir, boolean found) {
     if (closed) {
       return;
     }
@@ -172,7 +178,7 @@ public final class LockWatcher implements LockWatch {
     zk.getChildren(
         dir,
         watcher,
-        (rc, path, ctx, children) -> {
+        (rc, path, ctx, children, dirStat) -> {
           Code code = Code.get(rc);
           if (code == Code.NONODE) {
             watchedDirs.remove(dir);
@@ -186,8 +192,7 @@ public final class LockWatcher implements LockWatch {
                       // made between the listing and this read: no creation event will come
                       listAndWatch(zk, root, false);
                     }
-                  },
-                  null);
+                  });
             }
             return;
           }
@@ -209,8 +214,7 @@ public final class LockWatcher implements LockWatch {
               listAndWatch(zk, c, true);
             }
           }
-        },
-        null);
+        });
   }
 
   private void process(WatchedEvent event) {
@@ -219,9 +223,9 @@ public final class LockWatcher implements LockWatch {
     }
     String path = event.getPath();
     if (mode == Mode.PER_DIRECTORY) {
-      ZooKeeper zk;
+      ZkOps zk;
       synchronized (this) {
-        zk = armedOn;
+        zk = armedOps;
       }
       if (zk != null
           && (event.getType() == EventType.NodeChildrenChanged
@@ -274,24 +278,25 @@ public final class LockWatcher implements LockWatch {
 
   @Override
   public void close() {
-    ZooKeeper zk;
+    ZkOps zk;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
-      zk = armedOn;
-      armedOn = null;
+      zk = armedOps;
+      armedSession = 0L;
+      armedOps = null;
     }
     session.removeObserver(observer);
     if (zk == null) {
       return;
     }
     if (mode == Mode.RECURSIVE) {
-      zk.removeWatches(root, watcher, WatcherType.Any, true, (rc, p, c) -> {}, null);
+      zk.removeWatches(root, watcher, WatcherType.Any, (rc, p, c) -> {});
     } else {
       for (String dir : watchedDirs) {
-        zk.removeWatches(dir, watcher, WatcherType.Any, true, (rc, p, c) -> {}, null);
+        zk.removeWatches(dir, watcher, WatcherType.Any, (rc, p, c) -> {});
       }
     }
   }

@@ -741,10 +741,12 @@ public final class Session implements SessionPort {
     listeners.remove(l);
   }
 
+  @Override
   public void addObserver(Observer o) {
     observers.add(o);
   }
 
+  @Override
   public void removeObserver(Observer o) {
     observers.remove(o);
   }

@@ -30,4 +30,12 @@ public interface SessionPort {
    */
   void classifyLoss(
       long nodeSession, String path, Consumer<LockLostException.Reason> verdict, Runnable onClosed);
+
+  /**
+   * Tells {@code o} of every later connection, suspension, expiry and the close, in order (the
+   * recipes and the lock watch, which must set their watches again on a new session).
+   */
+  void addObserver(Session.Observer o);
+
+  void removeObserver(Session.Observer o);
 }

@@ -1,6 +1,7 @@
 package io.zklock.internal.zk;
 
 import java.util.List;
+import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
@@ -48,6 +49,24 @@ public interface ZkOps {
    */
   default void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
     throw new UnsupportedOperationException("multi is not supported by " + getClass().getName());
+  }
+
+  /**
+   * Sets a persistent watch of {@code mode} on {@code path} (ZooKeeper 3.6+; a 3.5 server answers
+   * {@code UNIMPLEMENTED} and closes the connection). Test fakes that do not model persistent
+   * watches keep this default, which refuses.
+   */
+  default void addWatch(
+      String path, Watcher watcher, AddWatchMode mode, AsyncCallback.VoidCallback cb) {
+    throw new UnsupportedOperationException("addWatch is not supported by " + getClass().getName());
+  }
+
+  /**
+   * Whether the connection is up at this moment: the client's own state, which can be ahead of the
+   * session's news of it (a reply's connection loss is told before the disconnection is).
+   */
+  default boolean connected() {
+    return true;
   }
 
   /** The calls on a live handle. */
@@ -119,6 +138,17 @@ public interface ZkOps {
       @Override
       public void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
         zk.multi(ops, cb, null);
+      }
+
+      @Override
+      public void addWatch(
+          String path, Watcher watcher, AddWatchMode mode, AsyncCallback.VoidCallback cb) {
+        zk.addWatch(path, watcher, mode, cb, null);
+      }
+
+      @Override
+      public boolean connected() {
+        return zk.getState().isConnected();
       }
     };
   }

@@ -33,6 +33,7 @@ public final class FakeSession implements SessionPort {
   private Session.Conn conn;
   private final List<Waiter> waiters = new ArrayList<>();
   private final List<OwnerWaiter> ownerWaiters = new ArrayList<>();
+  private final List<Session.Observer> observers = new ArrayList<>();
 
   /** Connected on session {@code firstSession}. */
   FakeSession(FakeZooKeeper zk, long firstSession) {
@@ -69,6 +70,7 @@ public final class FakeSession implements SessionPort {
     if (requests != null) {
       requests.suspended();
     }
+    List.copyOf(observers).forEach(o -> o.suspended(conn));
   }
 
   /** The connection is back on the same session: waiting actions run. */
@@ -77,6 +79,7 @@ public final class FakeSession implements SessionPort {
     zk.reconnect(sessionId);
     state = State.CONNECTED;
     runWaiters();
+    List.copyOf(observers).forEach(o -> o.connected(conn));
   }
 
   /**
@@ -101,6 +104,8 @@ public final class FakeSession implements SessionPort {
     for (OwnerWaiter w : owners) {
       w.gone().run();
     }
+    Session.Conn expired = conn;
+    List.copyOf(observers).forEach(o -> o.expired(expired));
   }
 
   /** A new session is connected: waiting actions run on it. */
@@ -109,6 +114,7 @@ public final class FakeSession implements SessionPort {
     connectTo(session);
     state = State.CONNECTED;
     runWaiters();
+    List.copyOf(observers).forEach(o -> o.connected(conn));
   }
 
   /**
@@ -132,6 +138,7 @@ public final class FakeSession implements SessionPort {
     if (!zk.isExpired(sessionId)) {
       zk.expire(sessionId); // closing the handle ends the session: its ephemeral nodes go
     }
+    List.copyOf(observers).forEach(Session.Observer::closed);
   }
 
   /** How many actions wait for a connection. */
@@ -203,5 +210,16 @@ public final class FakeSession implements SessionPort {
                     ? LockLostException.Reason.SESSION_EXPIRED
                     : LockLostException.Reason.NODE_DELETED),
         onClosed);
+  }
+
+  /** Told of every later change of the test's session, in order, on the test's thread. */
+  @Override
+  public void addObserver(Session.Observer o) {
+    observers.add(o);
+  }
+
+  @Override
+  public void removeObserver(Session.Observer o) {
+    observers.remove(o);
   }
 }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -56,6 +57,11 @@ import org.apache.zookeeper.proto.SetDataRequest;
  *       {@code numChildren}. A {@code multi} of setData, delete and check ops is one transaction:
  *       all or none, every change with one zxid, its events in op order (what the lock-delay's
  *       record relies on).
+ *   <li>{@code addWatch} sets a persistent recursive watch: told {@code NodeCreated}, {@code
+ *       NodeDeleted} and {@code NodeDataChanged} of its path and every path under it, and kept
+ *       (removed with {@code WatcherType.Any}, telling {@code PersistentWatchRemoved}). After
+ *       {@link #withoutPersistentWatches()} it is answered {@code UNIMPLEMENTED}, as by a 3.5
+ *       server.
  * </ul>
  *
  * <p>Faults: {@link #failNextRequest} (the next request is not applied, and answered with a given
@@ -133,6 +139,13 @@ public final class FakeZooKeeper implements ZkOps {
   private final TreeMap<String, Node> tree = new TreeMap<>();
   private final Map<String, Set<Reg>> dataWatches = new HashMap<>();
   private final Map<String, Set<Reg>> childWatches = new HashMap<>();
+
+  /** Persistent recursive watches ({@code addWatch}), by the path they were set on. */
+  private final Map<String, Set<Reg>> recursiveWatches = new HashMap<>();
+
+  /** False: {@code addWatch} is answered {@code UNIMPLEMENTED}, as a 3.5 server does. */
+  private boolean persistentWatches = true;
+
   private final Deque<Request> inbound = new ArrayDeque<>();
   private final Deque<Out> outbound = new ArrayDeque<>();
   private final List<Sent> sent = new ArrayList<>();
@@ -245,6 +258,15 @@ public final class FakeZooKeeper implements ZkOps {
     }
     dataWatches.values().forEach(s -> s.removeIf(w -> w.session() == session));
     childWatches.values().forEach(s -> s.removeIf(w -> w.session() == session));
+    recursiveWatches.values().forEach(s -> s.removeIf(w -> w.session() == session));
+  }
+
+  /**
+   * From now on the server is a 3.5 one: it answers {@code addWatch} {@code UNIMPLEMENTED} (a real
+   * 3.5 server then closes the connection, which a test drives through its session).
+   */
+  public void withoutPersistentWatches() {
+    persistentWatches = false;
   }
 
   public boolean isExpired(long session) {
@@ -382,15 +404,19 @@ public final class FakeZooKeeper implements ZkOps {
     return n == null ? null : n.data.clone();
   }
 
-  /** The number of watches set on {@code path} (data and child), by any session. */
-  int watchCount(String path) {
+  /** The number of watches set on {@code path} (data, child and persistent), by any session. */
+  public int watchCount(String path) {
     return dataWatches.getOrDefault(path, Set.of()).size()
-        + childWatches.getOrDefault(path, Set.of()).size();
+        + childWatches.getOrDefault(path, Set.of()).size()
+        + recursiveWatches.getOrDefault(path, Set.of()).size();
   }
 
   /** The number of watches set anywhere. */
   int watchCount() {
     int n = 0;
+    for (Set<Reg> s : recursiveWatches.values()) {
+      n += s.size();
+    }
     for (Set<Reg> s : dataWatches.values()) {
       n += s.size();
     }
@@ -447,6 +473,7 @@ public final class FakeZooKeeper implements ZkOps {
     n.mzxid = nextZxid();
     n.mtime = serverMillis.getAsLong();
     fire(dataWatches, path, EventType.NodeDataChanged);
+    fireRecursive(path, EventType.NodeDataChanged);
   }
 
   // ---------------------------------------------------------------- the server's operations
@@ -482,6 +509,7 @@ public final class FakeZooKeeper implements ZkOps {
     name[0] = actual;
     fire(dataWatches, actual, EventType.NodeCreated);
     fire(childWatches, parentPath, EventType.NodeChildrenChanged);
+    fireRecursive(actual, EventType.NodeCreated);
     return Code.OK;
   }
 
@@ -509,6 +537,23 @@ public final class FakeZooKeeper implements ZkOps {
     fire(dataWatches, path, EventType.NodeDeleted);
     fire(childWatches, path, EventType.NodeDeleted);
     fire(childWatches, parentPath, EventType.NodeChildrenChanged);
+    fireRecursive(path, EventType.NodeDeleted);
+  }
+
+  /**
+   * Tells every persistent recursive watch on {@code path} or above it; they stay set. (A recursive
+   * watch is told no child changes: the created or deleted node is told itself.)
+   */
+  private void fireRecursive(String path, EventType type) {
+    recursiveWatches.forEach(
+        (root, regs) -> {
+          if (root.equals("/") || path.equals(root) || path.startsWith(root + "/")) {
+            for (Reg r : regs) {
+              WatchedEvent e = new WatchedEvent(type, KeeperState.SyncConnected, path);
+              outbound.add(new Out(r.session(), () -> r.watcher().process(e), null));
+            }
+          }
+        });
   }
 
   /** Fires and clears the watches on {@code path}: their events go out in order. */
@@ -523,7 +568,7 @@ public final class FakeZooKeeper implements ZkOps {
     }
   }
 
-  private void addWatch(Map<String, Set<Reg>> watches, String path, long session, Watcher w) {
+  private void register(Map<String, Set<Reg>> watches, String path, long session, Watcher w) {
     if (w != null) {
       watches.computeIfAbsent(path, k -> new LinkedHashSet<>()).add(new Reg(session, w));
     }
@@ -596,6 +641,17 @@ public final class FakeZooKeeper implements ZkOps {
   @Override
   public void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
     opsOf(current).multi(ops, cb);
+  }
+
+  @Override
+  public void addWatch(
+      String path, Watcher watcher, AddWatchMode mode, AsyncCallback.VoidCallback cb) {
+    opsOf(current).addWatch(path, watcher, mode, cb);
+  }
+
+  @Override
+  public boolean connected() {
+    return opsOf(current).connected();
   }
 
   /**
@@ -730,7 +786,7 @@ public final class FakeZooKeeper implements ZkOps {
             if (n == null) {
               return () -> cb.processResult(Code.NONODE.intValue(), path, null, null, null);
             }
-            addWatch(childWatches, path, session, watcher);
+            register(childWatches, path, session, watcher);
             List<String> kids = children(path);
             Stat stat = statOf(path, n);
             return () -> cb.processResult(Code.OK.intValue(), path, null, kids, stat);
@@ -752,7 +808,7 @@ public final class FakeZooKeeper implements ZkOps {
             if (n == null) {
               return () -> cb.processResult(Code.NONODE.intValue(), path, null, null, null);
             }
-            addWatch(dataWatches, path, session, watcher);
+            register(dataWatches, path, session, watcher);
             byte[] data = n.data.clone();
             Stat stat = statOf(path, n);
             return () -> cb.processResult(Code.OK.intValue(), path, null, data, stat);
@@ -771,7 +827,7 @@ public final class FakeZooKeeper implements ZkOps {
               return () -> cb.processResult(fault.intValue(), path, null, null);
             }
             Node n = tree.get(path);
-            addWatch(dataWatches, path, session, watcher); // on a missing node: NodeCreated
+            register(dataWatches, path, session, watcher); // on a missing node: NodeCreated
             if (n == null) {
               return () -> cb.processResult(Code.NONODE.intValue(), path, null, null);
             }
@@ -830,6 +886,9 @@ public final class FakeZooKeeper implements ZkOps {
             }
             if (type != WatcherType.Data) {
               removed |= removeReg(childWatches, path, reg, EventType.ChildWatchRemoved);
+            }
+            if (type == WatcherType.Any || type == WatcherType.PersistentRecursive) {
+              removed |= removeReg(recursiveWatches, path, reg, EventType.PersistentWatchRemoved);
             }
             Code code = removed ? Code.OK : Code.NOWATCHER;
             return () -> cb.processResult(code.intValue(), path, null);
@@ -898,6 +957,32 @@ public final class FakeZooKeeper implements ZkOps {
             Map.Entry<Code, List<OpResult>> r = doMulti(ops);
             return () -> cb.processResult(r.getKey().intValue(), path, null, r.getValue());
           });
+    }
+
+    @Override
+    public void addWatch(
+        String path, Watcher watcher, AddWatchMode mode, AsyncCallback.VoidCallback cb) {
+      if (mode != AddWatchMode.PERSISTENT_RECURSIVE) {
+        throw new UnsupportedOperationException("the fake's addWatch: " + mode);
+      }
+      send(
+          "addWatch",
+          path,
+          fault -> {
+            if (fault != null) {
+              return () -> cb.processResult(fault.intValue(), path, null);
+            }
+            if (!persistentWatches) {
+              return () -> cb.processResult(Code.UNIMPLEMENTED.intValue(), path, null);
+            }
+            register(recursiveWatches, path, session, watcher);
+            return () -> cb.processResult(Code.OK.intValue(), path, null);
+          });
+    }
+
+    @Override
+    public boolean connected() {
+      return !disconnected.contains(session) && !expired.contains(session);
     }
 
     @Override
