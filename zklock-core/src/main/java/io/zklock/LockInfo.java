@@ -24,13 +24,19 @@ import java.util.Objects;
  *     lock's waiters have no node and are not shown. A semaphore's waiters are the request waiting
  *     for a lease, then those still queued for admission. A semaphore request for several permits
  *     shows one node per permit, all among the waiters until all of them are granted
- * @param state what a coordination recipe's entry shows instead of holders, as text fields (empty
- *     for the lock kinds): for {@link Kind#LATCH} {@code count}, {@code remaining} and {@code open}
- *     ({@code true}/{@code false}); for {@link Kind#BARRIER} {@code set} (always {@code true}: a
- *     barrier that is not set has no node, and no entry); for {@link Kind#DOUBLE_BARRIER} {@code
- *     members} (expected), {@code round}, {@code phase} ({@code entering}/{@code open}) and {@code
- *     entered} (the round's members present); for {@link Kind#CONDITION} {@code lock} (the lock's
- *     name), {@code condition} (the condition's name) and {@code waiting} (how many wait on it)
+ * @param state what a coordination recipe's entry shows instead of holders, as text fields: for
+ *     {@link Kind#LATCH} {@code count}, {@code remaining} and {@code open} ({@code true}/{@code
+ *     false}); for {@link Kind#BARRIER} {@code set} (always {@code true}: a barrier that is not set
+ *     has no node, and no entry); for {@link Kind#DOUBLE_BARRIER} {@code members} (expected),
+ *     {@code round}, {@code phase} ({@code entering}/{@code open}) and {@code entered} (the round's
+ *     members present); for {@link Kind#CONDITION} {@code lock} (the lock's name), {@code
+ *     condition} (the condition's name) and {@code waiting} (how many wait on it). For the lock
+ *     kinds it is empty, unless the directory mixes nodes of recipes that order it differently (a
+ *     Curator {@code LeaderSelector}'s or {@code InterProcessMutex}'s beside a {@code
+ *     LeaderLatch}'s, a plain zklock lock's beside a Curator recipe's): then {@code mix} lists
+ *     their kinds ({@link LockNode.Kind#label()}, sorted, joined with {@code ","}), and the holders
+ *     shown are those zklock's rules decide, which the other recipe's clients do not follow
+ *     (docs/migrating-from-curator.md)
  */
 public record LockInfo(
     String name,

@@ -49,6 +49,9 @@ final class LockListing {
     return r.node().releaseRequested() ? "holds (release requested)" : "holds";
   }
 
+  /** The state field of a lock whose directory mixes recipes ({@link LockInfo#state()}). */
+  static final String MIX = "mix";
+
   /** Whether {@code lock} is a coordination recipe's entry: no queue, a state instead. */
   static boolean coordination(LockInfo lock) {
     return switch (lock.kind()) {
@@ -188,6 +191,18 @@ final class LockListing {
       }
       sb.append(line.toString().stripTrailing()).append('\n');
     }
+    for (LockInfo lock : locks) {
+      String mix = coordination(lock) ? null : lock.state().get(MIX);
+      if (mix != null) {
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "mixed recipes at %s: %s; their clients order the queue differently, and the"
+                    + " holders shown are zklock's reading (docs/migrating-from-curator.md)%n",
+                lock.name(),
+                mix.replace(",", ", ")));
+      }
+    }
     long held = locks.stream().filter(LockInfo::isHeld).count();
     long waiting = locks.stream().mapToLong(l -> l.waiters().size()).sum();
     long others = locks.stream().filter(LockListing::coordination).count();
@@ -232,7 +247,7 @@ final class LockListing {
         sb.append(",\"permits\":").append(lock.permits());
       }
       if (!lock.state().isEmpty()) {
-        // a coordination entry's fields, in a fixed order
+        // a coordination entry's fields, or a lock's mix of recipes, in a fixed order
         sb.append(",\"state\":{");
         List<String> keys = new ArrayList<>(lock.state().keySet());
         java.util.Collections.sort(keys);

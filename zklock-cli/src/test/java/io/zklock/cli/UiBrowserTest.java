@@ -15,8 +15,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,6 +82,17 @@ class UiBrowserTest extends UiTestSupport {
     follower.start();
     client(ns, "stock-sync", null).readWriteLock("inventory").readLock().acquire();
     client(ns, "reporter", null).simpleLock("nightly-report").acquire();
+    // a path where a Curator LeaderLatch's participant and a LeaderSelector's node mix
+    for (String p : new String[] {ns + "/jobs", ns + "/jobs/leader"}) {
+      observer.create(p, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    }
+    for (String lockName : new String[] {"latch-", "lock-"}) {
+      observer.create(
+          ns + "/jobs/leader/_c_" + UUID.randomUUID() + "-" + lockName,
+          new byte[0],
+          ZooDefs.Ids.OPEN_ACL_UNSAFE,
+          CreateMode.EPHEMERAL_SEQUENTIAL);
+    }
     Ui ui = startUi(ns, "--allow-release");
 
     try (Cdp page =
@@ -97,6 +111,11 @@ class UiBrowserTest extends UiTestSupport {
           .isEqualTo("invoice-worker-2,invoice-worker-3");
       assertThat(page.eval(lock("scheduler") + ".textContent")).contains("leader node-7");
       assertThat(page.eval(lock("api-quota") + ".textContent")).contains("2 of 3 permits");
+      page.until(lock("jobs/leader"), WAIT);
+      assertThat(page.eval(lock("jobs/leader") + ".querySelector('.badge.mix').textContent"))
+          .isEqualTo("mixed recipes: curator-latch,curator-mutex");
+      assertThat(page.eval(lock("api-quota") + ".querySelector('.badge.mix') === null"))
+          .isEqualTo("true");
 
       // a new grant appears without a reload
       LockHandle fresh = client(ns, "order-worker", null).mutex("orders/42").acquire();

@@ -2,6 +2,7 @@ package io.zklock.internal.inspect;
 
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -71,6 +72,7 @@ public final class Inspection {
     List<LockNode> waiters = new ArrayList<>();
     int permits = 0;
     LockInfo.Kind kind;
+    List<NodeKind> kinds = new ArrayList<>(); // of every node shown, for a mix of recipes
     if (d.semaphore()) {
       kind = LockInfo.Kind.SEMAPHORE;
       int stored = positiveInt(d.dirData().get(PERMITS_FIELD));
@@ -107,6 +109,15 @@ public final class Inspection {
         boolean holds = Ordering.leaseRequest(p, q, indexes) instanceof Ordering.Hold;
         (holds ? holders : waiters).add(node(r, leaseKind));
       }
+      // two directories: the leases, and the admission queue (a Curator-compatible semaphore's is
+      // a Curator mutex's), each read for a mix of its own
+      List<NodeKind> admissionKinds = new ArrayList<>();
+      leases.forEach(r -> kinds.add(QueueNode.parse(r.name()).kind()));
+      admission.forEach(r -> admissionKinds.add(QueueNode.parse(r.name()).kind()));
+      if (KindMix.mixOf(kinds) == null) {
+        kinds.clear();
+        kinds.addAll(admissionKinds);
+      }
       Set<String> admitted = byRequest.keySet();
       for (Read r : admission) {
         if (!admitted.contains(r.name())) {
@@ -128,9 +139,11 @@ public final class Inspection {
       kind = simple != null ? LockInfo.Kind.SIMPLE : null;
       if (simple != null) {
         holders.add(node(simple, NodeKind.SIMPLE));
+        kinds.add(NodeKind.SIMPLE);
       }
       for (int i = 0; i < queue.size(); i++) {
         NodeKind k = q.get(i).kind();
+        kinds.add(k);
         kind = stronger(kind, k);
         boolean holds;
         if (k == NodeKind.SEMAPHORE || k == NodeKind.CURATOR_LEASE) {
@@ -147,7 +160,11 @@ public final class Inspection {
     if (holders.isEmpty() && waiters.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new LockInfo(d.name(), d.dir(), kind, permits, holders, waiters));
+    // recipes that order a directory differently: who holds is as zklock's rules decide, which
+    // the other recipe's clients do not follow (KindMix)
+    String mix = KindMix.mixOf(kinds);
+    Map<String, String> state = mix == null ? Map.of() : Map.of(KindMix.MIX_FIELD, mix);
+    return Optional.of(new LockInfo(d.name(), d.dir(), kind, permits, holders, waiters, state));
   }
 
   // the layouts of the coordination recipes (io.zklock.internal.recipe: LatchImpl, BarrierImpl,

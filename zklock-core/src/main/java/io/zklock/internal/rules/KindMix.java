@@ -1,6 +1,10 @@
 package io.zklock.internal.rules;
 
+import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Which kinds of lock node may share one lock directory, where Curator's recipes are concerned: a
@@ -103,6 +107,29 @@ public final class KindMix {
     }
     return null;
   }
+
+  /**
+   * The kinds of a directory that mixes recipes, as {@link io.zklock.LockInfo#state()} shows them
+   * under {@link #MIX_FIELD}: the labels of {@code kinds} ({@link NodeKind#label()}), distinct,
+   * sorted and joined with {@code ","}, when two of them may not share a directory; null when they
+   * all may.
+   */
+  public static String mixOf(Collection<NodeKind> kinds) {
+    Set<NodeKind> distinct = kinds.isEmpty() ? Set.of() : EnumSet.copyOf(kinds);
+    boolean mixed = false;
+    for (NodeKind a : distinct) {
+      for (NodeKind b : distinct) {
+        mixed |= !compatible(a, b);
+      }
+    }
+    if (!mixed) {
+      return null;
+    }
+    return distinct.stream().map(NodeKind::label).sorted().collect(Collectors.joining(","));
+  }
+
+  /** The field of an inspected lock's state that names the kinds of a mixed directory. */
+  public static final String MIX_FIELD = "mix";
 
   /** What created a node of {@code kind}, in words, and what zklock offers in its place. */
   static String whatMakes(NodeKind kind) {

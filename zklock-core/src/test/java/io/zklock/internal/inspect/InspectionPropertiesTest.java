@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -231,5 +232,60 @@ class InspectionPropertiesTest {
   @Provide
   Arbitrary<Integer> versions() {
     return Arbitraries.integers().between(0, 3);
+  }
+
+  /** A node named as Curator's protected nodes are: {@code _c_<uuid>-<lock name><sequence>}. */
+  private static Inspection.Read curator(String dir, String lockName, int seq) {
+    String name =
+        "_c_" + java.util.UUID.randomUUID() + "-" + lockName + String.format("%010d", seq);
+    return new Inspection.Read(name, dir + "/" + name, 2000L + seq, 5L, 77L, 0, Map.of());
+  }
+
+  @Example
+  void aDirectoryMixingRecipes_isFlaggedInItsState_withItsKinds() {
+    List<Inspection.Read> nodes =
+        List.of(curator(DIR, "latch-", 0), curator(DIR, "lock-", 1), curator(DIR, "latch-", 2));
+
+    LockInfo info =
+        Inspection.decide(
+                new Inspection.Dir("lock", DIR, Map.of(), nodes, false, List.of(), List.of()))
+            .orElseThrow();
+
+    assertThat(info.state()).containsExactly(Map.entry("mix", "curator-latch,curator-mutex"));
+  }
+
+  @Example
+  void oneRecipePerDirectory_isNotFlagged() {
+    // a Curator mutex's queue, its zklock counterpart's nodes included (the same kind)
+    List<Inspection.Read> curatorMutex =
+        List.of(curator(DIR, "lock-", 0), curator(DIR, "lock-", 1));
+    // zklock's own kinds share a directory among themselves
+    List<Inspection.Read> plain =
+        created(List.of(NodeKind.READ, NodeKind.WRITE, NodeKind.MUTEX), 0, DIR, Map.of());
+    // a Curator semaphore: leases in one directory, its admission mutex's nodes in another
+    List<Inspection.Read> leases = List.of(curator(DIR, "lease-", 0), curator(DIR, "lease-", 1));
+    List<Inspection.Read> admission = List.of(curator(DIR, "lock-", 2));
+
+    for (Inspection.Dir d :
+        List.of(
+            new Inspection.Dir("m", DIR, Map.of(), curatorMutex, false, List.of(), List.of()),
+            new Inspection.Dir("p", DIR, Map.of(), plain, false, List.of(), List.of()),
+            new Inspection.Dir("s", DIR, Map.of(), List.of(), true, leases, admission))) {
+      assertThat(Inspection.decide(d).orElseThrow().state()).as(d.name()).isEmpty();
+    }
+  }
+
+  @Example
+  void aSemaphoreWhoseLeasesMixRecipes_isFlagged() {
+    List<Inspection.Read> leases =
+        new ArrayList<>(created(List.of(NodeKind.SEMAPHORE), 0, DIR, Map.of()));
+    leases.add(curator(DIR, "lease-", 1));
+
+    LockInfo info =
+        Inspection.decide(
+                new Inspection.Dir("s", DIR, Map.of(), List.of(), true, leases, List.of()))
+            .orElseThrow();
+
+    assertThat(info.state().get("mix")).isEqualTo("curator-lease,semaphore");
   }
 }

@@ -248,4 +248,33 @@ class KindMixPropertiesTest {
     }
     return names;
   }
+
+  /** What inspection shows of a directory ({@code LockInfo.state()}'s {@code mix}). */
+  @Property(tries = 300)
+  void mixOf_namesEveryKind_exactlyWhenTwoMayNotShareTheDirectory(
+      @ForAll("mixedKinds") List<NodeKind> kinds) {
+    boolean refused = false;
+    for (NodeKind a : kinds) {
+      for (NodeKind b : kinds) {
+        refused |= !KindMix.compatible(a, b);
+      }
+    }
+    String mix = KindMix.mixOf(kinds);
+    if (!refused) {
+      assertThat(mix).isNull();
+      return;
+    }
+    assertThat(mix)
+        .isEqualTo(
+            String.join(",", kinds.stream().map(NodeKind::label).distinct().sorted().toList()));
+  }
+
+  @Example
+  void mixOf_aLatchBesideASelector_isNamed_aCompatiblePair_isNot() {
+    assertThat(KindMix.mixOf(List.of(NodeKind.CURATOR_MUTEX, NodeKind.CURATOR_LATCH)))
+        .isEqualTo("curator-latch,curator-mutex");
+    assertThat(KindMix.mixOf(List.of(NodeKind.CURATOR_READ, NodeKind.CURATOR_WRITE))).isNull();
+    assertThat(KindMix.mixOf(List.of(NodeKind.MUTEX, NodeKind.READ, NodeKind.WRITE))).isNull();
+    assertThat(KindMix.mixOf(List.of())).isNull();
+  }
 }
