@@ -72,7 +72,7 @@ public final class Inspection {
     List<LockNode> waiters = new ArrayList<>();
     int permits = 0;
     LockInfo.Kind kind;
-    List<NodeKind> kinds = new ArrayList<>(); // of every node shown, for a mix of recipes
+    String mix; // the recipes its directory (or one of a semaphore's two) mixes, or null
     if (d.semaphore()) {
       kind = LockInfo.Kind.SEMAPHORE;
       int stored = positiveInt(d.dirData().get(PERMITS_FIELD));
@@ -111,13 +111,8 @@ public final class Inspection {
       }
       // two directories: the leases, and the admission queue (a Curator-compatible semaphore's is
       // a Curator mutex's), each read for a mix of its own
-      List<NodeKind> admissionKinds = new ArrayList<>();
-      leases.forEach(r -> kinds.add(QueueNode.parse(r.name()).kind()));
-      admission.forEach(r -> admissionKinds.add(QueueNode.parse(r.name()).kind()));
-      if (KindMix.mixOf(kinds) == null) {
-        kinds.clear();
-        kinds.addAll(admissionKinds);
-      }
+      String leasesMix = KindMix.mixOf(kindsOf(leases));
+      mix = leasesMix != null ? leasesMix : KindMix.mixOf(kindsOf(admission));
       Set<String> admitted = byRequest.keySet();
       for (Read r : admission) {
         if (!admitted.contains(r.name())) {
@@ -136,6 +131,7 @@ public final class Inspection {
       }
       List<Read> queue = queueOrder(queued, null);
       List<QueueNode> q = nodesOf(queue);
+      List<NodeKind> kinds = new ArrayList<>(); // for a mix of recipes
       kind = simple != null ? LockInfo.Kind.SIMPLE : null;
       if (simple != null) {
         holders.add(node(simple, NodeKind.SIMPLE));
@@ -156,13 +152,13 @@ public final class Inspection {
         }
         (holds ? holders : waiters).add(node(queue.get(i), k));
       }
+      mix = KindMix.mixOf(kinds);
     }
     if (holders.isEmpty() && waiters.isEmpty()) {
       return Optional.empty();
     }
     // recipes that order a directory differently: who holds is as zklock's rules decide, which
     // the other recipe's clients do not follow (KindMix)
-    String mix = KindMix.mixOf(kinds);
     Map<String, String> state = mix == null ? Map.of() : Map.of(KindMix.MIX_FIELD, mix);
     return Optional.of(new LockInfo(d.name(), d.dir(), kind, permits, holders, waiters, state));
   }
@@ -324,6 +320,10 @@ public final class Inspection {
       out.add(byName.get(n.name()));
     }
     return out;
+  }
+
+  private static List<NodeKind> kindsOf(List<Read> reads) {
+    return nodesOf(reads).stream().map(QueueNode::kind).toList();
   }
 
   private static List<QueueNode> nodesOf(List<Read> reads) {
