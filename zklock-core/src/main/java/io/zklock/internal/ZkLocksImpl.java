@@ -68,7 +68,7 @@ final class ZkLocksImpl implements ZkLocks {
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
   private final Map<String, ReadWriteLockImpl> cohortRws = new ConcurrentHashMap<>();
 
-  private final Requests requests = new Requests();
+  private final Requests requests;
   private final Clock clock;
 
   private ZkLocksImpl(
@@ -79,6 +79,7 @@ final class ZkLocksImpl implements ZkLocks {
     this.config = config;
     this.clock = clock;
     this.pool = LibraryThreads.newExecutor();
+    this.requests = new Requests(pool, clock);
     this.events = Events.of(listeners, config.clientName());
     Executor serialEvents = new SerialExecutor(pool);
     this.session = new Session(config, serialEvents, pool, clock);

@@ -88,9 +88,10 @@ public final class LockRequest implements Handle {
   private record Watch(String path, Watcher watcher, WatcherType type) {}
 
   /**
-   * How long a holder goes without a watch on its own node. A forced deletion (an operator deleting
-   * the node) is noticed at most this late, while the many short holds save two requests each: the
-   * watch and its removal before the delete.
+   * How long a holder goes without a watch on its own node, at least ({@link
+   * Requests#ownWatchLater} adds at most {@link Requests#OWN_WATCH_SLACK_MILLIS}). A forced
+   * deletion (an operator deleting the node) is noticed at most this late, while the many short
+   * holds save two requests each: the watch and its removal before the delete.
    */
   static final long OWN_WATCH_DELAY_MILLIS = 50;
 
@@ -124,7 +125,7 @@ public final class LockRequest implements Handle {
   /** The last create was sent right behind its directory's create ({@link Dirs#createAhead}). */
   private boolean dirSentAhead;
 
-  private ScheduledFuture<?> ownWatchTimer;
+  private Later.Entry ownWatchTimer;
   private CompletableFuture<Void> released;
   private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
   private boolean abandoned; // released by the library on the holder's failure (a lease ran out)
@@ -364,7 +365,7 @@ public final class LockRequest implements Handle {
    */
   private CompletableFuture<Void> deleteNode(boolean held) {
     if (ownWatchTimer != null) {
-      ownWatchTimer.cancel(false);
+      ownWatchTimer.cancel();
       ownWatchTimer = null;
     }
     return ctx.deleter()
@@ -456,11 +457,8 @@ public final class LockRequest implements Handle {
 
   private void watchOwnNodeLater() {
     ownWatchTimer =
-        ctx.scheduler()
-            .schedule(
-                () -> ctx.session().whenConnected(this::watchOwnNodeIfHeld, () -> {}),
-                OWN_WATCH_DELAY_MILLIS,
-                TimeUnit.MILLISECONDS);
+        ctx.requests()
+            .ownWatchLater(() -> ctx.session().whenConnected(this::watchOwnNodeIfHeld, () -> {}));
   }
 
   private synchronized void watchOwnNodeIfHeld(Session.Conn conn) {

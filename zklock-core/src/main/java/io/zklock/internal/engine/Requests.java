@@ -7,13 +7,41 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The requests of one {@link io.zklock.ZkLocks} that are pending or held: each hears the session's
- * news (suspended, expired, closed) through here.
+ * news (suspended, expired, closed) through here, and its holds that last get their own-node watch
+ * through here ({@link #ownWatchLater}).
  */
 public final class Requests {
+  /**
+   * How long after {@link LockRequest#OWN_WATCH_DELAY_MILLIS} a hold's own-node watch may be set at
+   * the latest: the holds of one instance share one timer, which wakes at most this often.
+   */
+  static final long OWN_WATCH_SLACK_MILLIS = 25;
+
   private final Set<LockRequest> active = ConcurrentHashMap.newKeySet();
+  private final Later ownWatches;
+
+  /** {@code scheduler} and {@code clock}: where and by which clock the own-node watches wait. */
+  public Requests(ScheduledExecutorService scheduler, Clock clock) {
+    this.ownWatches =
+        new Later(
+            scheduler,
+            clock,
+            TimeUnit.MILLISECONDS.toNanos(LockRequest.OWN_WATCH_DELAY_MILLIS),
+            TimeUnit.MILLISECONDS.toNanos(OWN_WATCH_SLACK_MILLIS));
+  }
+
+  /**
+   * Runs {@code watch} between {@link LockRequest#OWN_WATCH_DELAY_MILLIS} and that plus {@link
+   * #OWN_WATCH_SLACK_MILLIS} from now, unless the returned entry is cancelled first.
+   */
+  Later.Entry ownWatchLater(Runnable watch) {
+    return ownWatches.add(watch);
+  }
 
   void add(LockRequest r) {
     active.add(r);

@@ -37,7 +37,7 @@ public final class EngineFixture {
   public final ManualScheduler.FakeClock clock;
   public final ManualScheduler scheduler;
   public final FakeSession session;
-  final Requests requests = new Requests();
+  final Requests requests;
   public final RequestContext ctx;
   private long nextSession = FIRST_SESSION + 1;
 
@@ -64,6 +64,7 @@ public final class EngineFixture {
     this.zk = zk;
     this.clock = clock;
     this.scheduler = scheduler != null ? scheduler : new ManualScheduler(clock);
+    this.requests = new Requests(this.scheduler, clock);
     // the server's clock (ctime, mtime) moves with the test's
     zk.serverClock(() -> clock.nanoTime() / 1_000_000L);
     this.session = new FakeSession(zk, sessionId);
