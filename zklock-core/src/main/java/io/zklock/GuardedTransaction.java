@@ -46,7 +46,7 @@ import java.util.concurrent.CompletableFuture;
  *       idempotent). If it was applied, it was applied under the grant.
  *   <li>The writes of a {@link ZkLocks#simpleLock simple lock}, whose node name every holder
  *       reuses, are checked by name: if an operator deletes the node and another client creates it
- *       again before this holder hears of the deletion (at most about 50 ms plus a round trip after
+ *       again before this holder hears of the deletion (at most about 75 ms plus a round trip after
  *       the grant, see {@link LockHandle#onReleaseRequested}), a write sent in that window commits
  *       under the other client's node. The queued locks (mutex, read-write, semaphore, election,
  *       cohort) name each node once and have no such window.

@@ -55,7 +55,7 @@ public interface LockHandle extends AutoCloseable {
    * Registers {@code action} to run when someone asks this holder to release the lock with {@link
    * ZkLocks#requestRelease(String)}, from any process. The request is a change of this holder's
    * lock node, heard through the watch zklock keeps on it: usually within a round trip, and at most
-   * about 50 ms plus a round trip after the grant for a request made right after it. Each action
+   * about 75 ms plus a round trip after the grant for a request made right after it. Each action
    * runs once, on the library's executor (it should not block it); an action registered after a
    * request was heard runs at once. Actions that throw are logged and ignored.
    *

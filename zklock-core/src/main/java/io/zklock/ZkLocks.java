@@ -322,7 +322,7 @@ public interface ZkLocks extends AutoCloseable {
   /**
    * Asks every current holder of the lock {@code name} to release it, without taking it away: each
    * holder's {@link LockHandle#onReleaseRequested(Runnable)} actions run, in its own process, as
-   * soon as it hears of the request (usually within a round trip; at most about 50 ms plus a round
+   * soon as it hears of the request (usually within a round trip; at most about 75 ms plus a round
    * trip after its grant). Whether and when to release is up to the holder; a holder that ignores
    * the request keeps the lock. The request is marked in the holder's node (its data gains a field
    * naming this client), so {@link #inspect} shows it, and it lasts as long as that node.
