@@ -28,7 +28,9 @@ package io.zklock;
  *       happened (the caller's thread for {@link LockEvent.Type#REQUESTED}; a thread of the library
  *       for most others, which it must never block): no hand-off, no drop, and it sees the caller's
  *       thread context at the request (a tracing span, for example). It must return quickly and
- *       never block: Micrometer meters and JDK Flight Recorder events are such listeners.
+ *       never block: Micrometer meters and JDK Flight Recorder events are such listeners. It has
+ *       heard of a grant before the caller gets the handle, and of a loss before the handle's
+ *       {@link LockHandle#lost()} completes.
  * </ul>
  *
  * <p>With no listener, nothing is made or called for a step: no event, no hand-off.

@@ -268,6 +268,25 @@ class LockEventsTest extends ZkTestSupport {
     awaitNoLockNodes();
   }
 
+  /**
+   * A non-blocking listener (a meter) has heard of a loss by the time the holder's {@code lost()}
+   * completes: whatever the holder runs on that future sees the loss counted. The holder's callback
+   * is attached after the library's own; were they on one future, it would run first.
+   */
+  @Test
+  void lostCompletes_afterANonBlockingListenerHeardTheLoss() throws Exception {
+    Recorder r = new Recorder();
+    ZkLocks locks = observed(r);
+    LockHandle held = locks.mutex("told-first").acquire();
+    long h = r.request("told-first", 0);
+    CompletableFuture<List<Type>> seenAtLoss = held.lost().thenApply(e -> r.types(h));
+
+    client().forceRelease("told-first");
+
+    assertThat(seenAtLoss.get(30, TimeUnit.SECONDS))
+        .containsExactly(Type.REQUESTED, Type.GRANTED, Type.LOST);
+  }
+
   @Test
   void observedGrant_guardedWrite_commitsBehindTheGrantsOwnNode() throws Exception {
     ZkLocks locks = observed(new Recorder());

@@ -251,10 +251,23 @@ final class Observing {
     private final long granted;
     private final AtomicBoolean ended = new AtomicBoolean();
 
+    /**
+     * The caller's {@link #lost()}: completes once the loss was told, so that a non-blocking
+     * listener (a meter) has counted it before anything the caller runs on the loss.
+     */
+    private final CompletableFuture<LockLostException> lost;
+
     ObservedHandle(LockHandle handle, long granted) {
       this.handle = handle;
       this.granted = granted;
-      handle.lost().thenAccept(this::lost);
+      this.lost =
+          handle
+              .lost()
+              .thenApply(
+                  e -> {
+                    lost(e);
+                    return e;
+                  });
     }
 
     private void lost(LockLostException e) {
@@ -297,7 +310,7 @@ final class Observing {
 
     @Override
     public CompletableFuture<LockLostException> lost() {
-      return handle.lost();
+      return lost;
     }
 
     @Override
