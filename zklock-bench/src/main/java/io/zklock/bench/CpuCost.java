@@ -114,6 +114,7 @@ public final class CpuCost {
             Env.closeAll(clients);
           }
         }
+        out.printf("block %d of %d done%n", b + 1, blocks);
       }
     }
     long n = (long) blocks * cycles;

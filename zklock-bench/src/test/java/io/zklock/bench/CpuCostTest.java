@@ -20,6 +20,7 @@ class CpuCostTest {
   void printsEachImplementationsCpuPerCycle_byThreadGroup() throws Exception {
     String out = run(0, "--blocks", "1", "--cycles", "30", "--impls", "zklock,fair-floor");
 
+    assertThat(out).contains("block 1 of 1 done");
     assertThat(out).contains("CPU per uncontended acquire + release(), µs, 30 cycles each");
     assertThat(out).containsPattern("thread +zklock +fair-floor");
     for (String row : new String[] {"caller", "client send", "client event", "all threads"}) {
@@ -36,5 +37,7 @@ class CpuCostTest {
     assertThat(run(2, "--impls", "redisson-fair")).contains("does not run on ZooKeeper");
     assertThat(run(2, "--blocks")).contains("missing value");
     assertThat(run(2, "--frobnicate")).contains("unknown option: --frobnicate");
+    assertThat(run(2, "--impls", "zklok")).contains("unknown implementation: 'zklok'");
+    assertThat(run(2, "--rtt", "0,1ms")).contains("--rtt takes one round trip");
   }
 }
