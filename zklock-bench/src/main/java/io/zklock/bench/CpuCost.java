@@ -34,29 +34,17 @@ public final class CpuCost {
 
   /** Runs and prints the table; returns 0, or 2 for bad arguments. */
   static int run(String[] args, PrintStream out) throws Exception {
-    boolean fsync = false;
-    String rttArg = "0";
     int blocks = 6;
     int cycles = 3000;
-    List<Impl> impls = List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.FLOOR);
+    // the server's options go to the bench's own parser, after its defaults here: fsync off, direct
+    List<String> benchArgs = new ArrayList<>(List.of("--no-peers", "--no-fsync", "--rtt", "0"));
     try {
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
-          case "--fsync" -> fsync = true;
-          case "--rtt" -> rttArg = args[++i];
           case "--blocks" -> blocks = positive(args[++i], "--blocks");
           case "--cycles" -> cycles = positive(args[++i], "--cycles");
-          case "--impls" -> {
-            List<Impl> list = new ArrayList<>();
-            for (String s : args[++i].split(",")) {
-              Impl impl = Impl.parse(s.trim());
-              if (impl.server != Impl.Server.ZOOKEEPER) {
-                throw new IllegalArgumentException(s + " does not run on ZooKeeper");
-              }
-              list.add(impl);
-            }
-            impls = list;
-          }
+          case "--fsync" -> benchArgs.add(args[i]);
+          case "--rtt", "--impls" -> benchArgs.addAll(List.of(args[i], args[++i]));
           default -> throw new IllegalArgumentException("unknown option: " + args[i]);
         }
       }
@@ -65,10 +53,6 @@ public final class CpuCost {
           "cpu-cost: "
               + (e instanceof ArrayIndexOutOfBoundsException ? "missing value" : e.getMessage()));
       return 2;
-    }
-    List<String> benchArgs = new ArrayList<>(List.of("--no-peers", "--rtt", rttArg));
-    if (!fsync) {
-      benchArgs.add("--no-fsync");
     }
     BenchConfig config;
     try {
@@ -81,6 +65,15 @@ public final class CpuCost {
       out.println("cpu-cost: --rtt takes one round trip");
       return 2;
     }
+    List<Impl> impls =
+        config.impls.isEmpty() ? List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.FLOOR) : config.impls;
+    for (Impl impl : impls) {
+      if (impl.server != Impl.Server.ZOOKEEPER) {
+        out.println("cpu-cost: " + impl.label + " does not run on ZooKeeper");
+        return 2;
+      }
+    }
+    boolean fsync = config.fsync;
     Duration rtt = config.rtts.get(0);
     Logging.quiet();
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
