@@ -1,6 +1,7 @@
 package io.zklock.bench;
 
 import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -79,9 +80,13 @@ public final class CpuCost {
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     String caller = Thread.currentThread().getName();
     List<Map<String, Long>> cpu = new ArrayList<>();
+    List<Map<String, Long>> alloc = new ArrayList<>();
     long[] wall = new long[impls.size()];
+    long[] gcs = new long[impls.size()];
+    long[] gcMillis = new long[impls.size()];
     for (int k = 0; k < impls.size(); k++) {
       cpu.add(new TreeMap<>());
+      alloc.add(new TreeMap<>());
     }
     try (Servers servers = Servers.start(config, 1, false, out);
         Env base = new Env(servers, config);
@@ -94,15 +99,16 @@ public final class CpuCost {
             for (int w = 0; w < Math.min(500, cycles); w++) {
               lock.acquire().release();
             }
-            Map<String, Long> before = byThread(mx, caller);
+            Sample before = Sample.take(mx, caller);
             long w0 = System.nanoTime();
             for (int i = 0; i < cycles; i++) {
               lock.acquire().release();
             }
             wall[k] += System.nanoTime() - w0;
-            Map<String, Long> after = byThread(mx, caller);
-            Map<String, Long> mine = cpu.get(k);
-            after.forEach((t, c) -> mine.merge(t, c - before.getOrDefault(t, 0L), Long::sum));
+            Sample after = Sample.take(mx, caller);
+            after.addSince(before, cpu.get(k), alloc.get(k));
+            gcs[k] += after.gcs - before.gcs;
+            gcMillis[k] += after.gcMillis - before.gcMillis;
           } finally {
             Env.closeAll(clients);
           }
@@ -114,22 +120,34 @@ public final class CpuCost {
     out.printf(
         "CPU per uncontended acquire + release(), µs, %d cycles each (fsync %s, %s)%n",
         n, fsync ? "on" : "off", rtt.isZero() ? "no added latency" : BenchConfig.regime(rtt));
-    // the groups that used CPU in some implementation's windows (0.05 µs a cycle or more)
-    List<String> groups = new ArrayList<>();
-    for (Map<String, Long> m : cpu) {
-      m.forEach(
-          (g, c) -> {
-            if (c * 20 >= n * 1000 && !groups.contains(g)) {
-              groups.add(g);
-            }
-          });
+    table(out, impls, cpu, n, 1000.0);
+    StringBuilder w = new StringBuilder(String.format(first(cpu), "wall time per cycle"));
+    for (int k = 0; k < impls.size(); k++) {
+      w.append(String.format(" %12.1f", wall[k] / 1000.0 / n));
     }
-    groups.sort(null);
-    int width = "wall time per cycle".length();
-    for (String g : groups) {
-      width = Math.max(width, g.length());
+    out.println(w);
+    out.println();
+    out.println("bytes allocated per cycle (threads alive at both ends of a block)");
+    table(out, impls, alloc, n, 1.0);
+    StringBuilder g = new StringBuilder(String.format(first(alloc), "GCs per 1,000 cycles"));
+    StringBuilder gt = new StringBuilder(String.format(first(alloc), "GC time per cycle, µs"));
+    for (int k = 0; k < impls.size(); k++) {
+      g.append(String.format(" %12.2f", gcs[k] * 1000.0 / n));
+      gt.append(String.format(" %12.1f", gcMillis[k] * 1000.0 / n));
     }
-    String first = "%-" + width + "s";
+    out.println(g);
+    out.println(gt);
+    return 0;
+  }
+
+  /**
+   * Prints one row per thread group that used some of {@code by} in any implementation's windows
+   * (0.05 units a cycle or more, after dividing by {@code unit}), then the sum over all threads.
+   */
+  private static void table(
+      PrintStream out, List<Impl> impls, List<Map<String, Long>> by, long n, double unit) {
+    List<String> groups = groups(by, n, unit);
+    String first = first(by);
     StringBuilder head = new StringBuilder(String.format(first, "thread"));
     for (Impl impl : impls) {
       head.append(String.format(" %12s", impl.label));
@@ -137,27 +155,48 @@ public final class CpuCost {
     out.println(head);
     long[] total = new long[impls.size()];
     for (int k = 0; k < impls.size(); k++) {
-      for (long c : cpu.get(k).values()) {
+      for (long c : by.get(k).values()) {
         total[k] += Math.max(0L, c);
       }
     }
     for (String g : groups) {
       StringBuilder row = new StringBuilder(String.format(first, g));
       for (int k = 0; k < impls.size(); k++) {
-        long c = Math.max(0L, cpu.get(k).getOrDefault(g, 0L));
-        row.append(String.format(" %12.1f", c / 1000.0 / n));
+        long c = Math.max(0L, by.get(k).getOrDefault(g, 0L));
+        row.append(String.format(" %12.1f", c / unit / n));
       }
       out.println(row);
     }
     StringBuilder tot = new StringBuilder(String.format(first, "all threads"));
-    StringBuilder w = new StringBuilder(String.format(first, "wall time per cycle"));
     for (int k = 0; k < impls.size(); k++) {
-      tot.append(String.format(" %12.1f", total[k] / 1000.0 / n));
-      w.append(String.format(" %12.1f", wall[k] / 1000.0 / n));
+      tot.append(String.format(" %12.1f", total[k] / unit / n));
     }
     out.println(tot);
-    out.println(w);
-    return 0;
+  }
+
+  private static List<String> groups(List<Map<String, Long>> by, long n, double unit) {
+    List<String> groups = new ArrayList<>();
+    for (Map<String, Long> m : by) {
+      m.forEach(
+          (g, c) -> {
+            if (c / unit / n >= 0.05 && !groups.contains(g)) {
+              groups.add(g);
+            }
+          });
+    }
+    groups.sort(null);
+    return groups;
+  }
+
+  /** The first column's format, wide enough for every group and row name. */
+  private static String first(List<Map<String, Long>> by) {
+    int width = "GC time per cycle, µs".length();
+    for (Map<String, Long> m : by) {
+      for (String g : m.keySet()) {
+        width = Math.max(width, g.length());
+      }
+    }
+    return "%-" + width + "s";
   }
 
   private static int positive(String s, String option) {
@@ -173,16 +212,50 @@ public final class CpuCost {
     return v;
   }
 
-  /** Every live thread's CPU time, summed by {@link #group}; {@code caller}: the loop's thread. */
-  private static Map<String, Long> byThread(ThreadMXBean mx, String caller) {
-    Map<String, Long> m = new HashMap<>();
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      long c = mx.getThreadCpuTime(t.getId());
-      if (c > 0) {
-        m.merge(t.getName().equals(caller) ? "caller" : group(t.getName()), c, Long::sum);
+  /** Every live thread's CPU time and allocated bytes, and the collectors' counts, at one time. */
+  private record Sample(
+      Map<Long, String> groups, Map<Long, long[]> byThread, long gcs, long gcMillis) {
+
+    /** {@code caller}: the loop's thread's name, grouped on its own. */
+    static Sample take(ThreadMXBean mx, String caller) {
+      Map<Long, String> groups = new HashMap<>();
+      Map<Long, long[]> by = new HashMap<>();
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        long id = t.getId();
+        long c = mx.getThreadCpuTime(id);
+        long a =
+            mx instanceof com.sun.management.ThreadMXBean sun
+                ? sun.getThreadAllocatedBytes(id)
+                : -1L;
+        if (c > 0) {
+          groups.put(id, t.getName().equals(caller) ? "caller" : group(t.getName()));
+          by.put(id, new long[] {c, a});
+        }
       }
+      long gcs = 0;
+      long gcMillis = 0;
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        gcs += Math.max(0L, gc.getCollectionCount());
+        gcMillis += Math.max(0L, gc.getCollectionTime());
+      }
+      return new Sample(groups, by, gcs, gcMillis);
     }
-    return m;
+
+    /**
+     * Adds what each group used since {@code before} to {@code cpu} and {@code alloc}: a thread
+     * started in between counts from zero, one that ended in between is not counted.
+     */
+    void addSince(Sample before, Map<String, Long> cpu, Map<String, Long> alloc) {
+      byThread.forEach(
+          (id, now) -> {
+            long[] then = before.byThread.getOrDefault(id, new long[] {0L, 0L});
+            String g = groups.get(id);
+            cpu.merge(g, now[0] - then[0], Long::sum);
+            if (now[1] >= 0 && then[1] >= 0) {
+              alloc.merge(g, now[1] - then[1], Long::sum);
+            }
+          });
+    }
   }
 
   private static final List<String> SERVER_THREADS =

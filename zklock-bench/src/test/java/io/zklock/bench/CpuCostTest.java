@@ -28,7 +28,13 @@ class CpuCostTest {
     }
     assertThat(out).containsPattern("(?m)^server: SyncThread:N +[0-9.]+ +[0-9.]+$");
     assertThat(out).containsPattern("(?m)^wall time per cycle +[0-9.]+ +[0-9.]+$");
-    assertThat(out).as("no row of idle threads").doesNotContainPattern("(?m) 0\\.0 +0\\.0$");
+    String cpu = out.substring(0, out.indexOf("bytes allocated per cycle"));
+    assertThat(cpu).as("no row of idle threads").doesNotContainPattern("(?m) 0\\.0 +0\\.0$");
+    String allocation = out.substring(out.indexOf("bytes allocated per cycle"));
+    assertThat(allocation).containsPattern("(?m)^caller +[0-9.]+ +[0-9.]+$");
+    assertThat(allocation).containsPattern("(?m)^all threads +[0-9.]+ +[0-9.]+$");
+    assertThat(allocation).containsPattern("(?m)^GCs per 1,000 cycles +[0-9.]+ +[0-9.]+$");
+    assertThat(allocation).containsPattern("(?m)^GC time per cycle, µs +[0-9.]+ +[0-9.]+$");
   }
 
   @Test
