@@ -503,6 +503,16 @@ public final class Session implements SessionPort {
     }
   }
 
+  /**
+   * The send time, on the {@link Clock}, of the latest answered heartbeat of the current (or last)
+   * session: the instant its deadline and the close of a session declared lost count from (tests).
+   */
+  long lastHeardNanos() {
+    synchronized (lock) {
+      return heardSentAt;
+    }
+  }
+
   /** A request of {@code c} sent at {@code sentAt} was answered: the deadline moves on. */
   private void heard(Conn c, long sentAt) {
     synchronized (lock) {
