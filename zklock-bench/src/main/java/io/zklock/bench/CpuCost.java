@@ -17,7 +17,9 @@ import java.util.TreeMap;
  * and the embedded server's, summed from each thread's CPU time ({@link ThreadMXBean}) over blocks
  * of cycles run one implementation after the other, alternated. On a machine with few cores the
  * server and the clients share, every microsecond here is one the others wait for; the rate
- * scenarios cannot resolve differences this small.
+ * scenarios cannot resolve differences this small. A second table gives the bytes each group
+ * allocated per cycle ({@code com.sun.management.ThreadMXBean}), with the garbage collections that
+ * ran during the blocks.
  *
  * <pre>
  * java -cp zklock-bench/target/zklock-bench.jar io.zklock.bench.CpuCost [--fsync] [--rtt 1ms]
