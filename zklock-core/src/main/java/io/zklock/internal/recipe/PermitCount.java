@@ -27,9 +27,13 @@ import org.apache.zookeeper.Watcher.Event.EventType;
  * count), and the next request reads again.
  *
  * <p>A directory without a count (made as the parent of the semaphore's queue by an older zklock,
- * or by a race with that queue's creation) is claimed with a conditional write of the count.
+ * or by a race with that queue's creation) is claimed with a conditional write of the count. A
+ * directory whose data names another kind (a latch or double barrier of the same name) is refused
+ * as a count is, its state left as it is.
  */
 final class PermitCount {
+  private static final String KIND = "semaphore";
+
   private final RequestContext ctx;
   private final String dir;
   private final int permits;
@@ -47,7 +51,7 @@ final class PermitCount {
     this.dir = dir;
     this.permits = permits;
     this.data =
-        ("{\"kind\":\"semaphore\",\"" + Inspection.PERMITS_FIELD + "\":" + permits + "}")
+        ("{\"kind\":\"" + KIND + "\",\"" + Inspection.PERMITS_FIELD + "\":" + permits + "}")
             .getBytes(StandardCharsets.UTF_8);
   }
 
@@ -84,12 +88,16 @@ final class PermitCount {
               Code code = Code.get(rc);
               switch (code) {
                 case OK:
-                  int stored = storedIn(bytes);
+                  Map<String, String> fields = fieldsOf(bytes);
+                  int stored = Inspection.positiveInt(fields.get(Inspection.PERMITS_FIELD));
+                  String kind = fields.getOrDefault("kind", KIND);
                   if (stored == permits) {
                     verifiedSession = conn.sessionId();
                     done.complete(null);
                   } else if (stored > 0) {
                     done.completeExceptionally(mismatch(stored, conn.sessionId()));
+                  } else if (!kind.equals(KIND)) {
+                    done.completeExceptionally(otherKind(kind, conn.sessionId()));
                   } else {
                     claim(conn, stat.getVersion(), done);
                   }
@@ -174,11 +182,22 @@ final class PermitCount {
 
   /** The count stored in a semaphore directory's data, or 0 if none. */
   static int storedIn(byte[] bytes) {
-    if (bytes == null || bytes.length == 0) {
-      return 0;
-    }
-    Map<String, String> fields = Json.parseObject(new String(bytes, StandardCharsets.UTF_8));
-    return Inspection.positiveInt(fields.get(Inspection.PERMITS_FIELD));
+    return Inspection.positiveInt(fieldsOf(bytes).get(Inspection.PERMITS_FIELD));
+  }
+
+  private static Map<String, String> fieldsOf(byte[] bytes) {
+    return bytes == null || bytes.length == 0
+        ? Map.of()
+        : Json.parseObject(new String(bytes, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The directory is another coordination recipe's (a latch's, a double barrier's, made by {@code
+   * CoordDir} on the same name): its data is its state, which a claim would overwrite.
+   */
+  private ZkLockException otherKind(String kind, long session) {
+    String message = dir + " is a " + kind + ", not a " + KIND;
+    return new ZkLockException(message, dir, session, new IllegalArgumentException(message));
   }
 
   /** A refusal whose cause says it is the caller's mistake (a command line maps it to usage). */

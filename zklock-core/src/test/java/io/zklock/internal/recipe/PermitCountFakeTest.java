@@ -69,6 +69,23 @@ class PermitCountFakeTest {
   }
 
   @Test
+  void anotherRecipesDirectory_refused_itsDataKept() {
+    byte[] latch =
+        "{\"kind\":\"latch\",\"count\":3,\"remaining\":2}".getBytes(StandardCharsets.UTF_8);
+    f.zk.mkdirs(SEM);
+    f.zk.setData(SEM, latch);
+
+    CompletableFuture<Void> check = new PermitCount(f.ctx, SEM, 3).check();
+    f.settle();
+
+    assertThat(failure(check))
+        .isInstanceOf(ZkLockException.class)
+        .hasMessageContaining(SEM + " is a latch, not a semaphore")
+        .hasCauseInstanceOf(IllegalArgumentException.class);
+    assertThat(f.zk.data(SEM)).isEqualTo(latch);
+  }
+
+  @Test
   void countChangedUnderUs_readAgain_andRefused() {
     PermitCount permits = new PermitCount(f.ctx, SEM, 3);
     permits.check();
