@@ -57,41 +57,6 @@ class SemaphorePermitsTest extends ZkTestSupport {
   }
 
   @Test
-  void theNameOfALatchOrDoubleBarrier_isRefused_andTheirStateIsKept() throws Exception {
-    DistributedCountDownLatch latch = client("latch").countDownLatch("shared", 3);
-    latch.countDown();
-    assertThat(client("barrier").doubleBarrier("group", 2).enter(Duration.ZERO))
-        .as("alone, it does not pass; its directory stays, with the barrier's round")
-        .isFalse();
-    String latchData = dirData("shared");
-    String barrierData = dirData("group");
-
-    for (String name : new String[] {"shared", "group"}) {
-      DistributedSemaphore wrong = client("semaphore").semaphore(name, 2);
-      String kind = name.equals("shared") ? "latch" : "double-barrier";
-      assertThatThrownBy(wrong::acquire)
-          .isInstanceOf(ZkLockException.class)
-          .hasMessageContaining(dir(name) + " is a " + kind + ", not a semaphore")
-          .as("a caller's mistake: its cause says so")
-          .hasCauseInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(wrong::tryAcquire).isInstanceOf(ZkLockException.class);
-      CompletableFuture<LockHandle> f = wrong.acquireAsync(2);
-      assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
-          .isInstanceOf(ExecutionException.class)
-          .hasCauseInstanceOf(ZkLockException.class);
-    }
-
-    assertThat(dirData("shared")).as("the latch's count is its own still").isEqualTo(latchData);
-    assertThat(dirData("group")).isEqualTo(barrierData);
-    assertThat(latch.count()).isEqualTo(2);
-    awaitNoLockNodes();
-    System.out.println(
-        "CHILDREN "
-            + raw().getChildren(dir("shared"), false)
-            + raw().getChildren(dir("group"), false));
-  }
-
-  @Test
   void directoryWithoutACount_isClaimedByTheFirstRequest() throws Exception {
     ZkLocks c = client(); // makes the namespace
     createDir("old"); // as an older zklock made it: no data

@@ -6,6 +6,7 @@ import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
+import io.zklock.internal.rules.StoredNumber;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -75,7 +76,7 @@ public final class Inspection {
     String mix; // the recipes its directory (or one of a semaphore's two) mixes, or null
     if (d.semaphore()) {
       kind = LockInfo.Kind.SEMAPHORE;
-      int stored = positiveInt(d.dirData().get(PERMITS_FIELD));
+      int stored = StoredNumber.positive(d.dirData().get(PERMITS_FIELD));
       permits = stored;
       // zklock's leases, or a Curator-compatible semaphore's (its own and Curator's clients')
       List<Read> leases = queueOrder(d.leases(), null);
@@ -97,7 +98,7 @@ public final class Inspection {
       }
       for (int i = 0; i < leases.size(); i++) {
         Read r = leases.get(i);
-        int p = positiveInt(r.data().get(PERMITS_FIELD));
+        int p = StoredNumber.positive(r.data().get(PERMITS_FIELD));
         if (p == 0) {
           p = stored > 0 ? stored : 1;
         }
@@ -144,7 +145,7 @@ public final class Inspection {
         boolean holds;
         if (k == NodeKind.SEMAPHORE || k == NodeKind.CURATOR_LEASE) {
           // a semaphore's leases directory, inspected by its path
-          int p = positiveInt(queue.get(i).data().get(PERMITS_FIELD));
+          int p = StoredNumber.positive(queue.get(i).data().get(PERMITS_FIELD));
           holds = Ordering.lease(p > 0 ? p : 1).decide(q, i) instanceof Ordering.Hold;
           permits = Math.max(permits, p);
         } else {
@@ -363,18 +364,5 @@ public final class Inspection {
         curatorClient ? curatorData : d.getOrDefault(OWNER_FIELD, ""),
         r.version() > 0 || d.containsKey(RELEASE_FIELD),
         d);
-  }
-
-  /** A positive int, or 0 if {@code s} is not one. */
-  public static int positiveInt(String s) {
-    if (s == null) {
-      return 0;
-    }
-    try {
-      int v = Integer.parseInt(s);
-      return v > 0 ? v : 0;
-    } catch (NumberFormatException e) {
-      return 0;
-    }
   }
 }

@@ -3,6 +3,7 @@ package io.zklock.internal.recipe;
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.StoredNumber;
 import io.zklock.internal.zk.Session;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -15,9 +16,10 @@ import org.apache.zookeeper.KeeperException.Code;
  * The directory of a coordination recipe (latch, double barrier) and the number stored in its data
  * by its first client ({@code {"kind":"latch","count":3,...}}): read, made if missing, and checked
  * against this client's number, which a mismatch refuses. The directory is PERSISTENT: it keeps its
- * state (a double barrier's round) while it has no children, until someone deletes it. A mismatch
- * is refused (a {@link ZkLockException} whose cause is an {@link IllegalArgumentException}, as for
- * a semaphore's permits).
+ * state (a double barrier's round) while it has no children, until someone deletes it. A mismatch,
+ * and a directory whose data is another recipe's (or not zklock's), are refused with a {@link
+ * ZkLockException} whose cause is an {@link IllegalArgumentException}, as for a semaphore's permits
+ * ({@link StoredNumber}).
  */
 final class CoordDir {
   /** One read of the directory: its JSON fields and data version, on connection {@code conn}. */
@@ -114,24 +116,20 @@ final class CoordDir {
               Code code = Code.get(rc);
               switch (code) {
                 case OK:
-                  Map<String, String> fields =
-                      bytes == null || bytes.length == 0
-                          ? Map.of()
-                          : Json.parseObject(new String(bytes, StandardCharsets.UTF_8));
-                  Read r = new Read(fields, stat.getVersion(), conn);
-                  int stored = r.intField(field);
-                  if (stored == expected) {
-                    done.complete(r);
-                  } else if (stored > 0) {
-                    done.completeExceptionally(mismatch(stored, conn.sessionId()));
-                  } else if (fields.isEmpty()) {
-                    claim(conn, stat.getVersion(), done);
-                  } else {
-                    String other = fields.getOrDefault("kind", "something else");
-                    String message = dir + " is a " + other + ", not a " + kind;
-                    done.completeExceptionally(
-                        new ZkLockException(
-                            message, dir, conn.sessionId(), new IllegalArgumentException(message)));
+                  StoredNumber.Read judged = StoredNumber.judge(bytes, kind, field, expected);
+                  switch (judged.verdict()) {
+                    case SAME ->
+                        done.complete(
+                            new Read(
+                                Json.parseObject(new String(bytes, StandardCharsets.UTF_8)),
+                                stat.getVersion(),
+                                conn));
+                    case OTHER_NUMBER ->
+                        done.completeExceptionally(mismatch(judged.stored(), conn.sessionId()));
+                    case OTHER_KIND ->
+                        done.completeExceptionally(
+                            callersMistake(judged.otherKindMessage(dir, kind), conn.sessionId()));
+                    case UNCLAIMED -> claim(conn, stat.getVersion(), done);
                   }
                   break;
                 case NONODE:
@@ -179,7 +177,7 @@ final class CoordDir {
             });
   }
 
-  /** A directory without our data (made by another kind of use): claimed by a conditional write. */
+  /** A directory without data (made as a parent by another use): claimed by a conditional write. */
   private void claim(Session.Conn conn, int version, CompletableFuture<Read> done) {
     conn.ops()
         .setData(
@@ -206,7 +204,7 @@ final class CoordDir {
   }
 
   private ZkLockException mismatch(int stored, long session) {
-    String message =
+    return callersMistake(
         kind
             + " has "
             + field
@@ -216,7 +214,12 @@ final class CoordDir {
             + expected
             + ": use the same "
             + field
-            + " everywhere";
+            + " everywhere",
+        session);
+  }
+
+  /** A refusal whose cause says it is the caller's mistake. */
+  private ZkLockException callersMistake(String message, long session) {
     return new ZkLockException(message, dir, session, new IllegalArgumentException(message));
   }
 

@@ -4,10 +4,9 @@ import io.zklock.ZkLockException;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.inspect.Inspection;
 import io.zklock.internal.rules.ErrorKind;
-import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.StoredNumber;
 import io.zklock.internal.zk.Session;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -28,8 +27,8 @@ import org.apache.zookeeper.Watcher.Event.EventType;
  *
  * <p>A directory without a count (made as the parent of the semaphore's queue by an older zklock,
  * or by a race with that queue's creation) is claimed with a conditional write of the count. A
- * directory whose data names another kind (a latch or double barrier of the same name) is refused
- * as a count is, its state left as it is.
+ * directory whose data is not a semaphore's (a latch's or double barrier's of the same name) is
+ * refused as another count is, its data left as it is ({@link StoredNumber}).
  */
 final class PermitCount {
   private static final String KIND = "semaphore";
@@ -88,18 +87,19 @@ final class PermitCount {
               Code code = Code.get(rc);
               switch (code) {
                 case OK:
-                  Map<String, String> fields = fieldsOf(bytes);
-                  int stored = Inspection.positiveInt(fields.get(Inspection.PERMITS_FIELD));
-                  String kind = fields.getOrDefault("kind", KIND);
-                  if (stored == permits) {
-                    verifiedSession = conn.sessionId();
-                    done.complete(null);
-                  } else if (stored > 0) {
-                    done.completeExceptionally(mismatch(stored, conn.sessionId()));
-                  } else if (!kind.equals(KIND)) {
-                    done.completeExceptionally(otherKind(kind, conn.sessionId()));
-                  } else {
-                    claim(conn, stat.getVersion(), done);
+                  StoredNumber.Read r =
+                      StoredNumber.judge(bytes, KIND, Inspection.PERMITS_FIELD, permits);
+                  switch (r.verdict()) {
+                    case SAME -> {
+                      verifiedSession = conn.sessionId();
+                      done.complete(null);
+                    }
+                    case OTHER_NUMBER ->
+                        done.completeExceptionally(mismatch(r.stored(), conn.sessionId()));
+                    case OTHER_KIND ->
+                        done.completeExceptionally(
+                            callersMistake(r.otherKindMessage(dir, KIND), conn.sessionId()));
+                    case UNCLAIMED -> claim(conn, stat.getVersion(), done);
                   }
                   break;
                 case NONODE:
@@ -182,32 +182,21 @@ final class PermitCount {
 
   /** The count stored in a semaphore directory's data, or 0 if none. */
   static int storedIn(byte[] bytes) {
-    return Inspection.positiveInt(fieldsOf(bytes).get(Inspection.PERMITS_FIELD));
-  }
-
-  private static Map<String, String> fieldsOf(byte[] bytes) {
-    return bytes == null || bytes.length == 0
-        ? Map.of()
-        : Json.parseObject(new String(bytes, StandardCharsets.UTF_8));
-  }
-
-  /**
-   * The directory is another coordination recipe's (a latch's, a double barrier's, made by {@code
-   * CoordDir} on the same name): its data is its state, which a claim would overwrite.
-   */
-  private ZkLockException otherKind(String kind, long session) {
-    String message = dir + " is a " + kind + ", not a " + KIND;
-    return new ZkLockException(message, dir, session, new IllegalArgumentException(message));
+    return StoredNumber.judge(bytes, KIND, Inspection.PERMITS_FIELD, 1).stored();
   }
 
   /** A refusal whose cause says it is the caller's mistake (a command line maps it to usage). */
   private ZkLockException mismatch(int stored, long session) {
-    String message =
+    return callersMistake(
         "semaphore has "
             + stored
             + " permits (stored by its first client), but this client asked for "
             + permits
-            + ": use the same count everywhere";
+            + ": use the same count everywhere",
+        session);
+  }
+
+  private ZkLockException callersMistake(String message, long session) {
     return new ZkLockException(message, dir, session, new IllegalArgumentException(message));
   }
 
