@@ -42,6 +42,7 @@ public final class SoakClient {
   private final EventLog log;
   private final String proc;
   private final Path stopFile;
+  private final Path tailFile;
   private final int storePort;
   private final Duration acquireTimeout;
   private final long seed;
@@ -67,6 +68,7 @@ public final class SoakClient {
     this.proc = required("proc");
     this.log = new EventLog(Path.of(required("log")), false);
     this.stopFile = Path.of(required("stop"));
+    this.tailFile = Path.of(required("tail"));
     this.storePort = Integer.parseInt(required("store"));
     this.acquireTimeout = Duration.ofMillis(Long.parseLong(required("acquireMs")));
     this.seed = Long.parseLong(required("seed"));
@@ -170,7 +172,8 @@ public final class SoakClient {
     try (StoreConnection store = new StoreConnection(storePort)) {
       while (!Files.exists(stopFile)) {
         String h = proc + "/w" + worker + "/" + n++;
-        int kind = random.nextInt(10);
+        // in the run's quiet tail, only the Condition (see SoakRun#quietTail)
+        int kind = Files.exists(tailFile) ? 1 : random.nextInt(10);
         if (kind == 0) {
           // the worker's j-th latch is "soak-latch-j": it opens once three workers reached it
           latch(worker, "soak-latch-" + latches++, h);

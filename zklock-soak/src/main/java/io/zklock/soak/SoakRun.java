@@ -37,6 +37,7 @@ public final class SoakRun {
   private final EventLog log;
   private final List<Slot> slots = new ArrayList<>();
   private final Path stopFile;
+  private final Path tailFile;
   private final Path closeFile;
   private ZooKeeperEnsemble ensemble;
   private FencedStore store;
@@ -66,6 +67,7 @@ public final class SoakRun {
     }
     this.log = new EventLog(config.workDir().resolve("orchestrator.log"), true);
     this.stopFile = config.workDir().resolve("stop");
+    this.tailFile = config.workDir().resolve("tail");
     this.closeFile = config.workDir().resolve("close");
   }
 
@@ -101,6 +103,7 @@ public final class SoakRun {
       }
       awaitStarted();
       injectFaults(t0 + config.duration().toNanos());
+      quietTail();
       stopClients();
       checkFinalCleanliness();
     } finally {
@@ -157,6 +160,7 @@ public final class SoakRun {
     args.put("proc", slot.proc);
     args.put("log", logFile);
     args.put("stop", stopFile);
+    args.put("tail", tailFile);
     args.put("close", closeFile);
     args.put("store", store.port());
     args.put("acquireMs", config.acquireTimeout().toMillis());
@@ -217,6 +221,31 @@ public final class SoakRun {
       inject(round.remove(0));
       injected++;
     }
+  }
+
+  /**
+   * After the last fault, the workers do only the Condition's awaits and signals for {@link
+   * #quietTailMillis}. The SIGNAL rule checks a waiter and a signal only when no fault and no
+   * session event of their processes fell from a session timeout before the await to the wake-up;
+   * with at most 4 s between faults, the run itself may leave no such window (under load it left
+   * none: 36 signals, every pair blurred). The tail is that window, so that every run checks the
+   * rule.
+   */
+  private void quietTail() throws InterruptedException {
+    long ms = quietTailMillis(config);
+    log.log("QUIET_TAIL", "ms", ms);
+    touch(tailFile);
+    sleepMillis(ms);
+  }
+
+  /**
+   * A session timeout and the checker's grace on both sides, within which a pair is blurred by the
+   * last fault, then five of a waiter's waits.
+   */
+  static long quietTailMillis(SoakConfig config) {
+    return config.sessionTimeout().toMillis()
+        + 2 * TimeUnit.NANOSECONDS.toMillis(Checker.GRACE)
+        + 5 * SoakClient.COORDINATION_WAIT.toMillis();
   }
 
   private void inject(Fault fault) throws InterruptedException {
