@@ -51,11 +51,15 @@ final class Loop {
     long n0 = done.sum();
     long t0 = System.nanoTime();
     sleep(env.config.measureSeconds);
-    // A window too short for even one operation (a tiny --seconds on a loaded machine) would
-    // measure nothing: it is stretched until one completes, and the rate divides by its real
-    // length.
+    // A window in which fewer operations completed than there are threads (a tiny --seconds on a
+    // loaded machine) measures too little: with one operation nothing, and a count per operation
+    // of a few may be 0 (the herd's watch events of a window's two acquisitions can both fall
+    // before it). It is stretched until as many complete as there are threads, at most 30 s more,
+    // and the rate divides by its real length.
     long stretchUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (done.sum() == n0 && failure.get() == null && System.nanoTime() - stretchUntil < 0) {
+    while (done.sum() - n0 < ops.size()
+        && failure.get() == null
+        && System.nanoTime() - stretchUntil < 0) {
       Thread.sleep(5);
     }
     long n1 = done.sum();
