@@ -32,8 +32,14 @@ import org.xml.sax.InputSource;
 class ReadmeCoordinatesTest {
   private static final String GROUP = "io.zklock";
   private static final Pattern XML_BLOCK = Pattern.compile("(?ms)^```xml\\s*\\n(.*?)^```");
+
+  /** A Gradle string, {@code "io.zklock:artifact:version"}, or without the version (the BOM's). */
   private static final Pattern GRADLE =
-      Pattern.compile("\"" + Pattern.quote(GROUP) + ":([\\w.-]+):([^\"]+)\"");
+      Pattern.compile("\"" + Pattern.quote(GROUP) + ":([\\w.-]+)(?::([^\"]+))?\"");
+
+  /** Gradle's import of a BOM: {@code platform("io.zklock:zklock-bom:version")}. */
+  private static final Pattern GRADLE_PLATFORM =
+      Pattern.compile("platform\\(\"" + Pattern.quote(GROUP) + ":zklock-bom:([^\"]+)\"\\)");
 
   /** One coordinate found in a document: where, which artifact, which version (null if none). */
   record Coordinate(String where, String artifactId, String version) {}
@@ -128,29 +134,66 @@ class ReadmeCoordinatesTest {
     return docs;
   }
 
+  /** The version at which a document imports zklock-bom in Maven (scope import), or null. */
+  static String mavenBomImport(String text) {
+    Matcher m = XML_BLOCK.matcher(text);
+    while (m.find()) {
+      try {
+        Element block = parse("<block>" + m.group(1) + "</block>");
+        NodeList deps = block.getElementsByTagName("dependency");
+        for (int i = 0; i < deps.getLength(); i++) {
+          Element d = (Element) deps.item(i);
+          if (GROUP.equals(text(d, "groupId"))
+              && "zklock-bom".equals(text(d, "artifactId"))
+              && "pom".equals(text(d, "type"))
+              && "import".equals(text(d, "scope"))) {
+            return text(d, "version");
+          }
+        }
+      } catch (Exception e) {
+        throw new AssertionError("an xml block that does not parse: " + m.group(1), e);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * README.md offers every published artifact (zklock-bom's list, and the BOM itself) for Maven and
+   * for Gradle, each either at the version this build makes, or without a version where the README
+   * imports the BOM at that version (as a user copies it, the BOM then gives the version).
+   */
   @Test
   void readme_offersEveryPublishedArtifact_atTheProjectVersion_forMavenAndGradle()
       throws Exception {
     String version = projectVersion();
-    List<Coordinate> readme = coordinates(DocSnippetsTest.repo().resolve("README.md"));
+    Path readmePath = DocSnippetsTest.repo().resolve("README.md");
+    String text = Files.readString(readmePath, StandardCharsets.UTF_8);
+    List<Coordinate> readme = coordinates(readmePath);
+    boolean mavenBom = version.equals(mavenBomImport(text));
+    Matcher platform = GRADLE_PLATFORM.matcher(text);
+    boolean gradleBom = platform.find() && version.equals(platform.group(1));
     Set<String> maven = new LinkedHashSet<>();
     Set<String> gradle = new LinkedHashSet<>();
     for (Coordinate c : readme) {
-      if (version.equals(c.version())) {
-        (c.where().endsWith("(Gradle)") ? gradle : maven).add(c.artifactId());
+      boolean isGradle = c.where().endsWith("(Gradle)");
+      boolean managed = c.version() == null && (isGradle ? gradleBom : mavenBom);
+      if (version.equals(c.version()) || managed) {
+        (isGradle ? gradle : maven).add(c.artifactId());
       }
     }
     assertThat(maven)
         .as(
-            "README.md must give a <dependency> with <version>%s</version> for every published"
-                + " artifact (zklock-bom's list and the BOM); found %s",
-            version, readme)
+            "README.md must give a <dependency> for every published artifact (zklock-bom's list"
+                + " and the BOM), with <version>%s</version> or with no version under an import of"
+                + " zklock-bom %s; found %s",
+            version, version, readme)
         .containsAll(published());
     assertThat(gradle)
         .as(
-            "README.md must give a Gradle line \"io.zklock:<artifact>:%s\" for every published"
-                + " artifact; found %s",
-            version, readme)
+            "README.md must give a Gradle line \"io.zklock:<artifact>:%s\" (or"
+                + " \"io.zklock:<artifact>\" under platform(\"io.zklock:zklock-bom:%s\")) for every"
+                + " published artifact; found %s",
+            version, version, readme)
         .containsAll(published());
   }
 
