@@ -29,6 +29,7 @@ import io.zklock.internal.rules.AclRule;
 import io.zklock.internal.rules.Args;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.RandomIds;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
 import io.zklock.internal.zk.LibraryThreads;
@@ -100,7 +101,8 @@ final class ZkLocksImpl implements ZkLocks {
             clock,
             pool,
             pool,
-            events);
+            events,
+            RandomIds.SECURE);
     this.inspector = new Inspector(session, config, clock, lifecycle, acl);
     this.recipes =
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);

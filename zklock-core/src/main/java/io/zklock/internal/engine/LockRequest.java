@@ -11,7 +11,6 @@ import io.zklock.internal.protocol.NodeProtocol;
 import io.zklock.internal.protocol.Step;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.NodeKind;
-import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
 import io.zklock.internal.zk.Session;
@@ -189,7 +188,7 @@ public final class LockRequest implements Handle {
       }
       state = State.CREATING;
       createEpoch = ++epoch;
-      attemptId = QueueNode.newAttemptId(protocol.kind());
+      attemptId = ctx.ids().attemptId(protocol.kind());
       session = conn.sessionId();
       step = new RequestStep(conn, epoch);
     }

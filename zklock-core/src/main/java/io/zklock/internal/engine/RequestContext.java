@@ -5,6 +5,7 @@ import io.zklock.internal.protocol.ProtocolContext;
 import io.zklock.internal.protocol.SharedListings;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.RandomIds;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
 import io.zklock.internal.zk.SessionPort;
@@ -25,6 +26,7 @@ import org.apache.zookeeper.data.ACL;
  * @param executor where callers' futures complete and listeners run: never ZooKeeper's event thread
  * @param scheduler for timeouts and delayed steps
  * @param events the instance's lock event listeners ({@link Events#NONE} for none)
+ * @param ids the random ids of this instance's node names
  */
 public record RequestContext(
     SessionPort session,
@@ -38,7 +40,8 @@ public record RequestContext(
     Clock clock,
     Executor executor,
     ScheduledExecutorService scheduler,
-    Events events)
+    Events events,
+    RandomIds ids)
     implements ProtocolContext {
 
   /** Writes a lock node's data: small UTF-8 JSON about the owner, fixed while held. */

@@ -5,10 +5,12 @@ import io.zklock.internal.rules.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The requests of one {@link io.zklock.ZkLocks} that are pending or held: each hears the session's
@@ -22,7 +24,14 @@ public final class Requests {
    */
   static final long OWN_WATCH_SLACK_MILLIS = 25;
 
-  private final Set<LockRequest> active = ConcurrentHashMap.newKeySet();
+  /**
+   * The requests pending or held, in the order they were added: the session's news reaches them in
+   * that order (an expiry queues them again oldest first), the same on every run.
+   */
+  private final ConcurrentSkipListMap<Long, LockRequest> active = new ConcurrentSkipListMap<>();
+
+  private final Map<LockRequest, Long> order = new ConcurrentHashMap<>();
+  private final AtomicLong added = new AtomicLong();
   private final Later ownWatches;
 
   /** {@code scheduler} and {@code clock}: where and by which clock the own-node watches wait. */
@@ -44,11 +53,17 @@ public final class Requests {
   }
 
   void add(LockRequest r) {
-    active.add(r);
+    long k = added.incrementAndGet();
+    if (order.putIfAbsent(r, k) == null) {
+      active.put(k, r);
+    }
   }
 
   void remove(LockRequest r) {
-    active.remove(r);
+    Long k = order.remove(r);
+    if (k != null) {
+      active.remove(k);
+    }
   }
 
   /** Number of requests pending or held, for tests and metrics. */
@@ -62,7 +77,7 @@ public final class Requests {
    */
   public List<LocalRequest> snapshot(Clock clock) {
     long now = clock.nanoTime();
-    List<LockRequest> sorted = new ArrayList<>(active);
+    List<LockRequest> sorted = new ArrayList<>(active.values());
     sorted.sort(Comparator.comparingLong(r -> r.startNanos() - now));
     List<LocalRequest> out = new ArrayList<>(sorted.size());
     for (LockRequest r : sorted) {
@@ -76,16 +91,16 @@ public final class Requests {
 
   /** The connection dropped; the session may be alive. */
   public void suspended() {
-    active.forEach(LockRequest::sessionSuspended);
+    active.values().forEach(LockRequest::sessionSuspended);
   }
 
   /** Session {@code sessionId} ended, and every ephemeral node it made with it. */
   public void expired(long sessionId) {
-    active.forEach(r -> r.sessionExpired(sessionId));
+    active.values().forEach(r -> r.sessionExpired(sessionId));
   }
 
   /** The instance was closed. */
   public void closed() {
-    active.forEach(LockRequest::sessionClosed);
+    active.values().forEach(LockRequest::sessionClosed);
   }
 }

@@ -9,7 +9,6 @@ import io.zklock.internal.engine.Acquisitions;
 import io.zklock.internal.rules.Args;
 import io.zklock.internal.rules.ConditionRule;
 import io.zklock.internal.rules.ErrorKind;
-import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.zk.Session;
 import java.time.Duration;
 import java.util.List;
@@ -138,7 +137,7 @@ final class ConditionImpl implements DistributedCondition {
   Waiter enqueue(LockHandle held) {
     checkHeld(held);
     CompletableFuture<Waiter> done = new CompletableFuture<>();
-    create(QueueNode.newAttemptId(), done);
+    create(ctx.requests().ids().attemptId(), done);
     try {
       return done.join();
     } catch (RuntimeException e) {

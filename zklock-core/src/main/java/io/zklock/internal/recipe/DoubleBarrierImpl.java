@@ -5,7 +5,6 @@ import io.zklock.internal.rules.Args;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -38,7 +37,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
   private final String name;
   private final String dir;
   private final int members;
-  private final String id = UUID.randomUUID().toString().replace("-", "");
+  private final String id;
   private final CoordDir stored;
   private final ZkCalls calls;
   private volatile int entered = -1; // the round this member is in, or -1
@@ -48,6 +47,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
       throw new IllegalArgumentException("a double barrier needs at least 1 member: " + members);
     }
     this.ctx = ctx;
+    this.id = ctx.requests().ids().uuid().replace("-", "");
     this.name = name;
     this.dir = ctx.dirOf(name);
     this.members = members;

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -106,7 +105,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
   private CompletableFuture<Void> start() {
     ctx.checkOpen();
     CompletableFuture<Void> done = new CompletableFuture<>();
-    step(MARKER_PREFIX + UUID.randomUUID().toString().replace("-", ""), done, false);
+    step(MARKER_PREFIX + ctx.requests().ids().uuid().replace("-", ""), done, false);
     return done;
   }
 

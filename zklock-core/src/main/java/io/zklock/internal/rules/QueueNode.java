@@ -1,6 +1,5 @@
 package io.zklock.internal.rules;
 
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -37,9 +36,6 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
 
   /** Length of an attempt id. */
   public static final int ATTEMPT_ID_LENGTH = 12;
-
-  private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuv".toCharArray();
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   /**
    * Queue order: by sequence, compared with wrap-around arithmetic. Sequence {@code a} comes before
@@ -87,21 +83,16 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
 
   /**
    * A fresh random attempt id for a node of {@code kind}: a {@link UUID} for the Curator-compatible
-   * kinds (as Curator's protected names carry), else {@link #newAttemptId()}.
+   * kinds (as Curator's protected names carry), else {@link #newAttemptId()} ({@link
+   * RandomIds#SECURE}).
    */
   public static String newAttemptId(NodeKind kind) {
-    return kind.curator() ? UUID.randomUUID().toString() : newAttemptId();
+    return RandomIds.SECURE.attemptId(kind);
   }
 
-  /** A fresh random attempt id. */
+  /** A fresh random attempt id ({@link RandomIds#SECURE}). */
   public static String newAttemptId() {
-    long bits = RANDOM.nextLong();
-    char[] out = new char[ATTEMPT_ID_LENGTH];
-    for (int i = 0; i < ATTEMPT_ID_LENGTH; i++) {
-      out[i] = ALPHABET[(int) (bits & 31)];
-      bits >>>= 5;
-    }
-    return new String(out);
+    return RandomIds.SECURE.attemptId();
   }
 
   /** The name prefix to create a node with, to which ZooKeeper appends the sequence. */

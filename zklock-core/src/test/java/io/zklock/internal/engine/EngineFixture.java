@@ -10,6 +10,7 @@ import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
+import io.zklock.internal.rules.RandomIds;
 import io.zklock.internal.rules.Waiting;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
@@ -82,7 +83,8 @@ public final class EngineFixture {
             clock,
             Runnable::run,
             this.scheduler,
-            Events.NONE);
+            Events.NONE,
+            RandomIds.SECURE);
   }
 
   static byte[] nodeData(NodeKind kind, long sessionId, Map<String, String> extra) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.internal.rules.Clock;
+import io.zklock.internal.rules.RandomIds;
 import io.zklock.internal.rules.Waiting;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +49,8 @@ class TicketTest {
         Clock.SYSTEM,
         executor,
         null,
-        Events.NONE);
+        Events.NONE,
+        RandomIds.SECURE);
   }
 
   @Test
