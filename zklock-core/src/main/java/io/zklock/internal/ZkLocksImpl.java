@@ -45,8 +45,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.Consumer;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
 
 /**
@@ -145,7 +143,7 @@ final class ZkLocksImpl implements ZkLocks {
       impl.createNamespace();
       Session.Conn conn = impl.session.current();
       if (conn != null) {
-        impl.dirs.learnIdentities(conn.zk(), config);
+        impl.dirs.learnIdentities(conn, config);
       }
     } catch (RuntimeException e) {
       impl.close();
@@ -163,7 +161,7 @@ final class ZkLocksImpl implements ZkLocks {
    * StartGate} until the first connection is made and this client's identities are known.
    */
   private void startInBackground() {
-    gate.closeUntilConnected(session, conn -> dirs.learnIdentities(conn.zk(), config));
+    gate.closeUntilConnected(session, conn -> dirs.learnIdentities(conn, config));
     try {
       session.startInBackground();
     } catch (RuntimeException e) {
@@ -173,43 +171,14 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   private void createNamespace() {
-    String ns = config.namespace();
-    if (ns.isEmpty()) {
+    if (config.namespace().isEmpty()) {
       return;
     }
     Session.Conn conn = session.current();
     if (conn == null) {
       throw new ZkLockException("lost the connection to '" + config.connectString() + "' at start");
     }
-    StringBuilder path = new StringBuilder();
-    try {
-      for (String seg : ns.substring(1).split("/")) {
-        path.append('/').append(seg);
-        String p = path.toString();
-        if (conn.zk().exists(p, false) == null) {
-          try {
-            conn.zk().create(p, new byte[0], acl, CreateMode.PERSISTENT);
-          } catch (KeeperException.NodeExistsException raced) {
-            // another client made it first
-          }
-        }
-      }
-    } catch (KeeperException e) {
-      throw new ZkLockException(
-          "cannot create the namespace "
-              + ns
-              + " at '"
-              + config.connectString()
-              + "': "
-              + e.code()
-              + (e.code() == KeeperException.Code.NOAUTH ? " (not authorized)" : ""),
-          path.toString(),
-          conn.sessionId(),
-          e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ZkLockException("interrupted while creating the namespace " + ns, e);
-    }
+    dirs.createNamespace(conn, config.connectString());
   }
 
   // ------------------------------------------------------------------ ZkLocks

@@ -1,12 +1,10 @@
 package io.zklock.internal;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
-import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
-import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -38,12 +36,13 @@ import org.junit.jupiter.api.Timeout;
  *
  * A layer may use any layer below it, and the public API {@code io.zklock}; {@code rules} uses
  * nothing internal and makes no ZooKeeper call. The API reaches the implementation through one
- * class, {@code ZkLocksFactory}. No two internal packages depend on each other in a circle. The
- * engine, the protocols and the recipes call ZooKeeper through the seam {@code zk.ZkOps}.
+ * class, {@code ZkLocksFactory}. No two internal packages depend on each other in a circle. Only
+ * the session layer {@code zk} names ZooKeeper's handle; everything else calls ZooKeeper through
+ * the seam {@code zk.ZkOps}.
  *
- * <p>Rules are also run on the main classes plus a class of this test tree that breaks one on
- * purpose ({@code Crossing*} in {@code internal.rules}, {@code internal.zk} and {@code
- * internal.recipe}), to show that they can fail.
+ * <p>Each rule is also run on the main classes plus a class of this test tree that breaks it on
+ * purpose ({@code Crossing*}: in the API package, {@code internal.rules}, {@code internal.zk},
+ * {@code internal.recipe} and {@code internal.inspect}), to show that it can fail.
  *
  * <p>Three minutes instead of the suite's 60 s per test: importing and checking the classes is
  * CPU-bound and took 31 to 60 s at a load of 20 on two cores (a few seconds quiet); nothing in it
@@ -135,17 +134,18 @@ class ArchitectureTest {
           .because("a rule is a pure function, apart from ZooKeeper I/O");
 
   /**
-   * The engine, the protocols and the recipes reach ZooKeeper through the asynchronous seam ({@code
-   * zk.ZkOps}), never through ZooKeeper's handle.
+   * ZooKeeper's handle is the session layer's alone: every other class (the API, the wiring, the
+   * recipes, inspection, the engine, the protocols) reaches ZooKeeper through a {@code
+   * zk.Session.Conn} and its asynchronous calls ({@code zk.ZkOps}), and cannot name the handle.
    */
   static final ArchRule THROUGH_THE_SEAM =
       noClasses()
           .that()
-          .resideInAnyPackage(
-              INTERNAL + ".engine..", INTERNAL + ".protocol..", INTERNAL + ".recipe..")
+          .resideOutsideOfPackage(INTERNAL + ".zk..")
           .should()
-          .callMethodWhere(target(owner(assignableTo("org.apache.zookeeper.ZooKeeper"))))
-          .because("the seam is what lets the engine and the recipes run on a fake");
+          .dependOnClassesThat(assignableTo("org.apache.zookeeper.ZooKeeper"))
+          .because(
+              "the seam is what lets the engine and the recipes run on a fake or a simulation");
 
   @Test
   void layers_runOneWay() {
@@ -168,7 +168,7 @@ class ArchitectureTest {
   }
 
   @Test
-  void engineProtocolsAndRecipes_callZooKeeperThroughTheSeam() {
+  void onlyTheSessionLayer_namesZooKeepersHandle() {
     THROUGH_THE_SEAM.check(main);
   }
 
@@ -201,9 +201,40 @@ class ArchitectureTest {
         .hasMessageContaining("ZooKeeper.exists");
   }
 
-  /** The main classes plus the compiled test classes named {@code <name>*} of {@code pkg}. */
+  @Test
+  void throughTheSeam_failsOnInspectionThatOnlyNamesTheHandle() {
+    JavaClasses crossed = withFixtures("inspect", "CrossingHandle");
+    assertThatThrownBy(() -> THROUGH_THE_SEAM.check(crossed))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("CrossingHandle")
+        .hasMessageContaining("org.apache.zookeeper.ZooKeeper");
+  }
+
+  @Test
+  void oneEntryPoint_failsOnAnApiClassThatNamesARecipe() {
+    JavaClasses crossed = withFixtures("", "CrossingEntry");
+    assertThatThrownBy(() -> ONE_ENTRY_POINT.check(crossed))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("CrossingEntry")
+        .hasMessageContaining("NodeLock");
+  }
+
+  @Test
+  void pureRules_failOnARuleThatSetsAWatch() {
+    JavaClasses crossed = withFixtures("rules", "CrossingPure");
+    assertThatThrownBy(() -> PURE_RULES.check(crossed))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("CrossingPure")
+        .hasMessageContaining("org.apache.zookeeper.Watcher");
+  }
+
+  /**
+   * The main classes plus the compiled test classes named {@code <name>*} of {@code
+   * io.zklock.internal.<pkg>} (of the API package {@code io.zklock} for an empty {@code pkg}).
+   */
   private static JavaClasses withFixtures(String pkg, String name) {
-    Path dir = Path.of("target", "test-classes", "io", "zklock", "internal", pkg);
+    Path api = Path.of("target", "test-classes", "io", "zklock");
+    Path dir = pkg.isEmpty() ? api : api.resolve("internal").resolve(pkg);
     List<Path> paths;
     try (Stream<Path> files = Files.list(dir)) {
       paths =

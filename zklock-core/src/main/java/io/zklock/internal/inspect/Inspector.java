@@ -9,9 +9,11 @@ import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.BlockingOps;
 import io.zklock.internal.zk.Lifecycle;
 import io.zklock.internal.zk.Session;
 import io.zklock.internal.zk.SessionConfig;
+import io.zklock.internal.zk.ZkOps;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,7 +28,6 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
-import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
@@ -66,10 +67,13 @@ public final class Inspector {
     return config.namespace() + "/" + name;
   }
 
-  /** One step of I/O on a connected handle; connection losses are retried by {@link #io}. */
+  /**
+   * One step of I/O on a connected session, through the seam's blocking calls ({@code inspect} and
+   * its kin block by contract); connection losses are retried by {@link #io}.
+   */
   @FunctionalInterface
   private interface Io<T> {
-    T run(ZooKeeper zk) throws KeeperException, InterruptedException;
+    T run(BlockingOps zk) throws KeeperException, InterruptedException;
   }
 
   // ---------------------------------------------------------------- hold-off marks
@@ -124,7 +128,7 @@ public final class Inspector {
             Stat mine = new Stat();
             byte[] data;
             try {
-              data = zk.getData(mark, false, mine);
+              data = zk.getData(mark, mine);
             } catch (KeeperException.NoNodeException none) {
               return 0L;
             }
@@ -155,7 +159,7 @@ public final class Inspector {
   }
 
   // the namespace (persistent) and the lock directory's path (containers), where missing
-  private void makeDirs(ZooKeeper zk, String dir) throws KeeperException, InterruptedException {
+  private void makeDirs(BlockingOps zk, String dir) throws KeeperException, InterruptedException {
     String ns = config.namespace();
     StringBuilder at = new StringBuilder();
     for (String segment : dir.substring(1).split("/")) {
@@ -195,12 +199,12 @@ public final class Inspector {
         });
   }
 
-  private void walk(ZooKeeper zk, String dir, List<LockInfo> out)
+  private void walk(BlockingOps zk, String dir, List<LockInfo> out)
       throws KeeperException, InterruptedException {
     List<String> children;
     Stat stat = new Stat();
     try {
-      children = zk.getChildren(dir, false, stat);
+      children = zk.getChildren(dir, stat);
     } catch (KeeperException.NoNodeException gone) {
       return;
     }
@@ -251,12 +255,12 @@ public final class Inspector {
    * lock's.
    */
   private Optional<LockInfo> read(
-      ZooKeeper zk, String name, String dir, List<String> children, Stat stat)
+      BlockingOps zk, String name, String dir, List<String> children, Stat stat)
       throws KeeperException, InterruptedException {
     if (children == null) {
       stat = new Stat();
       try {
-        children = zk.getChildren(dir, false, stat);
+        children = zk.getChildren(dir, stat);
       } catch (KeeperException.NoNodeException gone) {
         return Optional.empty();
       }
@@ -276,7 +280,8 @@ public final class Inspector {
     return readLock(zk, name, dir, children);
   }
 
-  private Optional<LockInfo> readLock(ZooKeeper zk, String name, String dir, List<String> children)
+  private Optional<LockInfo> readLock(
+      BlockingOps zk, String name, String dir, List<String> children)
       throws KeeperException, InterruptedException {
     Map<String, String> dirData = Map.of();
     List<String> leases = List.of();
@@ -306,11 +311,12 @@ public final class Inspector {
       return Optional.empty();
     }
     // every read sent before any answer is awaited: one round trip for the whole directory
-    List<CompletableFuture<Inspection.Read>> ownReads = send(zk, dir, semaphore ? List.of() : own);
+    List<CompletableFuture<Inspection.Read>> ownReads =
+        send(zk.ops(), dir, semaphore ? List.of() : own);
     List<CompletableFuture<Inspection.Read>> leaseReads =
-        send(zk, dir + "/" + LEASES, semaphore ? leases : List.of());
+        send(zk.ops(), dir + "/" + LEASES, semaphore ? leases : List.of());
     List<CompletableFuture<Inspection.Read>> admissionReads =
-        send(zk, dir + "/" + admissionDir, semaphore ? admission : List.of());
+        send(zk.ops(), dir + "/" + admissionDir, semaphore ? admission : List.of());
     return Inspection.decide(
         new Inspection.Dir(
             name,
@@ -326,10 +332,10 @@ public final class Inspector {
     return child.equals(NodeKind.SIMPLE_NODE) || QueueNode.parse(child) != null;
   }
 
-  private static List<String> childrenOf(ZooKeeper zk, String dir)
+  private static List<String> childrenOf(BlockingOps zk, String dir)
       throws KeeperException, InterruptedException {
     try {
-      return zk.getChildren(dir, false);
+      return zk.getChildren(dir, null);
     } catch (KeeperException.NoNodeException gone) {
       return List.of();
     }
@@ -340,10 +346,10 @@ public final class Inspector {
     return n != null && n.kind() == NodeKind.CURATOR_LEASE;
   }
 
-  private static Map<String, String> dataOf(ZooKeeper zk, String path)
+  private static Map<String, String> dataOf(BlockingOps zk, String path)
       throws KeeperException, InterruptedException {
     try {
-      return parse(zk.getData(path, false, null));
+      return parse(zk.getData(path, null));
     } catch (KeeperException.NoNodeException gone) {
       return Map.of();
     }
@@ -366,14 +372,14 @@ public final class Inspector {
   public static final String CURATOR_FIELD = "curator";
 
   private static List<CompletableFuture<Inspection.Read>> send(
-      ZooKeeper zk, String dir, List<String> names) {
+      ZkOps zk, String dir, List<String> names) {
     List<CompletableFuture<Inspection.Read>> out = new ArrayList<>(names.size());
     for (String n : names) {
       CompletableFuture<Inspection.Read> f = new CompletableFuture<>();
       String path = dir + "/" + n;
       zk.getData(
           path,
-          false,
+          null,
           (rc, p, c, data, stat) -> {
             Code code = Code.get(rc);
             if (code == Code.OK) {
@@ -391,8 +397,7 @@ public final class Inspector {
             } else {
               f.completeExceptionally(KeeperException.create(code, p));
             }
-          },
-          null);
+          });
       out.add(f);
     }
     return out;
@@ -440,7 +445,7 @@ public final class Inspector {
           int version = -1;
           if (holder.kind() == LockNode.Kind.SIMPLE) {
             // the simple lock's node name is reused by each holder: delete only this holder's
-            Stat stat = zk.exists(holder.path(), false);
+            Stat stat = zk.exists(holder.path());
             if (stat == null || stat.getCzxid() != holder.fencingToken()) {
               return false;
             }
@@ -481,7 +486,7 @@ public final class Inspector {
           Stat stat = new Stat();
           byte[] data;
           try {
-            data = zk.getData(holder.path(), false, stat);
+            data = zk.getData(holder.path(), stat);
           } catch (KeeperException.NoNodeException gone) {
             return false;
           }
@@ -560,7 +565,7 @@ public final class Inspector {
         throw new ZkLockException("interrupted", path, 0L, e);
       }
       try {
-        return io.run(conn.zk());
+        return io.run(new BlockingOps(conn.ops()));
       } catch (KeeperException e) {
         ErrorKind kind = ErrorKind.of(e.code());
         if (kind != ErrorKind.FINAL) {

@@ -118,7 +118,7 @@ final class ConnectProbe {
     SSLContext context = null;
     if (tls != null) {
       try (ClientX509Util x509 = new ClientX509Util()) {
-        context = x509.createSSLContext(Session.clientConfig(tls));
+        context = x509.createSSLContext(LiveZk.clientConfig(tls));
       } catch (Exception e) {
         String store;
         if (has(e, X509Exception.KeyManagerException.class)) {

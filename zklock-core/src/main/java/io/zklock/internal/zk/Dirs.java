@@ -1,5 +1,6 @@
 package io.zklock.internal.zk;
 
+import io.zklock.ZkLockException;
 import io.zklock.internal.rules.AclRule;
 import io.zklock.internal.rules.ErrorKind;
 import java.nio.charset.StandardCharsets;
@@ -10,13 +11,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.client.ZooKeeperSaslClient;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.ClientInfo;
 import org.apache.zookeeper.data.Id;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,8 +74,9 @@ public final class Dirs {
    * trustExistingAcl()} (docs/ops.md). A client with digest logins only sends no request an older
    * server lacks.
    */
-  public void learnIdentities(ZooKeeper zk, SessionConfig config) {
-    if (!guard) {
+  public void learnIdentities(Session.Conn conn, SessionConfig config) {
+    ZkClient zk = conn.client();
+    if (!guard || zk == null) {
       return;
     }
     Set<Id> ids = new HashSet<>();
@@ -85,9 +85,8 @@ public final class Dirs {
         ids.add(AclRule.digestId(new String(a.credentials(), StandardCharsets.UTF_8)));
       }
     }
-    ZooKeeperSaslClient sasl = zk.getSaslClient();
     boolean clientCertificate = config.tls() != null && config.tls().keyStore() != null;
-    if (asksServer(config.auth(), clientCertificate, sasl != null && !sasl.isFailed())) {
+    if (asksServer(config.auth(), clientCertificate, zk.saslLogin())) {
       try {
         List<ClientInfo> infos = zk.whoAmI();
         if (infos != null) {
@@ -109,6 +108,48 @@ public final class Dirs {
       }
     }
     own = Set.copyOf(ids);
+  }
+
+  /**
+   * Creates the namespace where missing (PERSISTENT nodes, each missing segment), on {@code conn};
+   * blocking, at build.
+   *
+   * @throws io.zklock.ZkLockException naming the namespace, the connect string and the code
+   */
+  public void createNamespace(Session.Conn conn, String connectString) {
+    if (namespace.isEmpty()) {
+      return;
+    }
+    BlockingOps zk = new BlockingOps(conn.ops());
+    StringBuilder path = new StringBuilder();
+    try {
+      for (String seg : namespace.substring(1).split("/")) {
+        path.append('/').append(seg);
+        String p = path.toString();
+        if (zk.exists(p) == null) {
+          try {
+            zk.create(p, new byte[0], acl, CreateMode.PERSISTENT);
+          } catch (KeeperException.NodeExistsException raced) {
+            // another client made it first
+          }
+        }
+      }
+    } catch (KeeperException e) {
+      throw new ZkLockException(
+          "cannot create the namespace "
+              + namespace
+              + " at '"
+              + connectString
+              + "': "
+              + e.code()
+              + (e.code() == Code.NOAUTH ? " (not authorized)" : ""),
+          path.toString(),
+          conn.sessionId(),
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ZkLockException("interrupted while creating the namespace " + namespace, e);
+    }
   }
 
   /**
@@ -200,10 +241,9 @@ public final class Dirs {
       }
       int at = i;
       String p = paths.get(at);
-      conn.zk()
+      conn.ops()
           .getACL(
               p,
-              new Stat(),
               (rc, path, ctx, dirAcl, stat) -> {
                 Code code = Code.get(rc);
                 switch (code) {
@@ -225,8 +265,7 @@ public final class Dirs {
                             conn.sessionId(),
                             null));
                 }
-              },
-              null);
+              });
     }
 
     private void judged(int at, String p, List<ACL> dirAcl) {
@@ -283,13 +322,13 @@ public final class Dirs {
     }
 
     private void create(int at, String p) {
-      conn.zk()
+      conn.ops()
           .create(
               p,
               new byte[0],
               acl,
               p.equals(namespace) ? CreateMode.PERSISTENT : CreateMode.CONTAINER,
-              (rc, path, ctx, name) -> {
+              (rc, path, ctx, name, stat) -> {
                 Code code = Code.get(rc);
                 switch (code) {
                   case OK:
@@ -327,8 +366,7 @@ public final class Dirs {
                             conn.sessionId(),
                             null));
                 }
-              },
-              null);
+              });
     }
   }
 

@@ -3,12 +3,10 @@ package io.zklock.internal.zk;
 import io.zklock.LockLostException;
 import io.zklock.SessionListener;
 import io.zklock.SessionState;
-import io.zklock.TlsConfig;
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.SessionDeadline;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,9 +22,6 @@ import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.client.ZKClientConfig;
-import org.apache.zookeeper.common.ClientX509Util;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,12 +48,47 @@ public final class Session implements SessionPort {
   private static final Logger log = LoggerFactory.getLogger(Session.class);
 
   /**
-   * One live ZooKeeper handle and its session id, and the calls a request makes on it ({@code ops};
-   * a test gives fake ones and no handle). Immutable; a new one per session.
+   * One connected session: its id, and the calls a request makes on it ({@code ops}). Its client is
+   * this package's alone, so nothing above the session reaches ZooKeeper's handle; a test gives
+   * fake calls and no client. Immutable; a new one per connection.
    */
-  public record Conn(ZooKeeper zk, long sessionId, ZkOps ops) {
-    Conn(ZooKeeper zk, long sessionId) {
-      this(zk, sessionId, ZkOps.of(zk));
+  public static final class Conn {
+    private final ZkClient client;
+    private final long sessionId;
+    private final ZkOps ops;
+
+    /** A connection without a client (tests that drive the layers above on fake calls). */
+    public Conn(long sessionId, ZkOps ops) {
+      this(null, sessionId, ops);
+    }
+
+    Conn(ZkClient client, long sessionId) {
+      this(client, sessionId, client.ops());
+    }
+
+    private Conn(ZkClient client, long sessionId, ZkOps ops) {
+      this.client = client;
+      this.sessionId = sessionId;
+      this.ops = ops;
+    }
+
+    public long sessionId() {
+      return sessionId;
+    }
+
+    /** The calls on this connection. */
+    public ZkOps ops() {
+      return ops;
+    }
+
+    /** The client of this connection; null for fake calls. */
+    ZkClient client() {
+      return client;
+    }
+
+    @Override
+    public String toString() {
+      return "Conn[0x" + Long.toHexString(sessionId) + "]";
     }
   }
 
@@ -80,6 +110,7 @@ public final class Session implements SessionPort {
   /** The least margin between zklock's session deadline and the ensemble's earliest expiry. */
   private final SessionConfig config;
 
+  private final ZkConnector connector;
   private final Executor events; // serial: observers and listeners hear transitions in order
   private final ScheduledExecutorService scheduler;
   private final Clock clock;
@@ -89,7 +120,7 @@ public final class Session implements SessionPort {
 
   // guarded by lock
   private SessionState state = SessionState.SUSPENDED;
-  private ZooKeeper currentZk; // the handle in use; events of any other are late and ignored
+  private ZkClient currentZk; // the client in use; events of any other are late and ignored
   private Conn conn; // the session of currentZk once it has connected; null after an expiry
   private CompletableFuture<Conn> ready = new CompletableFuture<>();
   private boolean closed;
@@ -107,7 +138,20 @@ public final class Session implements SessionPort {
       Executor serialEvents,
       ScheduledExecutorService scheduler,
       Clock clock) {
+    this(config, ZkConnector.LIVE, serialEvents, scheduler, clock);
+  }
+
+  /**
+   * @param connector opens the clients: ZooKeeper's ({@link ZkConnector#LIVE}), or a simulation's
+   */
+  public Session(
+      SessionConfig config,
+      ZkConnector connector,
+      Executor serialEvents,
+      ScheduledExecutorService scheduler,
+      Clock clock) {
     this.config = config;
+    this.connector = connector;
     this.events = serialEvents;
     this.scheduler = scheduler;
     this.clock = clock;
@@ -132,15 +176,15 @@ public final class Session implements SessionPort {
     CountDownLatch first = new CountDownLatch(1);
     long started = Clock.SYSTEM.nanoTime();
     long deadline = started + config.connectTimeout().toNanos();
-    ZooKeeper zk = newZooKeeper(failure, first);
+    ZkClient zk = open(failure, first);
     // ZooKeeper's client retries quietly and keeps the cause to itself: look for it meanwhile,
-    // and give up at once when no server can ever answer (issue 24)
-    CompletableFuture<ConnectProbe.Finding> probe = ConnectProbe.beside(config, first, deadline);
+    // and give up at once when no server can ever answer
+    CompletableFuture<ConnectProbe.Finding> probe = connector.probe(config, first, deadline);
     try {
       boolean connected = first.await(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
       Watcher.Event.KeeperState bad = failure.get();
       if (bad != null) {
-        closeQuietly(zk);
+        zk.close();
         throw new ZkLockException(
             "cannot connect to ZooKeeper at '"
                 + config.connectString()
@@ -149,7 +193,7 @@ public final class Session implements SessionPort {
                     ? "authentication failed"
                     : "the session was refused (" + bad + ")"));
       }
-      if (!connected || zk.getState() != ZooKeeper.States.CONNECTED) {
+      if (!connected || !zk.ops().connected()) {
         abandon(zk);
         ConnectProbe.Finding why = probe.getNow(null);
         if (why != null && why.certain()) {
@@ -178,7 +222,7 @@ public final class Session implements SessionPort {
             why != null ? why.cause() : null);
       }
       long asked = config.sessionTimeout().toMillis();
-      int granted = zk.getSessionTimeout();
+      int granted = zk.sessionTimeoutMillis();
       if (granted != asked) {
         log.warn(
             "ZooKeeper at '{}' granted a session timeout of {} ms instead of the {} ms asked for"
@@ -191,7 +235,7 @@ public final class Session implements SessionPort {
       }
       checkChroot(zk);
     } catch (InterruptedException e) {
-      closeQuietly(zk);
+      zk.close();
       Thread.currentThread().interrupt();
       throw new ZkLockException(
           "interrupted while connecting to '" + config.connectString() + "'", e);
@@ -206,18 +250,18 @@ public final class Session implements SessionPort {
    * @throws ZkLockException if the client cannot even be created (a malformed connect string)
    */
   public void startInBackground() {
-    newZooKeeper(new AtomicReference<>(), null);
+    open(new AtomicReference<>(), null);
   }
 
-  private void checkChroot(ZooKeeper zk) throws InterruptedException {
+  private void checkChroot(ZkClient zk) throws InterruptedException {
     int slash = config.connectString().indexOf('/');
     if (slash < 0 || config.connectString().length() == slash + 1) {
       return;
     }
     String chroot = config.connectString().substring(slash);
     try {
-      if (zk.exists("/", false) == null) {
-        closeQuietly(zk);
+      if (new BlockingOps(zk.ops()).exists("/") == null) {
+        zk.close();
         throw new ZkLockException(
             "cannot use ZooKeeper at '"
                 + config.connectString()
@@ -226,100 +270,46 @@ public final class Session implements SessionPort {
                 + " does not exist; create it first");
       }
     } catch (KeeperException e) {
-      closeQuietly(zk);
+      zk.close();
       throw new ZkLockException(
           "cannot use ZooKeeper at '" + config.connectString() + "': " + e.getMessage(), e);
     }
   }
 
-  private ZooKeeper newZooKeeper(
-      AtomicReference<Watcher.Event.KeeperState> failure, CountDownLatch first) {
-    ZKClientConfig clientConfig = clientConfig(config.tls());
-    ZooKeeper[] holder = new ZooKeeper[1];
-    Watcher watcher =
-        event -> {
-          if (event.getType() == Watcher.Event.EventType.None) {
-            Watcher.Event.KeeperState s = event.getState();
-            if (first != null
-                && (s == Watcher.Event.KeeperState.AuthFailed
-                    || s == Watcher.Event.KeeperState.Expired)) {
-              failure.compareAndSet(null, s);
-              first.countDown();
-            }
-            ZooKeeper zk;
-            synchronized (holder) { // until the constructor below has returned and been recorded
-              zk = holder[0];
-            }
-            onConnectionEvent(zk, s);
-            if (first != null && s == Watcher.Event.KeeperState.SyncConnected) {
-              first.countDown();
-            }
-          }
-        };
-    try {
-      ZooKeeper zk;
-      synchronized (holder) {
-        zk =
-            new ZooKeeper(
-                config.connectString(),
-                (int) config.sessionTimeout().toMillis(),
-                watcher,
-                false,
-                clientConfig);
-        holder[0] = zk;
-        synchronized (lock) {
-          currentZk = zk;
-        }
-      }
-      for (SessionConfig.Auth a : config.auth()) {
-        zk.addAuthInfo(a.scheme(), a.credentials());
+  /**
+   * Opens a client of a new session and makes it the one in use. {@code first}, when not null,
+   * counts down at its first connection or refusal ({@code failure}: why).
+   */
+  private ZkClient open(AtomicReference<Watcher.Event.KeeperState> failure, CountDownLatch first) {
+    Object made = new Object(); // held until the client is recorded: no news is heard before
+    synchronized (made) {
+      ZkClient zk =
+          connector.open(
+              config,
+              (client, s) -> {
+                synchronized (made) {
+                  // the client is recorded as the one in use (or was replaced since)
+                }
+                if (first != null
+                    && (s == Watcher.Event.KeeperState.AuthFailed
+                        || s == Watcher.Event.KeeperState.Expired)) {
+                  failure.compareAndSet(null, s);
+                  first.countDown();
+                }
+                onConnectionEvent(client, s);
+                if (first != null && s == Watcher.Event.KeeperState.SyncConnected) {
+                  first.countDown();
+                }
+              });
+      synchronized (lock) {
+        currentZk = zk;
       }
       return zk;
-    } catch (IOException | RuntimeException e) {
-      throw new ZkLockException(
-          "cannot create a ZooKeeper client for '"
-              + config.connectString()
-              + "': "
-              + e.getMessage(),
-          e);
     }
-  }
-
-  static ZKClientConfig clientConfig(TlsConfig tls) {
-    ZKClientConfig c = new ZKClientConfig();
-    if (tls != null) {
-      c.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
-      c.setProperty(
-          ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET,
-          "org.apache.zookeeper.ClientCnxnSocketNetty");
-      try (ClientX509Util x509 = new ClientX509Util()) {
-        c.setProperty(x509.getSslTruststoreLocationProperty(), tls.trustStore().toString());
-        if (tls.trustStorePassword() != null) {
-          c.setProperty(
-              x509.getSslTruststorePasswdProperty(), new String(tls.trustStorePassword()));
-        }
-        if (tls.trustStoreType() != null) {
-          c.setProperty(x509.getSslTruststoreTypeProperty(), tls.trustStoreType());
-        }
-        if (tls.keyStore() != null) {
-          c.setProperty(x509.getSslKeystoreLocationProperty(), tls.keyStore().toString());
-          if (tls.keyStorePassword() != null) {
-            c.setProperty(x509.getSslKeystorePasswdProperty(), new String(tls.keyStorePassword()));
-          }
-          if (tls.keyStoreType() != null) {
-            c.setProperty(x509.getSslKeystoreTypeProperty(), tls.keyStoreType());
-          }
-        }
-        c.setProperty(
-            x509.getSslHostnameVerificationEnabledProperty(),
-            Boolean.toString(tls.hostnameVerification()));
-      }
-    }
-    return c;
   }
 
   /** Runs on ZooKeeper's event thread: record, then hand the news to the serial executor. */
-  private void onConnectionEvent(ZooKeeper zk, Watcher.Event.KeeperState s) {
+  private void onConnectionEvent(ZkClient zk, Watcher.Event.KeeperState s) {
     Runnable news = null;
     synchronized (lock) {
       if (closed) {
@@ -332,7 +322,7 @@ public final class Session implements SessionPort {
         case SyncConnected:
         case ConnectedReadOnly:
           {
-            Conn c = new Conn(zk, zk.getSessionId());
+            Conn c = new Conn(zk, zk.sessionId());
             boolean sameSession = conn != null && conn.sessionId() == c.sessionId();
             conn = c;
             if (!sameSession) {
@@ -402,7 +392,7 @@ public final class Session implements SessionPort {
     stopDeadline();
     return () -> {
       if (!declared) {
-        closeQuietly(old.zk());
+        old.client().close();
       }
       observers.forEach(o -> o.expired(old));
       oldEnded.complete(null);
@@ -434,7 +424,7 @@ public final class Session implements SessionPort {
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
-              closeQuietly(old.zk());
+              old.client().close();
             },
             "zklock-close-" + hex(old));
     t.setDaemon(true);
@@ -448,8 +438,8 @@ public final class Session implements SessionPort {
   /** Called holding the lock, when {@code c} is a new session: arms its heartbeat and deadline. */
   private void startDeadline(Conn c) {
     stopDeadline();
-    timeoutNanos = TimeUnit.MILLISECONDS.toNanos(c.zk().getSessionTimeout());
-    negotiatedMillis = c.zk().getSessionTimeout();
+    timeoutNanos = TimeUnit.MILLISECONDS.toNanos(c.client().sessionTimeoutMillis());
+    negotiatedMillis = c.client().sessionTimeoutMillis();
     heardAny = false; // armed by the first answer: nothing is held on c before it arrives
     long period = SessionDeadline.beatNanos(timeoutNanos);
     beatTask =
@@ -488,7 +478,7 @@ public final class Session implements SessionPort {
   private void beat(Conn c) {
     long sentAt = clock.nanoTime();
     try {
-      c.zk()
+      c.ops()
           .sync(
               "/",
               (rc, path, ctx) -> {
@@ -496,8 +486,7 @@ public final class Session implements SessionPort {
                 if (code == Code.OK || code == Code.NONODE) {
                   heard(c, sentAt);
                 }
-              },
-              null);
+              });
     } catch (RuntimeException e) {
       log.debug("heartbeat of session {} not sent", hex(c), e);
     }
@@ -576,10 +565,10 @@ public final class Session implements SessionPort {
       }
     }
     try {
-      ZooKeeper zk = newZooKeeper(new AtomicReference<>(), null);
+      ZkClient zk = open(new AtomicReference<>(), null);
       synchronized (lock) {
         if (closed) {
-          closeQuietly(zk);
+          zk.close();
         }
       }
     } catch (ZkLockException e) {
@@ -763,7 +752,8 @@ public final class Session implements SessionPort {
 
   /** Ends the session. Idempotent. */
   public void close() {
-    Conn c;
+    ZkClient c;
+    long id;
     CompletableFuture<Conn> r;
     CompletableFuture<Void> end;
     synchronized (lock) {
@@ -771,18 +761,18 @@ public final class Session implements SessionPort {
         return;
       }
       closed = true;
-      c = currentZk == null ? null : new Conn(currentZk, conn == null ? 0L : conn.sessionId());
+      c = currentZk;
+      id = c == null || conn == null ? 0L : conn.sessionId();
       r = ready;
       end = ended;
       stopDeadline();
     }
     observers.forEach(Observer::closed);
     if (c != null) {
-      closeQuietly(c.zk());
+      c.close();
     }
     r.completeExceptionally(new ZkLockException("closed"));
     end.complete(null);
-    long id = c != null ? c.sessionId() : 0L;
     events.execute(() -> tell(SessionState.CLOSED, id));
   }
 
@@ -791,24 +781,14 @@ public final class Session implements SessionPort {
    * its close waits for a server that may never answer, up to its read timeout (two thirds of the
    * session timeout). Forgets it first, so that {@link #close()} does not wait for it.
    */
-  private void abandon(ZooKeeper zk) {
+  private void abandon(ZkClient zk) {
     synchronized (lock) {
       if (currentZk == zk) {
         currentZk = null;
       }
     }
-    Thread t = new Thread(() -> closeQuietly(zk), "zklock-connect-close");
+    Thread t = new Thread(zk::close, "zklock-connect-close");
     t.setDaemon(true);
     t.start();
-  }
-
-  private static void closeQuietly(ZooKeeper zk) {
-    try {
-      zk.close();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      log.debug("closing a ZooKeeper handle failed", e);
-    }
   }
 }

@@ -28,7 +28,16 @@ public interface ZkOps {
 
   void exists(String path, Watcher watcher, AsyncCallback.StatCallback cb);
 
-  void delete(String path, AsyncCallback.VoidCallback cb);
+  /** Deletes {@code path} if its version is {@code version} ({@code -1}: any). */
+  void delete(String path, int version, AsyncCallback.VoidCallback cb);
+
+  /** Deletes {@code path}, whatever its version. */
+  default void delete(String path, AsyncCallback.VoidCallback cb) {
+    delete(path, -1, cb);
+  }
+
+  /** Reads the ACL of {@code path}. */
+  void getACL(String path, AsyncCallback.ACLCallback cb);
 
   /** Sets the data of {@code path} if its version is {@code version} ({@code -1}: any). */
   void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb);
@@ -69,7 +78,7 @@ public interface ZkOps {
     return true;
   }
 
-  /** The calls on a live handle. */
+  /** The calls on a live handle (the live {@link ZkConnector}'s clients). */
   static ZkOps of(ZooKeeper zk) {
     return new ZkOps() {
       @Override
@@ -110,8 +119,13 @@ public interface ZkOps {
       }
 
       @Override
-      public void delete(String path, AsyncCallback.VoidCallback cb) {
-        zk.delete(path, -1, cb, null);
+      public void delete(String path, int version, AsyncCallback.VoidCallback cb) {
+        zk.delete(path, version, cb, null);
+      }
+
+      @Override
+      public void getACL(String path, AsyncCallback.ACLCallback cb) {
+        zk.getACL(path, new org.apache.zookeeper.data.Stat(), cb, null);
       }
 
       @Override

@@ -56,7 +56,7 @@ public final class FakeSession implements SessionPort {
 
   private void connectTo(long session) {
     sessionId = session;
-    conn = new Session.Conn(null, session, zk.opsOf(session));
+    conn = new Session.Conn(session, zk.opsOf(session));
     zk.useSession(session);
   }
 

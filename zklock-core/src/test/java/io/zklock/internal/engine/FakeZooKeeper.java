@@ -613,8 +613,13 @@ public final class FakeZooKeeper implements ZkOps {
   }
 
   @Override
-  public void delete(String path, AsyncCallback.VoidCallback cb) {
-    opsOf(current).delete(path, cb);
+  public void delete(String path, int version, AsyncCallback.VoidCallback cb) {
+    opsOf(current).delete(path, version, cb);
+  }
+
+  @Override
+  public void getACL(String path, AsyncCallback.ACLCallback cb) {
+    opsOf(current).getACL(path, cb);
   }
 
   @Override
@@ -837,13 +842,43 @@ public final class FakeZooKeeper implements ZkOps {
     }
 
     @Override
-    public void delete(String path, AsyncCallback.VoidCallback cb) {
+    public void delete(String path, int version, AsyncCallback.VoidCallback cb) {
       send(
           "delete",
           path,
           fault -> {
-            Code code = fault != null ? fault : doDelete(path);
+            Node n = tree.get(path);
+            Code code =
+                fault != null
+                    ? fault
+                    : n != null && version != -1 && version != n.version
+                        ? Code.BADVERSION
+                        : doDelete(path);
             return () -> cb.processResult(code.intValue(), path, null);
+          });
+    }
+
+    @Override
+    public void getACL(String path, AsyncCallback.ACLCallback cb) {
+      send(
+          "getACL",
+          path,
+          fault -> {
+            if (fault != null) {
+              return () -> cb.processResult(fault.intValue(), path, null, null, null);
+            }
+            Node n = tree.get(path);
+            if (n == null) {
+              return () -> cb.processResult(Code.NONODE.intValue(), path, null, null, null);
+            }
+            Stat stat = statOf(path, n);
+            return () ->
+                cb.processResult(
+                    Code.OK.intValue(),
+                    path,
+                    null,
+                    org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    stat);
           });
     }
 

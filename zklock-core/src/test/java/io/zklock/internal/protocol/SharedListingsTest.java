@@ -256,7 +256,12 @@ class SharedListingsTest {
     }
 
     @Override
-    public void delete(String path, AsyncCallback.VoidCallback cb) {
+    public void delete(String path, int version, AsyncCallback.VoidCallback cb) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void getACL(String path, AsyncCallback.ACLCallback cb) {
       throw new UnsupportedOperationException();
     }
 

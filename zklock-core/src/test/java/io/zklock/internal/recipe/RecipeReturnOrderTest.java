@@ -15,6 +15,7 @@ import io.zklock.ZkTestSupport;
 import io.zklock.internal.Internals;
 import io.zklock.internal.LibraryThreads;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.BlockingOps;
 import io.zklock.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.List;
@@ -300,7 +301,7 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       // Then it was no leader when revoked ran, and its node is still there: a read on its own
       // session, ordered after everything that session sent, still finds it
       assertThat(listener.leaderInRevoked.get()).as("isLeader() inside revoked").isFalse();
-      assertThat(Internals.session(locks).current().zk().exists(node, false))
+      assertThat(new BlockingOps(Internals.session(locks).current().ops()).exists(node))
           .as("the leader's node was deleted before revoked returned")
           .isNotNull();
 
@@ -359,8 +360,8 @@ class RecipeReturnOrderTest extends ZkTestSupport {
         CompletableFuture<Void> marker = new CompletableFuture<>();
         Internals.session(locks)
             .current()
-            .zk()
-            .sync(dir("sem2"), (rc, p, c) -> marker.complete(null), null);
+            .ops()
+            .sync(dir("sem2"), (rc, p, c) -> marker.complete(null));
         marker.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         // and the replies from here on are held: the release of the granted lease is unanswered
         proxy.muteReplies();

@@ -98,7 +98,7 @@ class DeclaredLostCloseTest extends ZkTestSupport {
     long timeout = session.negotiatedTimeout().toNanos();
     // Given a node of the session (what a holder's lock node is), watched from another session
     String node =
-        old.zk()
+        handle(old)
             .create(
                 "/declared-lost-" + Long.toHexString(old.sessionId()),
                 new byte[0],
@@ -149,7 +149,12 @@ class DeclaredLostCloseTest extends ZkTestSupport {
         .as("the close waited for the ensemble's earliest expiry, heardSentAt + T")
         .isGreaterThanOrEqualTo(timeout);
     assertThat(deletedAt.get()).isGreaterThan(toldAt.get());
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !old.zk().getState().isAlive());
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !handle(old).getState().isAlive());
     assertThat(states).doesNotContain("CONNECTED:" + Long.toHexString(old.sessionId()));
+  }
+
+  /** ZooKeeper's handle under a live connection (the test looks at the server through it). */
+  private static org.apache.zookeeper.ZooKeeper handle(Session.Conn conn) {
+    return ((LiveZk.Client) conn.client()).handle();
   }
 }

@@ -1,0 +1,40 @@
+package io.zklock.internal.zk;
+
+import java.util.List;
+import org.apache.zookeeper.data.ClientInfo;
+
+/**
+ * One client of the ensemble, as the {@link Session} uses it: the handle of one session. The live
+ * one wraps ZooKeeper's handle ({@link ZkConnector#LIVE}); a simulation gives its own. Nothing
+ * outside this package sees it: the layers above get a {@link Session.Conn}, whose calls are the
+ * client's {@link #ops()}.
+ */
+public interface ZkClient {
+  /**
+   * The calls made on this client. The session asks once per connection: what keys on the calls'
+   * identity (the shared listings) then starts anew after a reconnection, as it did with a handle's
+   * calls per connection.
+   */
+  ZkOps ops();
+
+  /** The session's id once connected; 0 before. */
+  long sessionId();
+
+  /** The session timeout the ensemble granted, ms, once connected (the one asked before). */
+  int sessionTimeoutMillis();
+
+  /**
+   * The identities the server knows this session by ({@code whoAmI}, ZooKeeper 3.7+), or null when
+   * the server did not answer. Blocks until it answers.
+   */
+  List<ClientInfo> whoAmI() throws InterruptedException;
+
+  /** Whether this client logs in with SASL (its identity is then the server's to tell). */
+  boolean saslLogin();
+
+  /**
+   * Closes the client, which ends its session on the ensemble; may wait for a server that does not
+   * answer. Never throws.
+   */
+  void close();
+}
