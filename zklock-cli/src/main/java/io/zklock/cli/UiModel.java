@@ -263,6 +263,11 @@ final class UiModel implements AutoCloseable {
     forcedBy.put(nodePath, who);
   }
 
+  /** Forgets {@link #forced}: the node was gone before this view could delete it. */
+  void unforced(String nodePath) {
+    forcedBy.remove(nodePath);
+  }
+
   /** Marks {@code name} for a refresh, as the watch would (after an action of this view). */
   void touch(String name) {
     changed(name);

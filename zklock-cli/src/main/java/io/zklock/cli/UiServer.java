@@ -47,6 +47,13 @@ import org.slf4j.LoggerFactory;
 final class UiServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(UiServer.class);
 
+  /**
+   * The audit trail of releases: every request (refused ones at WARN), every forced holder (WARN)
+   * and requested one (INFO). The jar's logging configuration keeps it on at INFO whatever {@code
+   * ZKLOCK_LOG} says. The access token is never logged.
+   */
+  static final Logger audit = LoggerFactory.getLogger("io.zklock.cli.ui.audit");
+
   static {
     // the JDK's server leaves Nagle's algorithm on: small event messages would wait for the
     // browser's delayed acknowledgement (40 ms on Linux) before they go out
@@ -283,34 +290,33 @@ final class UiServer implements AutoCloseable {
 
   private void release(HttpExchange ex) throws IOException {
     String from = String.valueOf(ex.getRemoteAddress());
+    Map<String, String> q = query(ex.getRequestURI());
+    String lock = q.getOrDefault("lock", "");
+    String action = q.getOrDefault("action", "");
+    String node = q.get("node");
+    String operator = ex.getRequestHeaders().getFirst(OPERATOR_HEADER);
+    String name =
+        operator == null || operator.isBlank() ? "an operator" : "'" + operator.strip() + "'";
+    String what = action + " '" + lock + "'" + (node == null ? "" : " node " + node);
+    audit.info("release request from {} by {}: {}", from, name, what);
     if (!allowRelease) {
-      send(ex, 403, "text/plain", "release is off: start zklock ui with --allow-release\n");
+      refuse(ex, 403, from, name, what, "release is off (no --allow-release)");
       return;
     }
     String origin = ex.getRequestHeaders().getFirst("Origin");
     String host = ex.getRequestHeaders().getFirst("Host");
     if (origin != null && (host == null || !origin.equals("http://" + host))) {
-      log.warn("refused a release from {}: cross-site Origin {}", from, origin);
-      send(ex, 403, "text/plain", "cross-site request refused\n");
+      refuse(ex, 403, from, name, what, "cross-site Origin " + origin);
       return;
     }
     String given = ex.getRequestHeaders().getFirst(TOKEN_HEADER);
     if (given == null
         || !MessageDigest.isEqual(
             given.getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8))) {
-      log.warn("refused a release from {}: {} access token", from, given == null ? "no" : "wrong");
-      send(ex, 401, "text/plain", "access token missing or wrong (header " + TOKEN_HEADER + ")\n");
+      refuse(ex, 401, from, name, what, (given == null ? "no" : "wrong") + " access token");
       return;
     }
-    Map<String, String> q = query(ex.getRequestURI());
-    String lock = q.getOrDefault("lock", "");
-    String action = q.getOrDefault("action", "");
-    String node = q.get("node");
-    String operator = ex.getRequestHeaders().getFirst(OPERATOR_HEADER);
-    String who =
-        (operator == null || operator.isBlank() ? "an operator" : "'" + operator.strip() + "'")
-            + " at "
-            + from;
+    String who = name + " at " + from;
     try {
       List<String> done = new ArrayList<>();
       switch (action) {
@@ -322,24 +328,28 @@ final class UiServer implements AutoCloseable {
                 model.forced(h.path(), who);
                 if (locks.forceRelease(h)) {
                   done.add(h.path());
+                  audit.warn("forced release of '{}' by {}: holder {}", lock, who, describe(h));
+                } else {
+                  model.unforced(h.path());
                 }
               }
             }
           }
         }
-        case "request" -> locks.requestRelease(lock).forEach(h -> done.add(h.path()));
+        case "request" -> {
+          for (LockNode h : locks.requestRelease(lock)) {
+            done.add(h.path());
+            audit.info("release of '{}' requested by {}: holder {}", lock, who, describe(h));
+          }
+        }
         default -> {
-          send(ex, 400, "text/plain", "action must be force or request\n");
+          refuse(ex, 400, from, name, what, "action must be force or request");
           return;
         }
       }
-      log.warn(
-          "{} release of lock '{}'{} by {}: {}",
-          action.equals("force") ? "forced" : "requested",
-          lock,
-          node == null ? "" : " node " + node,
-          who,
-          done.isEmpty() ? "no holder" : String.join(", ", done));
+      if (done.isEmpty()) {
+        audit.info("{} by {}: no holder", what, who);
+      }
       model.touch(lock);
       StringBuilder sb = new StringBuilder("{\"action\":").append(quote(action));
       sb.append(",\"lock\":").append(quote(lock)).append(",\"nodes\":[");
@@ -348,11 +358,45 @@ final class UiServer implements AutoCloseable {
       }
       send(ex, 200, "application/json", sb.append("]}").toString());
     } catch (IllegalArgumentException e) {
-      send(ex, 400, "text/plain", e.getMessage() + "\n");
+      refuse(ex, 400, from, name, what, e.getMessage());
     } catch (RuntimeException e) {
-      log.warn("{} release of lock '{}' by {} failed", action, lock, who, e);
+      audit.warn("{} by {} failed: {}", what, who, e.toString());
       send(ex, 502, "text/plain", "failed: " + e.getMessage() + "\n");
     }
+  }
+
+  private void refuse(
+      HttpExchange ex, int status, String from, String name, String what, String why)
+      throws IOException {
+    audit.warn("refused release request from {} by {}: {}: {}", from, name, what, why);
+    send(ex, status, "text/plain", refusal(status, why) + "\n");
+  }
+
+  private static String refusal(int status, String why) {
+    return switch (status) {
+      case 401 -> "access token missing or wrong (header " + TOKEN_HEADER + ")";
+      case 403 ->
+          why.startsWith("cross-site")
+              ? "cross-site request refused"
+              : "release is off: start zklock ui with --allow-release";
+      default -> why;
+    };
+  }
+
+  /** A holder as the audit names it: client, host, pid, session, fencing token and node. */
+  static String describe(LockNode h) {
+    return (h.clientName().isEmpty() ? "?" : h.clientName())
+        + " (host "
+        + (h.host().isEmpty() ? "?" : h.host())
+        + " pid "
+        + (h.pid() > 0 ? Long.toString(h.pid()) : "?")
+        + ", session 0x"
+        + Long.toHexString(h.sessionId())
+        + ", token "
+        + h.fencingToken()
+        + ", node "
+        + h.path()
+        + ")";
   }
 
   // ------------------------------------------------------------------ plumbing

@@ -162,6 +162,28 @@ class UiBrowserTest extends UiTestSupport {
     waiters.forEach(w -> w.cancel(true));
   }
 
+  @Test
+  void readOnlyPage_showsNoReleaseControl() throws Exception {
+    Path chromium = Cdp.chromium();
+    assumeTrue(chromium != null, "chromium is not installed: the browser test is skipped");
+    String ns = namespace();
+    client(ns, "invoice-worker-1", null).mutex("billing/invoice-run").acquire();
+    Ui ui = startUi(ns);
+
+    try (Cdp page =
+        Cdp.open(
+            chromium, Files.createDirectory(tmp.resolve("profile")), ui.base() + "/", 1400, 900)) {
+      page.until(lock("billing/invoice-run") + " && document.querySelector('li.holder')", WAIT);
+
+      assertThat(page.eval("getComputedStyle(document.getElementById('releasebar')).display"))
+          .as("the release bar of a read-only view is not displayed")
+          .isEqualTo("none");
+      assertThat(page.eval("document.querySelectorAll('button.force, button.request').length"))
+          .isEqualTo("0");
+      assertThat(page.eval("document.body.innerText")).doesNotContain("Releases are on");
+    }
+  }
+
   /** How long a grant takes to appear in the page: from acquire() returning to the DOM. */
   private static void measureLatency(Cdp page, ZkLocks locks, int samples) throws Exception {
     List<Long> micros = new ArrayList<>();

@@ -183,6 +183,51 @@ class UiCommandTest extends UiTestSupport {
   }
 
   @Test
+  void release_withShippedLogging_everyRequestAndForcedHolderLoggedAtInfo() throws Exception {
+    String ns = namespace();
+    ZkLocks stuck = client(ns, "stuck-worker");
+    LockHandle held = stuck.mutex("jobs/stuck").acquire();
+    try (ZklockProcess ui =
+        ZklockProcess.startWithShippedLogging(
+            dir, args("ui", ns, "--port", "0", "--allow-release"))) {
+      await().atMost(WAIT).until(() -> ui.stdout().contains("access token for releases: "));
+      Matcher url = Pattern.compile("(http://[^ ]+)/ ").matcher(ui.stdout());
+      Matcher token = Pattern.compile("access token for releases: (\\S+)").matcher(ui.stdout());
+      assertThat(url.find() && token.find()).as(ui.stdout()).isTrue();
+      String force = url.group(1) + "/api/release?lock=jobs/stuck&action=force";
+
+      HttpResponse<String> refused = post(force, "a-guess", null);
+      HttpResponse<String> done = post(force, token.group(1), null);
+
+      assertThat(refused.statusCode()).isEqualTo(401);
+      assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
+      assertThat(held.lost().get(10, TimeUnit.SECONDS).reason())
+          .isEqualTo(LockLostException.Reason.NODE_DELETED);
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(ui.stderr())
+                      .as("the audit lines on stderr, with no ZKLOCK_LOG set")
+                      .containsPattern(
+                          "INFO .*release request from /127\\.0\\.0\\.1:\\d+ by 'alice':"
+                              + " force 'jobs/stuck'")
+                      .containsPattern(
+                          "WARN .*refused release request from /127\\.0\\.0\\.1:\\d+ by 'alice':"
+                              + " force 'jobs/stuck': wrong access token")
+                      .containsPattern(
+                          "(INFO|WARN) .*forced release of 'jobs/stuck' by 'alice' at"
+                              + " /127\\.0\\.0\\.1:\\d+: holder stuck-worker .*session 0x"
+                              + Long.toHexString(stuck.sessionId())
+                              + ".* token "
+                              + held.fencingToken()
+                              + "\\b.*node "
+                              + Pattern.quote(held.path()))
+                      .doesNotContain(token.group(1)));
+    }
+  }
+
+  @Test
   void lsAndUi_sameLocksQueuesAndTokens() throws Exception {
     String ns = namespace();
     ZkLocks a = client(ns, "client-a");

@@ -41,8 +41,13 @@ final class ZklockProcess implements AutoCloseable {
 
   /** The java command line that runs {@code zklock args...}. */
   static List<String> commandLine(String... args) {
+    return commandLine(List.of(), args);
+  }
+
+  private static List<String> commandLine(List<String> jvmOptions, String... args) {
     List<String> cmd = new ArrayList<>(sigintRestored());
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmOptions);
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-Xshare:auto");
     cmd.add("-cp");
@@ -54,6 +59,25 @@ final class ZklockProcess implements AutoCloseable {
 
   /** Starts {@code zklock args...} with {@code env} added; stdin is a pipe (see {@link #stdin}). */
   static ZklockProcess start(Path dir, Map<String, String> env, String... args) throws IOException {
+    return start(dir, env, List.of(), args);
+  }
+
+  /**
+   * Starts {@code zklock args...} with the logging configuration the jar ships ({@code
+   * logback.xml}), not the tests' ({@code logback-test.xml}, which the test class path puts first):
+   * for what a user sees on stderr by default.
+   */
+  static ZklockProcess startWithShippedLogging(Path dir, String... args) throws IOException {
+    java.net.URL shipped = Main.class.getResource("/logback.xml");
+    if (shipped == null) {
+      throw new IllegalStateException("logback.xml is not on the class path");
+    }
+    return start(dir, Map.of(), List.of("-Dlogback.configurationFile=" + shipped), args);
+  }
+
+  private static ZklockProcess start(
+      Path dir, Map<String, String> env, List<String> jvmOptions, String... args)
+      throws IOException {
     int n;
     synchronized (ZklockProcess.class) {
       n = ++counter;
@@ -61,7 +85,7 @@ final class ZklockProcess implements AutoCloseable {
     Path out = dir.resolve("zklock-" + n + ".out");
     Path err = dir.resolve("zklock-" + n + ".err");
     ProcessBuilder pb =
-        new ProcessBuilder(commandLine(args))
+        new ProcessBuilder(commandLine(jvmOptions, args))
             .redirectOutput(Redirect.to(out.toFile()))
             .redirectError(Redirect.to(err.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("ZKLOCK_"));
