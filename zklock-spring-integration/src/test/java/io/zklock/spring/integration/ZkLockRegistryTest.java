@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.zklock.LockLostException;
+import io.zklock.spring.integration.support.RegistryLockLostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -2,6 +2,9 @@ package io.zklock.spring.integration;
 
 import io.zklock.DistributedLock;
 import io.zklock.ZkLocks;
+import io.zklock.spring.integration.support.AbstractZkLockRegistry;
+import io.zklock.spring.integration.support.RegistryLockLostException;
+import java.time.Duration;
 import java.util.function.Function;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
@@ -48,7 +51,7 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *
  * <p>The registry does not own the {@link ZkLocks}: close it yourself (Spring does for a bean).
  */
-public final class ZkLockRegistry extends AbstractZkLockRegistry
+public final class ZkLockRegistry extends AbstractZkLockRegistry<ZkRegistryLock>
     implements ExpirableLockRegistry, RenewableLockRegistry {
   /** Fair mutexes named by the keys themselves. */
   public ZkLockRegistry(ZkLocks zkLocks) {
@@ -69,5 +72,16 @@ public final class ZkLockRegistry extends AbstractZkLockRegistry
    */
   public ZkLockRegistry(Function<String, DistributedLock> factory) {
     super(factory);
+  }
+
+  // declared here, not only inherited: callers compiled against either line find the same method
+  @Override
+  public ZkRegistryLock obtain(Object lockKey) {
+    return super.obtain(lockKey);
+  }
+
+  @Override
+  protected ZkRegistryLock newLock(DistributedLock lock) {
+    return new ZkRegistryLock(lock, this);
   }
 }

@@ -2,6 +2,8 @@ package io.zklock.spring.integration;
 
 import io.zklock.DistributedLock;
 import io.zklock.LockLostException;
+import io.zklock.spring.integration.support.AbstractZkRegistryLock;
+import io.zklock.spring.integration.support.RegistryLockLostException;
 import java.time.Duration;
 import java.util.concurrent.locks.Lock;
 
@@ -30,7 +32,7 @@ import java.util.concurrent.locks.Lock;
  * without one the time to live of a reentrant call is ignored.
  */
 public final class ZkRegistryLock extends AbstractZkRegistryLock {
-  ZkRegistryLock(DistributedLock lock, AbstractZkLockRegistry registry) {
+  ZkRegistryLock(DistributedLock lock, ZkLockRegistry registry) {
     super(lock, registry);
   }
 }
