@@ -128,12 +128,8 @@ public interface DistributedLock {
    *
    * @param lease how long a grant may be held without {@link LockHandle#extend}; at least 1 ms
    * @throws IllegalArgumentException if {@code lease} is not positive or too large (about 24 days)
-   * @throws UnsupportedOperationException if this is not a lock made by zklock (the default)
    */
-  default DistributedLock withLease(Duration lease) {
-    throw new UnsupportedOperationException(
-        "withLease is implemented by the locks of ZkLocks, not by " + getClass().getName());
-  }
+  DistributedLock withLease(Duration lease);
 
   /**
    * A {@link Lock} view of this distributed lock that is reentrant per thread, like {@link
@@ -175,8 +171,5 @@ public interface DistributedLock {
    * @throws IllegalArgumentException if the name is not valid
    * @throws UnsupportedOperationException as {@link #newCondition()}
    */
-  default DistributedCondition newCondition(String name) {
-    throw new UnsupportedOperationException(
-        this + " has no condition: only exclusive, non-cohort locks do");
-  }
+  DistributedCondition newCondition(String name);
 }

@@ -117,12 +117,8 @@ public interface DistributedSemaphore {
    *     permit is held (those taken already are released)
    * @throws ZkLockException if the request cannot be made, or the semaphore stores another permit
    *     count
-   * @throws UnsupportedOperationException if this is not a semaphore made by zklock (the default)
    */
-  default LockHandle acquire(int permits) throws InterruptedException {
-    throw new UnsupportedOperationException(
-        "acquire(int) is implemented by the semaphores of ZkLocks");
-  }
+  LockHandle acquire(int permits) throws InterruptedException;
 
   /**
    * Takes {@code permits} permits only if they are all free now; never waits. It asks for each at
@@ -142,10 +138,7 @@ public interface DistributedSemaphore {
    * @throws ZkLockException if the {@link ZkLocks} is closed, the session is not connected now, the
    *     semaphore stores another permit count, or the server refuses the request (ACL)
    */
-  default Optional<LockHandle> tryAcquire(int permits) {
-    throw new UnsupportedOperationException(
-        "tryAcquire(int) is implemented by the semaphores of ZkLocks");
-  }
+  Optional<LockHandle> tryAcquire(int permits);
 
   /**
    * Takes {@code permits} permits if they all become free within {@code timeout}; withdraws the
@@ -161,11 +154,7 @@ public interface DistributedSemaphore {
    * @throws ZkLockException as {@link #acquire(int)}; with a zero timeout, as {@link
    *     #tryAcquire(int)}
    */
-  default Optional<LockHandle> tryAcquire(int permits, Duration timeout)
-      throws InterruptedException {
-    throw new UnsupportedOperationException(
-        "tryAcquire(int, Duration) is implemented by the semaphores of ZkLocks");
-  }
+  Optional<LockHandle> tryAcquire(int permits, Duration timeout) throws InterruptedException;
 
   /**
    * Requests {@code permits} permits at once without blocking the caller. Cancelling the future
@@ -178,8 +167,5 @@ public interface DistributedSemaphore {
    * @throws IllegalArgumentException if {@code permits} is out of range
    * @throws ZkLockException if the {@link ZkLocks} is closed
    */
-  default CompletableFuture<LockHandle> acquireAsync(int permits) {
-    throw new UnsupportedOperationException(
-        "acquireAsync(int) is implemented by the semaphores of ZkLocks");
-  }
+  CompletableFuture<LockHandle> acquireAsync(int permits);
 }

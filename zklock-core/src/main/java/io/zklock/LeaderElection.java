@@ -56,12 +56,8 @@ public interface LeaderElection extends AutoCloseable {
    * GuardedTransaction}). A transaction made in one term never commits in a later one.
    *
    * @throws IllegalStateException if this participant does not lead now
-   * @throws UnsupportedOperationException if this is not an election made by zklock (the default)
    */
-  default GuardedTransaction transaction() {
-    throw new UnsupportedOperationException(
-        "transaction is implemented by the elections of ZkLocks, not by " + getClass().getName());
-  }
+  GuardedTransaction transaction();
 
   /** Whether this participant leads now, as far as it knows. */
   boolean isLeader();

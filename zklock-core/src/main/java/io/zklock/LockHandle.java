@@ -65,21 +65,14 @@ public interface LockHandle extends AutoCloseable {
    *
    * @param action what to do when a release is requested
    * @throws NullPointerException if {@code action} is null
-   * @throws UnsupportedOperationException if this is not a handle made by zklock (the default)
    */
-  default void onReleaseRequested(Runnable action) {
-    throw new UnsupportedOperationException(
-        "onReleaseRequested is implemented by the handles of ZkLocks, not by "
-            + getClass().getName());
-  }
+  void onReleaseRequested(Runnable action);
 
   /**
    * Whether someone asked this holder to release the lock ({@link ZkLocks#requestRelease}), as far
-   * as this process has heard. The default, for handles not made by zklock, is {@code false}.
+   * as this process has heard.
    */
-  default boolean isReleaseRequested() {
-    return false;
-  }
+  boolean isReleaseRequested();
 
   /**
    * Extends the lease of a grant made through {@link DistributedLock#withLease}: it now runs out
@@ -92,25 +85,16 @@ public interface LockHandle extends AutoCloseable {
    * @throws IllegalArgumentException if {@code lease} is not positive or too large
    * @throws IllegalStateException if this grant has no lease (it was not made through {@link
    *     DistributedLock#withLease})
-   * @throws UnsupportedOperationException if this is not a handle made by zklock (the default)
    */
-  default boolean extend(java.time.Duration lease) {
-    throw new UnsupportedOperationException(
-        "extend is implemented by the handles of ZkLocks, not by " + getClass().getName());
-  }
+  boolean extend(java.time.Duration lease);
 
   /**
    * Starts a transaction of ZooKeeper writes that commit only while this grant holds: one {@code
    * multi} whose first operation checks this grant's lock node (see {@link GuardedTransaction} for
    * what that guarantees, and what not). Each call returns a new, empty transaction; nothing is
    * sent before {@link GuardedTransaction#commit()}.
-   *
-   * @throws UnsupportedOperationException if this is not a handle made by zklock (the default)
    */
-  default GuardedTransaction transaction() {
-    throw new UnsupportedOperationException(
-        "transaction is implemented by the handles of ZkLocks, not by " + getClass().getName());
-  }
+  GuardedTransaction transaction();
 
   /**
    * Releases the lock and returns once the server has acknowledged the deletion of the lock node

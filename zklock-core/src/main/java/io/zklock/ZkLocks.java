@@ -55,25 +55,13 @@ public interface ZkLocks extends AutoCloseable {
    * memory, giving the node back to other clients after a bound (see {@link LockOptions}). Every
    * call with the same name and options returns a lock backed by the same cohort.
    *
-   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link #mutex(String)});
-   * the instances made by {@link #builder} support every option.
-   *
    * @param name the lock's name, as for {@link #mutex(String)}
    * @param options the options; every client of a name should use cohort mode or none (their
    *     fencing tokens are not comparable, see {@link LockOptions})
    * @throws IllegalArgumentException if the name is not valid, or this {@code ZkLocks} already made
    *     a cohort lock of this name with other options
-   * @throws UnsupportedOperationException if this implementation does not support the options (this
-   *     default: anything but {@link LockOptions#defaults()}, a {@link
-   *     LockOptions#lockDelay(java.time.Duration) lock-delay} included; it never drops an option)
    */
-  default DistributedLock mutex(String name, LockOptions options) {
-    if (!options.isCohort() && !options.isCuratorCompatible() && options.lockDelay().isZero()) {
-      return mutex(name);
-    }
-    throw new UnsupportedOperationException(
-        getClass().getName() + " does not support " + options + " for " + name);
-  }
+  DistributedLock mutex(String name, LockOptions options);
 
   /** A fair read-write lock; see {@link ReadWriteLock}. */
   ReadWriteLock readWriteLock(String name);
@@ -94,24 +82,13 @@ public interface ZkLocks extends AutoCloseable {
    * and neither is a downgrade through {@link ReadWriteLock#asReadWriteLock()}. Every call with the
    * same name and options returns the same lock.
    *
-   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link
-   * #readWriteLock(String)}); the instances made by {@link #builder} support every option.
-   *
    * @param name the lock's name, as for {@link #mutex(String)}
    * @param options the options; every client of a name should use cohort mode or none
    * @throws IllegalArgumentException if the name is not valid, this {@code ZkLocks} already made a
    *     cohort read-write lock of this name with other options, or the options set a {@link
    *     LockOptions#lockDelay(java.time.Duration) lock-delay} (the plain mutex's only)
-   * @throws UnsupportedOperationException if this implementation does not support the options
    */
-  default ReadWriteLock readWriteLock(String name, LockOptions options) {
-    LockOptions.refuseDelay("read-write lock", name, options);
-    if (!options.isCohort() && !options.isCuratorCompatible()) {
-      return readWriteLock(name);
-    }
-    throw new UnsupportedOperationException(
-        getClass().getName() + " does not support " + options + " for " + name);
-  }
+  ReadWriteLock readWriteLock(String name, LockOptions options);
 
   /**
    * The simplest lock: one EPHEMERAL node, {@code <namespace>/<name>/x-lock}, owned by whoever
@@ -179,21 +156,10 @@ public interface ZkLocks extends AutoCloseable {
    * held at once across both libraries when every client gives the same count (Curator does not
    * store it; zklock's clients still check it among themselves). Cohort options do not apply.
    *
-   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link #semaphore(String,
-   * int)}); the instances made by {@link #builder} support the Curator-compatible mode too.
-   *
    * @throws IllegalArgumentException as {@link #semaphore(String, int)}, for cohort options, or for
    *     a {@link LockOptions#lockDelay(java.time.Duration) lock-delay} (the plain mutex's only)
-   * @throws UnsupportedOperationException if this implementation does not support the options
    */
-  default DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
-    LockOptions.refuseDelay("semaphore", name, options);
-    if (!options.isCohort() && !options.isCuratorCompatible()) {
-      return semaphore(name, permits);
-    }
-    throw new UnsupportedOperationException(
-        getClass().getName() + " does not support " + options + " for " + name);
-  }
+  DistributedSemaphore semaphore(String name, int permits, LockOptions options);
 
   /**
    * A lock over several locks, all or nothing. The parts are acquired one after the other in one
@@ -235,23 +201,11 @@ public interface ZkLocks extends AutoCloseable {
    * it, so that each library's clients see the other's leader and leadership passes between them in
    * queue order. Cohort options do not apply to an election.
    *
-   * <p>This default supports {@link LockOptions#defaults()} only (it is {@link
-   * #leaderElection(String, String)}); the instances made by {@link #builder} support the
-   * Curator-compatible mode too.
-   *
    * @throws IllegalArgumentException as {@link #leaderElection(String, String)}, for cohort
    *     options, or for a {@link LockOptions#lockDelay(java.time.Duration) lock-delay} (the plain
    *     mutex's only)
-   * @throws UnsupportedOperationException if this implementation does not support the options
    */
-  default LeaderElection leaderElection(String name, String participantId, LockOptions options) {
-    LockOptions.refuseDelay("election", name, options);
-    if (!options.isCohort() && !options.isCuratorCompatible()) {
-      return leaderElection(name, participantId);
-    }
-    throw new UnsupportedOperationException(
-        getClass().getName() + " does not support " + options + " for " + name);
-  }
+  LeaderElection leaderElection(String name, String participantId, LockOptions options);
 
   /**
    * Who holds the lock {@code name} and who waits, in queue order, with what each owner wrote into
@@ -358,13 +312,8 @@ public interface ZkLocks extends AutoCloseable {
    * @throws IllegalArgumentException if the name or the duration is invalid
    * @throws ZkLockException if the {@link ZkLocks} is closed, no server answers within the connect
    *     timeout, or the server refuses the write (ACL)
-   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
-   *     default)
    */
-  default void holdOff(String name, Duration duration) {
-    throw new UnsupportedOperationException(
-        "holdOff is implemented by the ZkLocks of ZkLocks.builder, not by " + getClass().getName());
-  }
+  void holdOff(String name, Duration duration);
 
   /**
    * How long the lock {@code name} stays closed by its {@link #holdOff} mark, as the ensemble's
@@ -376,14 +325,8 @@ public interface ZkLocks extends AutoCloseable {
    * @throws IllegalArgumentException if the name is invalid
    * @throws ZkLockException if the {@link ZkLocks} is closed, no server answers within the connect
    *     timeout, or the server refuses the write (ACL)
-   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
-   *     default)
    */
-  default Duration holdOffRemaining(String name) {
-    throw new UnsupportedOperationException(
-        "holdOffRemaining is implemented by the ZkLocks of ZkLocks.builder, not by "
-            + getClass().getName());
-  }
+  Duration holdOffRemaining(String name);
 
   /**
    * Watches the locks at or below {@code under} (relative to the namespace; empty for all) and
@@ -407,14 +350,8 @@ public interface ZkLocks extends AutoCloseable {
    * @param onChange told the name of each changed lock, or {@code null} for all
    * @return the watch; {@link LockWatch#close()} removes it. {@link #close()} removes it too
    * @throws IllegalArgumentException if {@code under} is not empty and not a valid lock name
-   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
-   *     default)
    */
-  default LockWatch watchLocks(String under, Consumer<String> onChange) {
-    throw new UnsupportedOperationException(
-        "watchLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
-            + getClass().getName());
-  }
+  LockWatch watchLocks(String under, Consumer<String> onChange);
 
   /**
    * What this instance holds and waits for, with its session's state: the application's own view
@@ -424,14 +361,8 @@ public interface ZkLocks extends AutoCloseable {
    * the ensemble has it.
    *
    * @return a snapshot, its requests longest-waiting first
-   * @throws UnsupportedOperationException if this is not a {@link ZkLocks} made by zklock (the
-   *     default)
    */
-  default LocalLocks localLocks() {
-    throw new UnsupportedOperationException(
-        "localLocks is implemented by the ZkLocks of ZkLocks.builder, not by "
-            + getClass().getName());
-  }
+  LocalLocks localLocks();
 
   /** The session's current state. */
   SessionState sessionState();
@@ -459,9 +390,7 @@ public interface ZkLocks extends AutoCloseable {
    * How many lock events were dropped because a blocking {@link LockEventListener}'s queue was full
    * (see {@link LockEventListener}); 0 when no listener is slow, or none is added.
    */
-  default long droppedEvents() {
-    return 0L;
-  }
+  long droppedEvents();
 
   /** Adds a session listener. */
   void addSessionListener(SessionListener listener);

@@ -3,70 +3,64 @@ package io.zklock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A lock-delay is never dropped silently, server-free: {@link ZkLocks}'s default methods (what an
- * implementation of the interface other than zklock's own inherits) refuse a delay rather than hand
- * out a lock without one, and {@link LockOptions} refuses the combinations that cannot honour one
- * when they are built. The refusals of zklock's own implementation are in {@code LockDelayTest}.
+ * A lock-delay is never dropped silently, server-free: {@link ZkLocks}'s methods with options are
+ * abstract (no implementation inherits a default that would hand out a lock without its delay), the
+ * API has no default method left that throws, and {@link LockOptions} refuses the combinations that
+ * cannot honour a delay when they are built. The refusals of zklock's own implementation are in
+ * {@code LockDelayTest}.
  */
 class LockDelayOptionsTest {
   private static final Duration DELAY = Duration.ofSeconds(2);
-  private static final LockOptions DELAYED = LockOptions.defaults().lockDelay(DELAY);
-
-  /** The abstract methods this stand-in was asked for: none may be reached with a delay. */
-  private final List<String> called = new ArrayList<>();
-
-  /** A {@link ZkLocks} that has only the interface's defaults: abstract methods return null. */
-  private final ZkLocks defaults =
-      (ZkLocks)
-          Proxy.newProxyInstance(
-              ZkLocks.class.getClassLoader(),
-              new Class<?>[] {ZkLocks.class},
-              (InvocationHandler)
-                  (proxy, method, args) -> {
-                    if (method.isDefault()) {
-                      return InvocationHandler.invokeDefault(proxy, method, args);
-                    }
-                    called.add(method.getName());
-                    return null;
-                  });
 
   @Test
-  void interfaceDefaults_refuseADelay_insteadOfALockWithoutOne() {
-    assertThatThrownBy(() -> defaults.mutex("job", DELAYED))
-        .as("the default mutex(name, options) is mutex(name), which has no delay")
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("job")
-        .hasMessageContaining("lockDelay=PT2S");
-    assertThatThrownBy(() -> defaults.readWriteLock("rw", DELAYED))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("read-write lock 'rw'")
-        .hasMessageContaining("plain mutex only");
-    assertThatThrownBy(() -> defaults.semaphore("pool", 3, DELAYED))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("semaphore 'pool'")
-        .hasMessageContaining("plain mutex only");
-    assertThatThrownBy(() -> defaults.leaderElection("leader", "me", DELAYED))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("election 'leader'")
-        .hasMessageContaining("plain mutex only");
-    assertThat(called).as("no lock was made without its delay").isEmpty();
+  void interfaceDefaults_refuseADelay_insteadOfALockWithoutOne() throws Exception {
+    for (java.lang.reflect.Method m :
+        List.of(
+            ZkLocks.class.getMethod("mutex", String.class, LockOptions.class),
+            ZkLocks.class.getMethod("readWriteLock", String.class, LockOptions.class),
+            ZkLocks.class.getMethod("semaphore", String.class, int.class, LockOptions.class),
+            ZkLocks.class.getMethod(
+                "leaderElection", String.class, String.class, LockOptions.class))) {
+      assertThat(m.isDefault())
+          .as("%s has no default that could drop a delay: every implementation decides", m)
+          .isFalse();
+    }
   }
 
+  /**
+   * The API's default methods are conveniences over abstract ones, never a refusal: every other
+   * method is abstract, so that no implementation inherits one that throws.
+   */
   @Test
-  void interfaceDefaults_withoutADelay_areThePlainLocks() {
-    defaults.mutex("job", LockOptions.defaults());
-    defaults.readWriteLock("rw", LockOptions.defaults());
-    defaults.semaphore("pool", 3, LockOptions.defaults());
-    defaults.leaderElection("leader", "me", LockOptions.defaults());
-    assertThat(called).containsExactly("mutex", "readWriteLock", "semaphore", "leaderElection");
+  void interfaceDefaults_withoutADelay_areThePlainLocks() throws Exception {
+    List<String> defaults = new ArrayList<>();
+    java.nio.file.Path classes = java.nio.file.Path.of("target", "classes", "io", "zklock");
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(classes)) {
+      for (java.nio.file.Path f : (Iterable<java.nio.file.Path>) files::iterator) {
+        String file = f.getFileName().toString();
+        if (!file.endsWith(".class")) {
+          continue;
+        }
+        Class<?> c = Class.forName("io.zklock." + file.substring(0, file.length() - 6));
+        if (c.isInterface() && java.lang.reflect.Modifier.isPublic(c.getModifiers())) {
+          for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+            if (m.isDefault()) {
+              defaults.add(c.getSimpleName() + "." + m.getName());
+            }
+          }
+        }
+      }
+    }
+    assertThat(defaults)
+        .as("the API's default methods: each a convenience over an abstract method")
+        .containsExactlyInAnyOrder(
+            "DistributedLock.newCondition", "LockEventListener.isNonBlocking");
   }
 
   @Test
@@ -82,7 +76,11 @@ class LockDelayOptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("curator-compatible");
     // the bounds of a cohort set on a plain lock with a delay do not make it a cohort
-    LockOptions plain = DELAYED.maxLocalHandoffs(4).maxLocalHold(Duration.ofMillis(5));
+    LockOptions plain =
+        LockOptions.defaults()
+            .lockDelay(DELAY)
+            .maxLocalHandoffs(4)
+            .maxLocalHold(Duration.ofMillis(5));
     assertThat(plain.isCohort()).isFalse();
     assertThat(plain.lockDelay()).isEqualTo(DELAY);
   }

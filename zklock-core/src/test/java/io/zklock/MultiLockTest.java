@@ -257,6 +257,16 @@ class MultiLockTest extends ZkTestSupport {
           public Lock asLock() {
             throw new UnsupportedOperationException();
           }
+
+          @Override
+          public DistributedLock withLease(Duration lease) {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public DistributedCondition newCondition(String name) {
+            throw new UnsupportedOperationException();
+          }
         };
     assertThatThrownBy(() -> locks.multiLock(a, foreign))
         .isInstanceOf(IllegalArgumentException.class)

@@ -40,6 +40,16 @@ class SemaphoreContractTest extends LockContractTest {
       public Lock asLock() {
         throw new UnsupportedOperationException();
       }
+
+      @Override
+      public DistributedLock withLease(Duration lease) {
+        throw new UnsupportedOperationException("a semaphore has no lease view");
+      }
+
+      @Override
+      public DistributedCondition newCondition(String name) {
+        throw new UnsupportedOperationException("a semaphore has no condition");
+      }
     };
   }
 }

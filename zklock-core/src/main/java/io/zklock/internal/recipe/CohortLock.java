@@ -203,6 +203,13 @@ public final class CohortLock implements LockPart {
     return view;
   }
 
+  /** A cohort lock has no condition: its node passes between local holders without a release. */
+  @Override
+  public io.zklock.DistributedCondition newCondition(String conditionName) {
+    throw new UnsupportedOperationException(
+        "the " + this + " has no condition: only exclusive, non-cohort locks do");
+  }
+
   // ---------------------------------------------------------------- requests
 
   @Override
@@ -804,6 +811,40 @@ public final class CohortLock implements LockPart {
         }
       }
       return ((Handle) n).guard();
+    }
+
+    /**
+     * A release asked of the cohort's node is asked of the local request that holds it: {@code
+     * action} runs if it is asked while this request holds.
+     */
+    @Override
+    public void onReleaseRequested(Runnable action) {
+      java.util.Objects.requireNonNull(action, "action");
+      LockHandle n;
+      synchronized (CohortLock.this) {
+        if (state != State.HELD) {
+          return;
+        }
+        n = node;
+      }
+      n.onReleaseRequested(
+          () -> {
+            if (isHeld()) {
+              action.run();
+            }
+          });
+    }
+
+    @Override
+    public boolean isReleaseRequested() {
+      LockHandle n;
+      synchronized (CohortLock.this) {
+        if (state != State.HELD) {
+          return false;
+        }
+        n = node;
+      }
+      return n.isReleaseRequested();
     }
 
     @Override

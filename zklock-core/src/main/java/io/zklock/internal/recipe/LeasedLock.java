@@ -87,6 +87,16 @@ final class LeasedLock implements StartableLock {
     return view;
   }
 
+  /**
+   * A leased view has no condition: an await would give the grant back and take it again without
+   * its lease. Make the condition on the lock itself.
+   */
+  @Override
+  public io.zklock.DistributedCondition newCondition(String conditionName) {
+    throw new UnsupportedOperationException(
+        "the " + this + " has no condition: make it on the lock itself, not on its leased view");
+  }
+
   @Override
   public String toString() {
     return lock + " with a lease of " + lease;

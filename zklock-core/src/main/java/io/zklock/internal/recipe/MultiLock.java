@@ -114,6 +114,13 @@ public final class MultiLock implements StartableLock {
     return view;
   }
 
+  /** A multi-lock has no condition: an await would give back every part and take them again. */
+  @Override
+  public io.zklock.DistributedCondition newCondition(String conditionName) {
+    throw new UnsupportedOperationException(
+        "the multi-lock " + name + " has no condition: only exclusive, non-cohort locks do");
+  }
+
   @Override
   public String toString() {
     return name;

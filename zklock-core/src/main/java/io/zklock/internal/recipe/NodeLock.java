@@ -165,7 +165,7 @@ public final class NodeLock implements LockPart {
         && kind != io.zklock.internal.rules.NodeKind.WRITE
         && kind != io.zklock.internal.rules.NodeKind.SIMPLE) {
       throw new UnsupportedOperationException(
-          "a " + kind.label() + " lock has no condition: only exclusive locks do");
+          "the " + kind.label() + " lock " + dir() + " has no condition: only exclusive locks do");
     }
     return new ConditionImpl(ctx, this, dir(), conditionName);
   }

@@ -125,6 +125,26 @@ class TicketTest {
     }
 
     @Override
+    public void onReleaseRequested(Runnable action) {
+      // nobody asks a fake to release
+    }
+
+    @Override
+    public boolean isReleaseRequested() {
+      return false;
+    }
+
+    @Override
+    public boolean extend(java.time.Duration lease) {
+      throw new IllegalStateException("a fake grant has no lease");
+    }
+
+    @Override
+    public io.zklock.GuardedTransaction transaction() {
+      throw new UnsupportedOperationException("a fake grant guards no writes");
+    }
+
+    @Override
     public String lockName() {
       return "l";
     }

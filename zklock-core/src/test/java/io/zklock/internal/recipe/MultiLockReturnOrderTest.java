@@ -73,6 +73,16 @@ class MultiLockReturnOrderTest extends ZkTestSupport {
     }
 
     @Override
+    public void onReleaseRequested(Runnable action) {
+      // nobody asks a fake to release
+    }
+
+    @Override
+    public boolean isReleaseRequested() {
+      return false;
+    }
+
+    @Override
     public CompletableFuture<Void> releaseAsync() {
       releaseStarted.set(true);
       return released;
@@ -134,6 +144,11 @@ class MultiLockReturnOrderTest extends ZkTestSupport {
 
     @Override
     public Lock asLock() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public io.zklock.DistributedCondition newCondition(String name) {
       throw new UnsupportedOperationException();
     }
   }

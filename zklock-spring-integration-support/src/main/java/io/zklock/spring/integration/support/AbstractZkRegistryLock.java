@@ -345,6 +345,11 @@ public abstract class AbstractZkRegistryLock implements Lock {
     }
 
     @Override
+    public io.zklock.GuardedTransaction transaction() {
+      return grant.transaction();
+    }
+
+    @Override
     public void release() {
       stopRenewal();
       grant.release();
