@@ -158,4 +158,22 @@ class RequestReleaseTest extends ZkTestSupport {
     assertThat(both.isReleaseRequested()).isTrue();
     both.release();
   }
+
+  @Test
+  void cohortHolder_hearsARequestToReleaseItsNode() throws Exception {
+    DistributedLock lock = client("cohort").mutex("job", LockOptions.cohort());
+    LockHandle held = lock.acquire();
+    AtomicInteger told = new AtomicInteger();
+    held.onReleaseRequested(told::incrementAndGet);
+    ZkLocks operator = client("operator");
+
+    assertThat(operator.requestRelease("job")).hasSize(1);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> told.get() == 1);
+    assertThat(held.isReleaseRequested()).isTrue();
+    assertThat(held.isHeld()).as("a request is advice: still held").isTrue();
+    held.release();
+    assertThat(told.get()).as("each action runs once").isEqualTo(1);
+    awaitNoLockNodes();
+  }
 }
