@@ -7,6 +7,11 @@ import java.util.Objects;
  * How a mutex made by {@link ZkLocks#mutex(String, LockOptions)} behaves. Immutable; each setter
  * returns a new instance.
  *
+ * <p>Options set exactly one {@link Mode}: plain (the default), {@link #cohort()}, {@link
+ * #curatorCompatible()} or a {@link #lockDelay(Duration) lock-delay}. The modes exclude each other,
+ * and a lock kind that does not support the mode it is given refuses it when it is made, naming
+ * itself and the mode.
+ *
  * <h2>Cohort locking</h2>
  *
  * {@link #cohort()} makes the requests of one {@link ZkLocks} on one lock share a single lock node
@@ -107,26 +112,35 @@ public final class LockOptions {
    */
   public static final int MAX_LOCAL_HANDOFFS_LIMIT = (1 << 16) - 1;
 
+  /**
+   * The one mode a lock runs in: the modes exclude each other, so options hold exactly one. Each
+   * lock kind supports some of them, and refuses the others when it is made, naming itself and the
+   * mode ({@link IllegalArgumentException}).
+   */
+  public enum Mode {
+    /** One node per request, zklock's own node names: the default. */
+    PLAIN,
+    /** Requests of one {@link ZkLocks} share one node: {@link LockOptions#cohort()}. */
+    COHORT,
+    /** One queue with Apache Curator's recipe: {@link LockOptions#curatorCompatible()}. */
+    CURATOR_COMPATIBLE,
+    /** A plain lock whose grant after a failure waits: {@link LockOptions#lockDelay(Duration)}. */
+    LOCK_DELAY
+  }
+
   private static final LockOptions DEFAULTS =
       new LockOptions(
-          false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false, Duration.ZERO);
+          Mode.PLAIN, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, Duration.ZERO);
 
-  private final boolean cohort;
+  private final Mode mode;
   private final int maxLocalHandoffs;
   private final Duration maxLocalHold;
-  private final boolean curatorCompatible;
-  private final Duration lockDelay;
+  private final Duration lockDelay; // not zero in LOCK_DELAY mode only
 
-  private LockOptions(
-      boolean cohort,
-      int maxLocalHandoffs,
-      Duration maxLocalHold,
-      boolean curatorCompatible,
-      Duration lockDelay) {
-    this.cohort = cohort;
+  private LockOptions(Mode mode, int maxLocalHandoffs, Duration maxLocalHold, Duration lockDelay) {
+    this.mode = mode;
     this.maxLocalHandoffs = maxLocalHandoffs;
     this.maxLocalHold = maxLocalHold;
-    this.curatorCompatible = curatorCompatible;
     this.lockDelay = lockDelay;
   }
 
@@ -141,7 +155,7 @@ public final class LockOptions {
    */
   public static LockOptions cohort() {
     return new LockOptions(
-        true, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, false, Duration.ZERO);
+        Mode.COHORT, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, Duration.ZERO);
   }
 
   /**
@@ -150,7 +164,7 @@ public final class LockOptions {
    */
   public static LockOptions curatorCompatible() {
     return new LockOptions(
-        false, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, true, Duration.ZERO);
+        Mode.CURATOR_COMPATIBLE, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, Duration.ZERO);
   }
 
   /**
@@ -166,7 +180,7 @@ public final class LockOptions {
       throw new IllegalArgumentException(
           "maxLocalHandoffs must be in 0.." + MAX_LOCAL_HANDOFFS_LIMIT + ": " + k);
     }
-    return new LockOptions(cohort, k, maxLocalHold, curatorCompatible, lockDelay);
+    return new LockOptions(mode, k, maxLocalHold, lockDelay);
   }
 
   /**
@@ -189,7 +203,7 @@ public final class LockOptions {
     } catch (ArithmeticException e) {
       throw new IllegalArgumentException("maxLocalHold too large: " + t, e);
     }
-    return new LockOptions(cohort, maxLocalHandoffs, t, curatorCompatible, lockDelay);
+    return new LockOptions(mode, maxLocalHandoffs, t, lockDelay);
   }
 
   /**
@@ -208,33 +222,20 @@ public final class LockOptions {
     if (d.compareTo(Duration.ofDays(1)) > 0) {
       throw new IllegalArgumentException("lockDelay must be at most a day: " + d);
     }
-    if ((cohort || curatorCompatible) && !d.isZero()) {
+    if (mode != Mode.PLAIN && mode != Mode.LOCK_DELAY && !d.isZero()) {
       throw new IllegalArgumentException(
           "a lock-delay is supported by the plain mutex only, not by a "
-              + (cohort ? "cohort" : "curator-compatible")
+              + (mode == Mode.COHORT ? "cohort" : "curator-compatible")
               + " lock: "
               + d);
     }
-    return new LockOptions(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible, d);
+    return new LockOptions(
+        d.isZero() ? Mode.PLAIN : Mode.LOCK_DELAY, maxLocalHandoffs, maxLocalHold, d);
   }
 
-  /**
-   * Refuses a lock-delay given to a lock that does not honour one, naming the lock and why: never
-   * dropped silently.
-   *
-   * @param kind what {@code name} is ("read-write lock", "semaphore", ...)
-   * @throws IllegalArgumentException if {@code options} set a lock-delay
-   */
-  static void refuseDelay(String kind, String name, LockOptions options) {
-    if (!options.lockDelay.isZero()) {
-      throw new IllegalArgumentException(
-          "a lock-delay is supported by the plain mutex only, not by the "
-              + kind
-              + " '"
-              + name
-              + "' (it would not be honoured): "
-              + options);
-    }
+  /** The mode these options set: exactly one. */
+  public Mode mode() {
+    return mode;
   }
 
   /** The lock-delay after a failed grant; zero when none. */
@@ -244,12 +245,12 @@ public final class LockOptions {
 
   /** Whether requests of one {@link ZkLocks} share one node. */
   public boolean isCohort() {
-    return cohort;
+    return mode == Mode.COHORT;
   }
 
   /** Whether the lock shares one queue with Curator's recipe on its path. */
   public boolean isCuratorCompatible() {
-    return curatorCompatible;
+    return mode == Mode.CURATOR_COMPATIBLE;
   }
 
   /** The bound K on local handoffs per node while another client waits. */
@@ -265,31 +266,32 @@ public final class LockOptions {
   @Override
   public boolean equals(Object o) {
     return o instanceof LockOptions other
-        && cohort == other.cohort
+        && mode == other.mode
         && maxLocalHandoffs == other.maxLocalHandoffs
         && maxLocalHold.equals(other.maxLocalHold)
-        && curatorCompatible == other.curatorCompatible
         && lockDelay.equals(other.lockDelay);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(cohort, maxLocalHandoffs, maxLocalHold, curatorCompatible, lockDelay);
+    return Objects.hash(mode, maxLocalHandoffs, maxLocalHold, lockDelay);
   }
 
   @Override
   public String toString() {
-    if (curatorCompatible) {
-      return "LockOptions[curator-compatible]";
-    }
-    return cohort
-        ? "LockOptions[cohort, maxLocalHandoffs="
+    switch (mode) {
+      case CURATOR_COMPATIBLE:
+        return "LockOptions[curator-compatible]";
+      case COHORT:
+        return "LockOptions[cohort, maxLocalHandoffs="
             + maxLocalHandoffs
             + ", maxLocalHold="
             + maxLocalHold
-            + "]"
-        : lockDelay.isZero()
-            ? "LockOptions[plain]"
-            : "LockOptions[plain, lockDelay=" + lockDelay + "]";
+            + "]";
+      case LOCK_DELAY:
+        return "LockOptions[plain, lockDelay=" + lockDelay + "]";
+      default:
+        return "LockOptions[plain]";
+    }
   }
 }

@@ -6,6 +6,8 @@ import io.zklock.LeaderElection;
 import io.zklock.LocalLocks;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.LockOptions;
+import io.zklock.LockOptions.Mode;
 import io.zklock.LockWatch;
 import io.zklock.ReadWriteLock;
 import io.zklock.SessionListener;
@@ -189,43 +191,44 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
-  public DistributedLock mutex(String name, io.zklock.LockOptions options) {
-    java.util.Objects.requireNonNull(options, "options");
+  public DistributedLock mutex(String name, LockOptions options) {
     String n = Args.lockName(config.namespace(), name);
-    if (options.isCuratorCompatible()) {
-      refuseDelay("Curator-compatible mutex", n, options);
-      return NodeLock.queue(recipes, n, NodeKind.CURATOR_MUTEX);
+    switch (modeOf("mutex", n, options, Mode.values())) {
+      case CURATOR_COMPATIBLE:
+        return NodeLock.queue(recipes, n, NodeKind.CURATOR_MUTEX);
+      case LOCK_DELAY:
+        return NodeLock.queue(recipes, n, NodeKind.MUTEX, options.lockDelay().toNanos());
+      case COHORT:
+        lifecycle.checkOpen();
+        CohortLock c = cohorts.computeIfAbsent(n, k -> new CohortLock(recipes, k, options));
+        if (!c.options().equals(options)) {
+          throw new IllegalArgumentException(
+              "the cohort lock '"
+                  + n
+                  + "' is already used here with "
+                  + c.options()
+                  + ", not "
+                  + options);
+        }
+        return c;
+      default:
+        return mutex(n);
     }
-    if (!options.isCohort() && !options.lockDelay().isZero()) {
-      return NodeLock.queue(recipes, n, NodeKind.MUTEX, options.lockDelay().toNanos());
-    }
-    if (!options.isCohort()) {
-      return mutex(n);
-    }
-    refuseDelay("cohort mutex", n, options);
-    lifecycle.checkOpen();
-    CohortLock c = cohorts.computeIfAbsent(n, k -> new CohortLock(recipes, k, options));
-    if (!c.options().equals(options)) {
-      throw new IllegalArgumentException(
-          "the cohort lock '"
-              + n
-              + "' is already used here with "
-              + c.options()
-              + ", not "
-              + options);
-    }
-    return c;
   }
 
   /**
-   * Refuses a lock-delay on a lock that does not honour one, naming the lock and why (as {@code
-   * LockOptions.refuseDelay} does for the interface's defaults): a delay is never dropped silently.
-   * The cohort and Curator-compatible cases cannot be built ({@link
-   * io.zklock.LockOptions#lockDelay} refuses them); checked here too so that no path ever ignores a
-   * delay.
+   * The one check of options against what a kind of lock supports: the options' {@link Mode}
+   * (exactly one), or a refusal that names the lock and the mode, so that no mode is ever dropped
+   * silently (a lock-delay above all, which only the plain mutex honours).
    */
-  private static void refuseDelay(String kind, String name, io.zklock.LockOptions options) {
-    if (!options.lockDelay().isZero()) {
+  private static Mode modeOf(String kind, String name, LockOptions options, Mode... supported) {
+    java.util.Objects.requireNonNull(options, "options");
+    for (Mode m : supported) {
+      if (m == options.mode()) {
+        return m;
+      }
+    }
+    if (options.mode() == Mode.LOCK_DELAY) {
       throw new IllegalArgumentException(
           "a lock-delay is supported by the plain mutex only, not by the "
               + kind
@@ -234,6 +237,15 @@ final class ZkLocksImpl implements ZkLocks {
               + "' (it would not be honoured): "
               + options);
     }
+    throw new IllegalArgumentException(
+        "the "
+            + kind
+            + " '"
+            + name
+            + "' has no "
+            + options.mode().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+            + " mode: "
+            + options);
   }
 
   @Override
@@ -242,14 +254,14 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
-  public ReadWriteLock readWriteLock(String name, io.zklock.LockOptions options) {
-    java.util.Objects.requireNonNull(options, "options");
+  public ReadWriteLock readWriteLock(String name, LockOptions options) {
     String n = Args.lockName(config.namespace(), name);
-    refuseDelay("read-write lock", n, options);
-    if (options.isCuratorCompatible()) {
+    Mode mode =
+        modeOf("read-write lock", n, options, Mode.PLAIN, Mode.COHORT, Mode.CURATOR_COMPATIBLE);
+    if (mode == Mode.CURATOR_COMPATIBLE) {
       return new ReadWriteLockImpl(recipes, n, options);
     }
-    if (!options.isCohort()) {
+    if (mode == Mode.PLAIN) {
       return readWriteLock(n);
     }
     lifecycle.checkOpen();
@@ -311,14 +323,10 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
-  public DistributedSemaphore semaphore(String name, int permits, io.zklock.LockOptions options) {
-    java.util.Objects.requireNonNull(options, "options");
-    if (options.isCohort()) {
-      throw new IllegalArgumentException("a semaphore has no cohort mode: " + options);
-    }
+  public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
     String n = Args.lockName(config.namespace(), name);
-    refuseDelay("semaphore", n, options);
-    return new SemaphoreImpl(recipes, n, permits, options.isCuratorCompatible());
+    Mode mode = modeOf("semaphore", n, options, Mode.PLAIN, Mode.CURATOR_COMPATIBLE);
+    return new SemaphoreImpl(recipes, n, permits, mode == Mode.CURATOR_COMPATIBLE);
   }
 
   @Override
@@ -334,19 +342,14 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
-  public LeaderElection leaderElection(
-      String name, String participantId, io.zklock.LockOptions options) {
-    java.util.Objects.requireNonNull(options, "options");
-    if (options.isCohort()) {
-      throw new IllegalArgumentException("an election has no cohort mode: " + options);
-    }
+  public LeaderElection leaderElection(String name, String participantId, LockOptions options) {
     String n = Args.lockName(config.namespace(), name);
-    refuseDelay("election", n, options);
+    Mode mode = modeOf("election", n, options, Mode.PLAIN, Mode.CURATOR_COMPATIBLE);
     return new Election(
         recipes,
         n,
         Args.participantId(participantId),
-        options.isCuratorCompatible() ? NodeKind.CURATOR_LATCH : NodeKind.ELECTION);
+        mode == Mode.CURATOR_COMPATIBLE ? NodeKind.CURATOR_LATCH : NodeKind.ELECTION);
   }
 
   @Override

@@ -3,11 +3,9 @@ package io.zklock.internal.protocol;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.Listing;
-import io.zklock.internal.rules.LockDelay;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
-import io.zklock.internal.rules.WallClock;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Sync;
 import io.zklock.internal.zk.ZkOps;
@@ -15,8 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.CreateMode;
@@ -41,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * ({@link Ordering.Watch#allAheadGone()}), with one care: a node of our own session may have gone
  * with our session's expiry, which took our node too, so its deletion counts as a handoff only if
  * our own delete of it was applied ({@link Deleter#deleteInFlight}).
+ *
+ * <p>The queue decides who may hold; when the grant is made is its {@link GrantPolicy}'s, called
+ * at each grant site: at once ({@link GrantPolicy#AT_ONCE}), or after a lock-delay when the grant
+ * before ended by failure ({@link LockDelayGrant}, whose record and reads are all its own).
  */
 public final class QueueProtocol implements NodeProtocol {
   private static final Logger log = LoggerFactory.getLogger(QueueProtocol.class);
@@ -56,14 +56,8 @@ public final class QueueProtocol implements NodeProtocol {
   private final Ordering.Rule rule;
   private final Map<String, String> extraData;
 
-  /** The lock-delay after a failed grant (0: none, and no request of it is ever sent). */
-  private final long lockDelayMillis;
-
-  /**
-   * Our nodes that stand first and wait out a lock-delay, with the server time their record keeps
-   * if they withdraw (-1: the record's own time): see {@link LockDelay}.
-   */
-  private final ConcurrentHashMap<String, Long> delaying = new ConcurrentHashMap<>();
+  /** When a request the rule lets hold is granted: at once, or after a lock-delay. */
+  private final GrantPolicy grant;
 
   /**
    * @param extraData extra fields of every node's data
@@ -88,8 +82,10 @@ public final class QueueProtocol implements NodeProtocol {
     this.kind = kind;
     this.rule = rule;
     this.extraData = Map.copyOf(extraData);
-    this.lockDelayMillis =
-        lockDelayNanos <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(lockDelayNanos));
+    this.grant =
+        lockDelayNanos <= 0
+            ? GrantPolicy.AT_ONCE
+            : new LockDelayGrant(dir, kind, this.extraData, lockDelayNanos, this::judge);
   }
 
   @Override
@@ -105,14 +101,7 @@ public final class QueueProtocol implements NodeProtocol {
   @Override
   public void create(Step step) {
     String path = dir + "/" + QueueNode.prefix(kind, step.attemptId());
-    Before before = null;
-    if (lockDelayMillis > 0) {
-      // the directory's record as it was before our create, in the same round trip
-      Before read = new Before(null);
-      before = read;
-      step.zk().getData(dir, null, (rc, p, c, data, stat) -> read.read(rc, data, stat));
-    }
-    Before prior = before;
+    grant.creating(step);
     step.zk()
         .create(
             path,
@@ -122,35 +111,26 @@ public final class QueueProtocol implements NodeProtocol {
             (rc, p, c, name, stat) -> {
               Code code = Code.get(rc);
               if (code == Code.OK) {
-                if (prior != null) {
-                  prior.ctime = stat.getCtime();
-                }
+                grant.created(step, stat);
                 step.created(name, stat.getCzxid());
               } else {
                 step.createFailed(code);
               }
             });
     // applied after the create (one session's requests are ordered): the listing includes our node
-    list(step, prior);
+    list(step);
   }
 
   @Override
   public void judge(Step step) {
-    list(step, null);
+    list(step);
   }
 
   /**
    * Lists the directory for {@code step}: joins the next listing sent on its connection ({@link
    * SharedListings}), which includes everything the request sent before this call.
    */
-  private void list(Step step, Before before) {
-    if (before == null || before.predecessor != null) {
-      step.ctx()
-          .listings()
-          .list(step.zk(), dir, (rc, listing) -> listed(step, rc, listing, before));
-      return;
-    }
-    // a newcomer of a lock with a delay: the listing's stat says what changed since its read
+  private void list(Step step) {
     step.ctx()
         .listings()
         .list(
@@ -159,23 +139,21 @@ public final class QueueProtocol implements NodeProtocol {
             new SharedListings.Reader() {
               @Override
               public void listed(int rc, Listing listing) {
-                QueueProtocol.this.listed(step, rc, listing, before);
+                QueueProtocol.this.listed(step, rc, listing);
               }
 
               @Override
               public void listed(int rc, Listing listing, Stat stat) {
-                if (stat != null) {
-                  before.postCversion = stat.getCversion();
-                }
+                grant.listed(step, stat);
                 listed(rc, listing);
               }
             });
   }
 
-  private void listed(Step step, int rc, Listing listing, Before before) {
+  private void listed(Step step, int rc, Listing listing) {
     Code code = Code.get(rc);
     if (code == Code.OK) {
-      evaluate(step, listing, false, before);
+      evaluate(step, listing, false);
     } else if (ErrorKind.retryWhenConnected(code)) {
       step.whenConnected(this::judge);
     }
@@ -226,7 +204,7 @@ public final class QueueProtocol implements NodeProtocol {
               Code code = Code.get(rc);
               if (code == Code.OK && stat != null) {
                 step.adopted(path, stat.getCzxid(), true);
-                evaluate(step, listing, false, null);
+                evaluate(step, listing, false);
               } else if (code == Code.NONODE || code == Code.OK) {
                 step.again();
               } else {
@@ -249,11 +227,11 @@ public final class QueueProtocol implements NodeProtocol {
    * listing was read with a child watch (the {@link Ordering.WatchQueue} wait), so if we must still
    * wait, the watch already set is enough.
    */
-  private void evaluate(Step step, Listing listing, boolean queueWatched, Before before) {
+  private void evaluate(Step step, Listing listing, boolean queueWatched) {
     if (listing.nearOverflow()) {
-      inCreationOrder(step, listing, queueWatched, before);
+      inCreationOrder(step, listing, queueWatched);
     } else {
-      decide(step, listing, queueWatched, before);
+      decide(step, listing, queueWatched);
     }
   }
 
@@ -261,7 +239,7 @@ public final class QueueProtocol implements NodeProtocol {
    * The sequence counter has overflowed (see {@link QueueNode}): decide on the queue in creation
    * order, read once per listing (every request sharing it waits for the same reads).
    */
-  private void inCreationOrder(Step step, Listing listing, boolean queueWatched, Before before) {
+  private void inCreationOrder(Step step, Listing listing, boolean queueWatched) {
     ZkOps zk = step.zk();
     listing
         .inCreationOrder(() -> resolveCreation(zk, listing))
@@ -270,7 +248,7 @@ public final class QueueProtocol implements NodeProtocol {
               if (ordered == null) {
                 step.whenConnected(this::judge);
               } else {
-                decide(step, ordered, queueWatched, before);
+                decide(step, ordered, queueWatched);
               }
             });
   }
@@ -320,7 +298,7 @@ public final class QueueProtocol implements NodeProtocol {
     return done;
   }
 
-  private void decide(Step step, List<QueueNode> queue, boolean queueWatched, Before before) {
+  private void decide(Step step, List<QueueNode> queue, boolean queueWatched) {
     Node node = step.node();
     if (node == null || !step.isLive()) {
       return;
@@ -340,11 +318,7 @@ public final class QueueProtocol implements NodeProtocol {
     }
     Ordering.Decision decision = rule.decide(queue, index);
     if (decision instanceof Ordering.Hold) {
-      if (lockDelayMillis == 0) {
-        step.granted();
-      } else {
-        firstInListing(step, queue.get(index), before);
-      }
+      grant.holds(step, queue.get(index));
     } else if (!step.mayWait()) {
       step.busy();
     } else if (decision instanceof Ordering.Watch w) {
@@ -372,8 +346,8 @@ public final class QueueProtocol implements NodeProtocol {
     if (waiting == null) {
       return;
     }
-    if (lockDelayMillis > 0 && w.allAheadGone()) {
-      watchRecord(waiting, wait); // sent first: see LockDelay
+    if (w.allAheadGone()) {
+      wait.grantNote = grant.waitsOnHead(waiting, w.node().name()); // sent before the read below
     }
     waiting
         .zk()
@@ -418,20 +392,10 @@ public final class QueueProtocol implements NodeProtocol {
     /** {@code ahead} was deleted while that listing was on its way: the listing decides. */
     volatile boolean goneWhileListing;
 
-    /** Lock-delay: the directory's record is watched (sent before any read of {@code ahead}). */
-    volatile boolean recordWatched;
-
-    /** Lock-delay: the watched read of the record has answered. */
-    volatile boolean recordRead;
-
-    /** Lock-delay: the node the record named as released at that read, or null. */
-    volatile String releasedRead;
-
-    /** Lock-delay: the record changed after that read. */
-    volatile boolean recordChanged;
-
-    /** Lock-delay: {@code ahead} went before the record's read answered; the answer decides. */
-    volatile boolean decideOnRead;
+    /**
+     * What the grant policy keeps about this wait on the head ({@link GrantPolicy#waitsOnHead}).
+     */
+    volatile Object grantNote;
 
     Wait(String ahead, QueueNode node, boolean allAheadGone) {
       this.ahead = ahead;
@@ -498,7 +462,8 @@ public final class QueueProtocol implements NodeProtocol {
                   return;
                 }
                 if (code == Code.OK) {
-                  evaluate(next, listing, false, new Before(wait.node.name()));
+                  grant.afterPredecessor(next, wait.node.name());
+                  evaluate(next, listing, false);
                 } else if (ErrorKind.retryWhenConnected(code)) {
                   next.whenConnected(this::judge);
                 }
@@ -529,9 +494,7 @@ public final class QueueProtocol implements NodeProtocol {
     }
     if (rule.decide(queue, index) instanceof Ordering.Watch w && w.node().equals(wait.node)) {
       if (w.allAheadGone()) {
-        if (lockDelayMillis > 0) {
-          watchRecord(waiting, wait);
-        }
+        wait.grantNote = grant.waitsOnHead(waiting, wait.node.name());
         wait.allAheadGone = true;
       } else if (w.lookAhead() != null) {
         watchLookAhead(waiting, wait, w.lookAhead());
@@ -562,7 +525,7 @@ public final class QueueProtocol implements NodeProtocol {
             (rc, p, c, children, stat) -> {
               Code code = Code.get(rc);
               if (code == Code.OK) {
-                evaluate(waiting, Listing.of(children), true, null);
+                evaluate(waiting, Listing.of(children), true);
               } else if (ErrorKind.retryWhenConnected(code)) {
                 waiting.whenConnected(this::judge);
               }
@@ -626,7 +589,7 @@ public final class QueueProtocol implements NodeProtocol {
     if (owner != UNKNOWN_OWNER && owner != step.session()) {
       // Another session's node: its deletion reached us on our connection, so our session (and
       // our node) lived when it happened. Nothing else stood before us; new nodes queue behind us.
-      handOver(step, wait);
+      grant.headGone(step, wait.node.name(), wait.grantNote);
       return;
     }
     // A node of our own session: its deletion may be our session's expiry, which took our node
@@ -646,11 +609,7 @@ public final class QueueProtocol implements NodeProtocol {
    */
   private void grantedOrJudged(Step step, boolean granted, boolean released) {
     if (granted) {
-      if (lockDelayMillis == 0 || released) {
-        step.granted();
-      } else {
-        delayThenGrant(step, lockDelayMillis, -1L);
-      }
+      grant.headDeletedHere(step, released);
     } else {
       judgeNext(step);
     }
@@ -663,284 +622,18 @@ public final class QueueProtocol implements NodeProtocol {
     }
   }
 
-  // ---------------------------------------------------------------- lock-delay (see LockDelay)
+  // ---------------------------------------------------------------- the grant policy's writes
 
   @Override
   public List<Op> releaseOps(String path) {
-    if (lockDelayMillis == 0) {
-      return null;
-    }
-    delaying.remove(path);
-    String name = path.substring(path.lastIndexOf('/') + 1);
-    return List.of(Op.setData(dir, LockDelay.released(name), -1));
+    return grant.releaseOps(path);
   }
 
   @Override
   public List<Op> withdrawOps(String path) {
-    if (lockDelayMillis == 0) {
-      return null;
-    }
-    Long kept = delaying.remove(path);
-    if (kept == null) {
-      return null; // not first: a plain delete, which leaves the next one unproven (it delays)
-    }
-    // our own data first: a waiter watching our node lists again rather than take the
-    // directory's change that follows for a clean release
-    byte[] record = LockDelay.failed(kept);
-    return List.of(Op.setData(path, record, -1), Op.setData(dir, record, -1));
-  }
-
-  /**
-   * What a request knew before it decided on a listing where it stands first: the directory's
-   * record read right before its create (a newcomer), or the predecessor whose deletion sent it to
-   * list.
-   */
-  private static final class Before {
-    /** Our immediate predecessor, gone; null for a newcomer. */
-    final String predecessor;
-
-    volatile boolean answered;
-    volatile int rc;
-    volatile byte[] data;
-    volatile Stat stat;
-
-    /** Our node's creation time (server time, ms), once created. */
-    volatile long ctime;
-
-    /** The directory's {@code cversion} as our first listing (after our create) read it. */
-    volatile int postCversion = Integer.MIN_VALUE;
-
-    Before(String predecessor) {
-      this.predecessor = predecessor;
-    }
-
-    void read(int rc, byte[] data, Stat stat) {
-      this.rc = rc;
-      this.data = data;
-      this.stat = stat;
-      this.answered = true;
-    }
-  }
-
-  /** The server time a failure record keeps, when the record speaks ({@code pzxid == mzxid}). */
-  private static long kept(byte[] data, Stat stat) {
-    if (stat.getPzxid() != stat.getMzxid()) {
-      return -1L;
-    }
-    long at = LockDelay.failedAt(data, stat.getMtime());
-    return at == Long.MIN_VALUE ? -1L : at;
-  }
-
-  /** We stand first in a listing: decide on the record whether the grant waits out a delay. */
-  private void firstInListing(Step step, QueueNode me, Before before) {
-    if (before != null && before.predecessor == null) {
-      // a newcomer: the read sent right before our create answered before this listing did
-      long wait = lockDelayMillis;
-      long keep = -1L;
-      Code code = Code.get(before.rc);
-      Stat st = before.stat;
-      if (before.answered && code == Code.OK && st != null) {
-        wait =
-            LockDelay.byStat(
-                true,
-                st.getPzxid(),
-                st.getMzxid(),
-                st.getNumChildren(),
-                st.getCversion(),
-                before.data,
-                st.getMtime(),
-                before.postCversion,
-                before.ctime,
-                lockDelayMillis);
-        keep = kept(before.data, st);
-      } else if (before.answered && code == Code.NONODE) {
-        wait =
-            LockDelay.byStat(false, 0, 0, 0, 0, null, 0, before.postCversion, 0, lockDelayMillis);
-      }
-      delayThenGrant(step, wait, keep);
-      return;
-    }
-    // a request that waited: one read of the record, now (only on a lock with a delay, and only
-    // when the grant did not come from the watched deletion)
-    String predecessor = before == null ? null : before.predecessor;
-    step.zk()
-        .getData(
-            dir,
-            null,
-            (rc, p, c, data, stat) -> {
-              Code code = Code.get(rc);
-              if (ErrorKind.retryWhenConnected(code)) {
-                step.whenConnected(this::judge);
-                return;
-              }
-              long wait = lockDelayMillis;
-              long keep = -1L;
-              if (code == Code.OK && stat != null) {
-                if (predecessor != null && predecessor.equals(LockDelay.releasedNode(data))) {
-                  wait = 0; // our immediate predecessor was released: nobody else held since
-                } else {
-                  wait =
-                      LockDelay.byStat(
-                          true,
-                          stat.getPzxid(),
-                          stat.getMzxid(),
-                          LockDelay.AFTER_CREATE,
-                          LockDelay.AFTER_CREATE,
-                          data,
-                          stat.getMtime(),
-                          LockDelay.AFTER_CREATE,
-                          0L,
-                          lockDelayMillis);
-                  keep = kept(data, stat);
-                }
-              }
-              delayThenGrant(step, wait, keep);
-            });
-  }
-
-  /**
-   * Watches the directory's record for the wait on the head of the queue, read before the head is
-   * (so a release that happens in between is seen by one or the other): see {@link LockDelay}.
-   */
-  private void watchRecord(Step waiting, Wait wait) {
-    if (wait.recordWatched) {
-      return;
-    }
-    Watcher watcher =
-        waiting.alsoWatch(
-            dir,
-            WatcherType.Data,
-            event -> {
-              if (event.getType() == EventType.NodeDataChanged) {
-                wait.recordChanged = true;
-              }
-            });
-    if (watcher == null) {
-      return;
-    }
-    wait.recordWatched = true;
-    waiting
-        .zk()
-        .getData(
-            dir,
-            watcher,
-            (rc, p, c, data, stat) -> {
-              if (Code.get(rc) == Code.OK) {
-                wait.releasedRead = LockDelay.releasedNode(data);
-              }
-              wait.recordRead = true;
-              if (wait.decideOnRead) {
-                wait.decideOnRead = false;
-                handOver(waiting, wait);
-              }
-            });
-  }
-
-  /** The head we waited for, of another session, is gone: our grant, now or after the delay. */
-  private void handOver(Step step, Wait wait) {
-    if (lockDelayMillis == 0) {
-      step.granted();
-      return;
-    }
-    if (wait.recordWatched && !wait.recordRead) {
-      wait.decideOnRead = true; // the record's read is on its way, sent before this deletion's
-      return;
-    }
-    boolean clean =
-        wait.recordWatched
-            && LockDelay.cleanByWatch(wait.node.name(), wait.releasedRead, wait.recordChanged);
-    delayThenGrant(step, clean ? 0 : lockDelayMillis, -1L);
-  }
-
-  /**
-   * Grants after {@code waitMillis} (at once if 0): the request stays waiting meanwhile, so a
-   * timeout, an interruption or a cancel withdraws it as any waiter; a {@code tryAcquire()} is
-   * busy. A withdrawal from here writes the failure record ({@link #withdrawOps}).
-   */
-  private void delayThenGrant(Step step, long waitMillis, long keep) {
-    if (waitMillis <= 0) {
-      step.granted();
-      return;
-    }
-    Node node = step.node();
-    if (node == null || !step.isLive()) {
-      return;
-    }
-    String path = node.path();
-    delaying.put(path, keep);
-    if (!step.mayWait()) {
-      step.busy();
-      return;
-    }
-    log.info(
-        "lock {}: the last grant ended by failure (or cannot be proven released); {} waits out"
-            + " the lock-delay, {} ms",
-        dir,
-        node.path(),
-        waitMillis);
-    markDelay(step, path, waitMillis);
-    step.ctx()
-        .scheduler()
-        .schedule(
-            () -> {
-              if (!step.isLive()) {
-                delaying.remove(path, keep);
-                return;
-              }
-              step.whenConnected(s -> grantAfterDelay(s, path, keep));
-            },
-            waitMillis,
-            TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * The delay is over: grants on the reply of one read of our node, which proves that our session
-   * lived and our node stood, first, after the delay. A timer alone proves neither: the session may
-   * have expired meanwhile, unheard (a paused process hears its expiry late), and a grant on it
-   * would be a grant with no node. One round trip, on the failed path only, after a delay of
-   * seconds; a clean handoff and a lock without a delay never send it.
-   */
-  private void grantAfterDelay(Step step, String path, long keep) {
-    step.zk()
-        .exists(
-            path,
-            null,
-            (rc, p, c, stat) -> {
-              Code code = Code.get(rc);
-              if (code == Code.OK && stat != null) {
-                delaying.remove(path);
-                step.granted();
-              } else if (code == Code.OK || code == Code.NONODE) {
-                delaying.remove(path, keep);
-                judge(step); // our node is gone although our session lives: the listing says so
-              } else if (ErrorKind.retryWhenConnected(code)) {
-                step.whenConnected(s -> grantAfterDelay(s, path, keep));
-              }
-              // expiry: the session's news deal with it
-            });
-  }
-
-  /**
-   * Marks our node, for {@code inspect}, as waiting out a delay until {@code waitMillis} from now
-   * (by this process's wall clock: a display, not a decision). Off the path of the grant; a waiter
-   * watching our node lists again on the change, and our own watch takes it for ours, not a release
-   * request.
-   */
-  private void markDelay(Step step, String path, long waitMillis) {
-    Map<String, String> extra = new java.util.HashMap<>(extraData);
-    extra.put(LOCK_DELAY_UNTIL, Long.toString(WallClock.SYSTEM.millis() + waitMillis));
-    step.zk()
-        .setData(
-            path,
-            step.nodeData(kind, extra),
-            -1,
-            (rc, p, c, stat) -> {
-              if (Code.get(rc) == Code.OK && stat != null) {
-                step.wroteOwnData(path, stat.getVersion());
-              }
-            });
+    return grant.withdrawOps(path);
   }
 
   /** The field of a node waiting out a lock-delay: until when, epoch ms (see LockNode). */
-  public static final String LOCK_DELAY_UNTIL = "lockDelayUntil";
+  public static final String LOCK_DELAY_UNTIL = LockDelayGrant.LOCK_DELAY_UNTIL;
 }
