@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * with our session's expiry, which took our node too, so its deletion counts as a handoff only if
  * our own delete of it was applied ({@link Deleter#deleteInFlight}).
  *
- * <p>The queue decides who may hold; when the grant is made is its {@link GrantPolicy}'s, called
- * at each grant site: at once ({@link GrantPolicy#AT_ONCE}), or after a lock-delay when the grant
+ * <p>The queue decides who may hold; when the grant is made is its {@link GrantPolicy}'s, called at
+ * each grant site: at once ({@link GrantPolicy#AT_ONCE}), or after a lock-delay when the grant
  * before ended by failure ({@link LockDelayGrant}, whose record and reads are all its own).
  */
 public final class QueueProtocol implements NodeProtocol {
