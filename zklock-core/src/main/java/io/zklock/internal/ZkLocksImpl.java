@@ -14,6 +14,7 @@ import io.zklock.SessionListener;
 import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import io.zklock.internal.coord.CoordContext;
 import io.zklock.internal.engine.Events;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Requests;
@@ -64,6 +65,7 @@ final class ZkLocksImpl implements ZkLocks {
   private final Lifecycle lifecycle;
   private final Inspector inspector;
   private final RecipeContext recipes;
+  private final CoordContext coordination;
   private final Events events;
 
   private final Map<String, CohortLock> cohorts = new ConcurrentHashMap<>();
@@ -106,6 +108,7 @@ final class ZkLocksImpl implements ZkLocks {
     this.inspector = new Inspector(session, config, clock, lifecycle, acl);
     this.recipes =
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
+    this.coordination = recipes.coord(); // the same session, threads and namespace
     session.addListener(events::session); // makes no event unless someone listens
     session.addObserver(
         new Session.Observer() {
@@ -306,20 +309,20 @@ final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public io.zklock.DistributedCountDownLatch countDownLatch(String name, int count) {
-    return new io.zklock.internal.recipe.LatchImpl(
-        recipes, Args.lockName(config.namespace(), name), count);
+    return new io.zklock.internal.coord.LatchImpl(
+        coordination, Args.lockName(config.namespace(), name), count);
   }
 
   @Override
   public io.zklock.DistributedBarrier barrier(String name) {
-    return new io.zklock.internal.recipe.BarrierImpl(
-        recipes, Args.lockName(config.namespace(), name));
+    return new io.zklock.internal.coord.BarrierImpl(
+        coordination, Args.lockName(config.namespace(), name));
   }
 
   @Override
   public io.zklock.DistributedDoubleBarrier doubleBarrier(String name, int members) {
-    return new io.zklock.internal.recipe.DoubleBarrierImpl(
-        recipes, Args.lockName(config.namespace(), name), members);
+    return new io.zklock.internal.coord.DoubleBarrierImpl(
+        coordination, Args.lockName(config.namespace(), name), members);
   }
 
   @Override

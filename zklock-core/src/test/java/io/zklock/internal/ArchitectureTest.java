@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * <pre>
  *   internal (the ZkLocks implementation and its factory: the wiring)
  *     └► recipe ─► engine ─► protocol ─► zk ─► rules
+ *          ├────► coord ──► engine, inspect, zk
  *          └────► inspect ─────────────► zk
  * </pre>
  *
@@ -73,6 +74,8 @@ class ArchitectureTest {
           .definedBy(INTERNAL)
           .layer("recipe")
           .definedBy(INTERNAL + ".recipe..")
+          .layer("coord")
+          .definedBy(INTERNAL + ".coord..")
           .layer("inspect")
           .definedBy(INTERNAL + ".inspect..")
           .layer("engine")
@@ -87,17 +90,19 @@ class ArchitectureTest {
           .mayOnlyBeAccessedByLayers("api")
           .whereLayer("recipe")
           .mayOnlyBeAccessedByLayers("wiring")
+          .whereLayer("coord")
+          .mayOnlyBeAccessedByLayers("wiring", "recipe")
           .whereLayer("inspect")
-          .mayOnlyBeAccessedByLayers("wiring", "recipe")
+          .mayOnlyBeAccessedByLayers("wiring", "recipe", "coord")
           .whereLayer("engine")
-          .mayOnlyBeAccessedByLayers("wiring", "recipe")
+          .mayOnlyBeAccessedByLayers("wiring", "recipe", "coord")
           .whereLayer("protocol")
           .mayOnlyBeAccessedByLayers("wiring", "recipe", "engine")
           .whereLayer("zk")
-          .mayOnlyBeAccessedByLayers("wiring", "recipe", "inspect", "engine", "protocol")
+          .mayOnlyBeAccessedByLayers("wiring", "recipe", "coord", "inspect", "engine", "protocol")
           .whereLayer("rules")
           .mayOnlyBeAccessedByLayers(
-              "api", "wiring", "recipe", "inspect", "engine", "protocol", "zk")
+              "api", "wiring", "recipe", "coord", "inspect", "engine", "protocol", "zk")
           .because("dependencies run one way: recipe → engine → protocol → zk → rules");
 
   /** No circle between the packages of the implementation. */

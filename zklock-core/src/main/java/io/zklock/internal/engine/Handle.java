@@ -9,6 +9,20 @@ import io.zklock.internal.rules.Args;
  */
 public interface Handle extends LockHandle {
 
+  /**
+   * A grant of this library as the engine's type, for the decorators that wrap one (a lease, an
+   * observed grant, a multi-lock, a cohort's local hold) and reach its {@link #guard()}: every
+   * handle a recipe's {@code start} gives is one. The one place that converts.
+   *
+   * @throws IllegalArgumentException if {@code h} is not a handle of this library
+   */
+  static Handle of(LockHandle h) {
+    if (h instanceof Handle handle) {
+      return handle;
+    }
+    throw new IllegalArgumentException("not a grant of zklock: " + h);
+  }
+
   @Override
   default void release() {
     Acquisitions.awaitRelease(releaseAsync(), path());

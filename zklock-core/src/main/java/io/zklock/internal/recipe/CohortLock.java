@@ -206,8 +206,7 @@ public final class CohortLock implements LockPart {
   /** A cohort lock has no condition: its node passes between local holders without a release. */
   @Override
   public io.zklock.DistributedCondition newCondition(String conditionName) {
-    throw new UnsupportedOperationException(
-        "the " + this + " has no condition: only exclusive, non-cohort locks do");
+    throw StartableLock.noCondition(this, "its node passes between local holders unreleased");
   }
 
   // ---------------------------------------------------------------- requests
@@ -810,7 +809,7 @@ public final class CohortLock implements LockPart {
                 new IllegalMonitorStateException("this request of " + name + " was not granted"));
         }
       }
-      return ((Handle) n).guard();
+      return Handle.of(n).guard();
     }
 
     /**

@@ -5,7 +5,11 @@ import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.ZkLockException;
+import io.zklock.internal.coord.NodeWatch;
+import io.zklock.internal.coord.Waits;
+import io.zklock.internal.coord.ZkCalls;
 import io.zklock.internal.engine.Acquisitions;
+import io.zklock.internal.engine.Observation;
 import io.zklock.internal.rules.Args;
 import io.zklock.internal.rules.ConditionRule;
 import io.zklock.internal.rules.ErrorKind;
@@ -48,7 +52,7 @@ final class ConditionImpl implements DistributedCondition {
     this.lockDir = lockDir;
     this.name = name;
     this.dir = lockDir + ".cond-" + name;
-    this.calls = new ZkCalls(ctx);
+    this.calls = new ZkCalls(ctx.coord());
   }
 
   @Override
@@ -92,7 +96,7 @@ final class ConditionImpl implements DistributedCondition {
 
   private Wakeup await(LockHandle held, long nanos) throws InterruptedException {
     Objects.requireNonNull(held, "held");
-    Observing o = observe();
+    Observation o = observe();
     boolean signalled;
     boolean interrupted = false;
     try {
@@ -112,9 +116,9 @@ final class ConditionImpl implements DistributedCondition {
         signalled = true;
         interrupted = true;
       }
-      Observing.waited(o, signalled);
+      Observation.waited(o, signalled);
     } catch (InterruptedException | RuntimeException | Error e) {
-      Observing.waitThrew(o, e, held.fencingToken());
+      Observation.waitThrew(o, e, held.fencingToken());
       throw e;
     }
     LockHandle h = Acquisitions.acquireUninterruptibly(lock);
@@ -129,7 +133,7 @@ final class ConditionImpl implements DistributedCondition {
    * name>.cond-<name>}), or returns null if nobody listens. The wait ends at the signal or the
    * time-out; the lock taken again afterwards is told as that lock's request.
    */
-  Observing observe() {
+  Observation observe() {
     return Observing.begin(ctx, lock.name() + ".cond-" + name, KIND);
   }
 
@@ -218,7 +222,8 @@ final class ConditionImpl implements DistributedCondition {
    * @throws InterruptedException only if {@code interruptible}; the caller withdraws
    */
   boolean waitForSignal(Waiter w, long nanos, boolean interruptible) throws InterruptedException {
-    CompletableFuture<Boolean> f = NodeWatch.until(ctx, w.path(), false, nanos, w.session());
+    CompletableFuture<Boolean> f =
+        NodeWatch.until(ctx.coord(), w.path(), false, nanos, w.session());
     boolean woken;
     try {
       woken = interruptible ? Waits.join(f) : f.join();

@@ -30,7 +30,7 @@ final class LeasedHandle implements Handle {
     LOST
   }
 
-  private final LockHandle grant;
+  private final Handle grant;
   private final RecipeContext ctx;
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
 
@@ -40,7 +40,7 @@ final class LeasedHandle implements Handle {
   private long generation; // drops a timer that fires after being replaced
 
   LeasedHandle(LockHandle grant, Duration lease, RecipeContext ctx) {
-    this.grant = grant;
+    this.grant = Handle.of(grant);
     this.ctx = ctx;
     synchronized (this) {
       schedule(lease);
@@ -166,7 +166,7 @@ final class LeasedHandle implements Handle {
           break;
       }
     }
-    return ((Handle) grant).guard();
+    return grant.guard();
   }
 
   @Override

@@ -93,8 +93,7 @@ final class LeasedLock implements StartableLock {
    */
   @Override
   public io.zklock.DistributedCondition newCondition(String conditionName) {
-    throw new UnsupportedOperationException(
-        "the " + this + " has no condition: make it on the lock itself, not on its leased view");
+    throw StartableLock.noCondition(this, "make it on the lock itself, not on its leased view");
   }
 
   @Override

@@ -117,8 +117,7 @@ public final class MultiLock implements StartableLock {
   /** A multi-lock has no condition: an await would give back every part and take them again. */
   @Override
   public io.zklock.DistributedCondition newCondition(String conditionName) {
-    throw new UnsupportedOperationException(
-        "the multi-lock " + name + " has no condition: only exclusive, non-cohort locks do");
+    throw StartableLock.noCondition(this, "an await would give back and take every part");
   }
 
   @Override
@@ -384,7 +383,7 @@ public final class MultiLock implements StartableLock {
       }
       java.util.List<Guard> parts = new java.util.ArrayList<>(handles.size());
       for (LockHandle h : handles) {
-        parts.add(((Handle) h).guard());
+        parts.add(Handle.of(h).guard());
       }
       return Guard.all(parts);
     }

@@ -1,5 +1,6 @@
 package io.zklock.internal.recipe;
 
+import io.zklock.internal.coord.CoordContext;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.inspect.Inspector;
 import io.zklock.internal.rules.Clock;
@@ -23,6 +24,24 @@ public record RecipeContext(
     Lifecycle lifecycle,
     String namespace,
     Inspector inspector) {
+
+  /**
+   * The coordination context of the same instance, for the recipes here that use coordination's
+   * parts (a condition's waits, a semaphore's stored count).
+   */
+  public CoordContext coord() {
+    return new CoordContext(
+        requests.session(),
+        requests.dirs(),
+        requests.acl(),
+        requests.ids(),
+        requests.events(),
+        requests.clock(),
+        requests.executor(),
+        requests.scheduler(),
+        lifecycle,
+        namespace);
+  }
 
   /** The directory of the lock {@code name}. */
   public String dirOf(String name) {

@@ -2,7 +2,9 @@ package io.zklock.internal.recipe;
 
 import io.zklock.DistributedSemaphore;
 import io.zklock.LockHandle;
+import io.zklock.internal.coord.PermitCount;
 import io.zklock.internal.engine.Acquisitions;
+import io.zklock.internal.engine.Observation;
 import io.zklock.internal.inspect.Inspection;
 import io.zklock.internal.inspect.Inspector;
 import io.zklock.internal.rules.NodeKind;
@@ -77,7 +79,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             Map.of(),
             ReentrantView::new);
     this.leaseRule = Ordering.lease(permits);
-    this.permitCount = new PermitCount(ctx.requests(), dir, permits);
+    this.permitCount = new PermitCount(ctx.coord(), dir, permits);
     this.leases =
         NodeLock.queue(
             ctx,
@@ -136,7 +138,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   @Override
   public Optional<LockHandle> tryAcquire(int count) {
     count(count);
-    Observing o = Observing.begin(ctx, name, NodeKind.SEMAPHORE.label());
+    Observation o = Observing.begin(ctx, name, NodeKind.SEMAPHORE.label());
     if (o == null) {
       return tryNow(count);
     }
@@ -151,7 +153,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
       o.notGranted(true);
       return got;
     }
-    return Optional.of(o.granted(got.get()));
+    return Optional.of(Observing.granted(o, got.get()));
   }
 
   private Optional<LockHandle> tryNow(int count) {

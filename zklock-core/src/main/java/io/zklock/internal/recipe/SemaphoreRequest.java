@@ -25,8 +25,8 @@ import java.util.function.Function;
  * each hold part of what the other needs: the admitted one gets all its permits as soon as enough
  * holders release. If one lease fails, the others are withdrawn or released: all or nothing.
  *
- * <p>The permit count stored with the semaphore ({@link PermitCount}) is checked alongside the
- * admission; a mismatch fails the request before any lease is taken.
+ * <p>The permit count stored with the semaphore ({@link io.zklock.internal.coord.PermitCount}) is
+ * checked alongside the admission; a mismatch fails the request before any lease is taken.
  */
 final class SemaphoreRequest {
   private final RequestContext ctx;

@@ -93,4 +93,9 @@ interface StartableLock extends DistributedLock {
   default DistributedLock withLease(Duration lease) {
     return new LeasedLock(this, lease);
   }
+
+  /** How a lock without a condition refuses {@code newCondition}: naming itself, and why. */
+  static UnsupportedOperationException noCondition(DistributedLock lock, String why) {
+    return new UnsupportedOperationException("the " + lock + " has no condition: " + why);
+  }
 }

@@ -1,6 +1,7 @@
 package io.zklock.internal.recipe;
 
 import io.zklock.LockHandle;
+import io.zklock.internal.engine.Observation;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.WallClock;
 import java.util.Date;
@@ -35,7 +36,7 @@ final class ViewCondition implements Condition {
       throw new InterruptedException();
     }
     LockHandle held = view.handle();
-    Observing o = cond.observe();
+    Observation o = cond.observe();
     int holds;
     boolean woken;
     InterruptedException interrupted = null;
@@ -59,13 +60,13 @@ final class ViewCondition implements Condition {
         }
       }
     } catch (RuntimeException | Error e) {
-      Observing.waitThrew(o, e, held.fencingToken());
+      Observation.waitThrew(o, e, held.fencingToken());
       throw e;
     }
     if (interrupted != null) {
-      Observing.waitThrew(o, interrupted, 0L);
+      Observation.waitThrew(o, interrupted, 0L);
     } else {
-      Observing.waited(o, woken);
+      Observation.waited(o, woken);
     }
     for (int i = 0; i < holds; i++) {
       view.lock(); // the first acquires again (a new token); an interrupt is kept for later

@@ -608,6 +608,7 @@ public final class Session implements SessionPort {
     }
   }
 
+  @Override
   public long sessionId() {
     synchronized (lock) {
       return closed || conn == null ? 0L : conn.sessionId();

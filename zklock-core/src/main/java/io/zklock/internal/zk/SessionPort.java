@@ -12,6 +12,12 @@ public interface SessionPort {
   Session.Conn current();
 
   /**
+   * The id of the session in use (connected or suspended), or 0 when there is none (after an
+   * expiry, before the next connection) or once closed.
+   */
+  long sessionId();
+
+  /**
    * Runs {@code action} with the live connection as soon as there is one: at once (on the caller's
    * thread) if connected. Once closed, runs {@code onClosed} instead.
    */

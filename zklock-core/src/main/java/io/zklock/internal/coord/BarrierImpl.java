@@ -1,4 +1,4 @@
-package io.zklock.internal.recipe;
+package io.zklock.internal.coord;
 
 import io.zklock.DistributedBarrier;
 import io.zklock.internal.rules.Args;
@@ -14,12 +14,12 @@ public final class BarrierImpl implements DistributedBarrier {
   private static final byte[] DATA =
       ("{\"kind\":\"" + KIND + "\"}").getBytes(StandardCharsets.UTF_8);
 
-  private final RecipeContext ctx;
+  private final CoordContext ctx;
   private final String name;
   private final String path;
   private final ZkCalls calls;
 
-  public BarrierImpl(RecipeContext ctx, String name) {
+  public BarrierImpl(CoordContext ctx, String name) {
     this.ctx = ctx;
     this.name = name;
     this.path = ctx.dirOf(name);
@@ -80,8 +80,7 @@ public final class BarrierImpl implements DistributedBarrier {
 
   /** Waits for the removal, told on the lock event seam; negative {@code nanos}: no time-out. */
   private boolean await(long nanos) throws InterruptedException {
-    return Observing.observed(
-        ctx,
+    return ctx.observed(
         name,
         KIND,
         () -> nanos == 0 ? !isSet() : Waits.join(NodeWatch.until(ctx, path, false, nanos)));

@@ -1,4 +1,4 @@
-package io.zklock.internal.recipe;
+package io.zklock.internal.coord;
 
 import io.zklock.DistributedCountDownLatch;
 import io.zklock.internal.rules.Args;
@@ -30,18 +30,18 @@ public final class LatchImpl implements DistributedCountDownLatch {
   public static final String COUNT_FIELD = "count";
   public static final String REMAINING_FIELD = "remaining";
 
-  private final RecipeContext ctx;
+  private final CoordContext ctx;
   private final String dir;
   private final String name;
   private final int count;
-  private final CoordDir stored;
+  private final StoredNumberDir stored;
 
   /** What this instance last knew of the data: a count-down sends its write at once from it. */
   private record Known(int version, int remaining, long session) {}
 
   private volatile Known known;
 
-  public LatchImpl(RecipeContext ctx, String name, int count) {
+  public LatchImpl(CoordContext ctx, String name, int count) {
     if (count < 1) {
       throw new IllegalArgumentException("a latch's count must be at least 1: " + count);
     }
@@ -49,7 +49,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
     this.name = name;
     this.dir = ctx.dirOf(name);
     this.count = count;
-    this.stored = new CoordDir(ctx, dir, KIND, COUNT_FIELD, count, data(count));
+    this.stored = new StoredNumberDir(ctx, dir, KIND, COUNT_FIELD, count, data(count));
   }
 
   private String data(int remaining) {
@@ -105,7 +105,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
   private CompletableFuture<Void> start() {
     ctx.checkOpen();
     CompletableFuture<Void> done = new CompletableFuture<>();
-    step(MARKER_PREFIX + ctx.requests().ids().uuid().replace("-", ""), done, false);
+    step(MARKER_PREFIX + ctx.ids().uuid().replace("-", ""), done, false);
     return done;
   }
 
@@ -150,7 +150,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
             });
   }
 
-  private void learn(CoordDir.Read r) {
+  private void learn(StoredNumberDir.Read r) {
     known = new Known(r.version(), r.intField(REMAINING_FIELD), r.conn().sessionId());
   }
 
@@ -158,11 +158,9 @@ public final class LatchImpl implements DistributedCountDownLatch {
       Session.Conn conn, int version, int remaining, String marker, CompletableFuture<Void> done) {
     List<Op> ops = new ArrayList<>(3);
     ops.add(Op.setData(dir, data(remaining).getBytes(StandardCharsets.UTF_8), version));
-    ops.add(
-        Op.create(dir + "/" + marker, new byte[0], ctx.requests().acl(), CreateMode.PERSISTENT));
+    ops.add(Op.create(dir + "/" + marker, new byte[0], ctx.acl(), CreateMode.PERSISTENT));
     if (remaining == 0) {
-      ops.add(
-          Op.create(dir + "/" + OPEN, new byte[0], ctx.requests().acl(), CreateMode.PERSISTENT));
+      ops.add(Op.create(dir + "/" + OPEN, new byte[0], ctx.acl(), CreateMode.PERSISTENT));
     }
     conn.ops()
         .multi(
@@ -210,7 +208,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
   public long count() {
     ctx.checkOpen();
     try {
-      CoordDir.Read r = stored.read().join();
+      StoredNumberDir.Read r = stored.read().join();
       learn(r);
       return Math.max(0, r.intField(REMAINING_FIELD));
     } catch (RuntimeException e) {
@@ -230,7 +228,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
 
   private boolean await(long timeoutNanos) throws InterruptedException {
     ctx.checkOpen();
-    return Observing.observed(ctx, name, KIND, () -> awaitOpen(timeoutNanos));
+    return ctx.observed(name, KIND, () -> awaitOpen(timeoutNanos));
   }
 
   private boolean awaitOpen(long timeoutNanos) throws InterruptedException {

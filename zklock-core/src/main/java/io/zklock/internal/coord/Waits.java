@@ -1,4 +1,4 @@
-package io.zklock.internal.recipe;
+package io.zklock.internal.coord;
 
 import io.zklock.ZkLockException;
 import java.util.concurrent.CompletableFuture;
@@ -6,7 +6,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** The blocking side of the coordination recipes' waits, as the JDK's blocking calls behave. */
-final class Waits {
+public final class Waits {
   private Waits() {}
 
   /**
@@ -14,7 +14,7 @@ final class Waits {
    * interruption thrown; a failure is rethrown as the {@link ZkLockException} (or other unchecked
    * exception) it is.
    */
-  static <T> T join(CompletableFuture<T> f) throws InterruptedException {
+  public static <T> T join(CompletableFuture<T> f) throws InterruptedException {
     try {
       return f.get();
     } catch (InterruptedException e) {
@@ -25,7 +25,7 @@ final class Waits {
     }
   }
 
-  static RuntimeException unchecked(Throwable t) {
+  public static RuntimeException unchecked(Throwable t) {
     if (t instanceof CompletionException && t.getCause() != null) {
       t = t.getCause();
     }

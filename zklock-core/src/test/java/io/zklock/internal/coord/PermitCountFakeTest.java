@@ -1,4 +1,4 @@
-package io.zklock.internal.recipe;
+package io.zklock.internal.coord;
 
 import static io.zklock.internal.engine.EngineFixture.NS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,6 +19,20 @@ class PermitCountFakeTest {
 
   private final EngineFixture f = new EngineFixture();
 
+  /** The coordination context of the fixture's instance: its fake session, without a lifecycle. */
+  private final CoordContext coord =
+      new CoordContext(
+          f.ctx.session(),
+          f.ctx.dirs(),
+          f.ctx.acl(),
+          f.ctx.ids(),
+          f.ctx.events(),
+          f.ctx.clock(),
+          f.ctx.executor(),
+          f.ctx.scheduler(),
+          null,
+          NS);
+
   private static byte[] count(int permits) {
     return ("{\"kind\":\"semaphore\",\"permits\":" + permits + "}")
         .getBytes(StandardCharsets.UTF_8);
@@ -31,7 +45,7 @@ class PermitCountFakeTest {
 
   @Test
   void firstClient_storesItsCount_thenTheSameSessionDoesNotReadAgain() {
-    PermitCount permits = new PermitCount(f.ctx, SEM, 3);
+    PermitCount permits = new PermitCount(coord, SEM, 3);
 
     CompletableFuture<Void> first = permits.check();
     f.settle();
@@ -48,7 +62,7 @@ class PermitCountFakeTest {
     f.zk.mkdirs(SEM);
     f.zk.setData(SEM, count(2));
 
-    CompletableFuture<Void> check = new PermitCount(f.ctx, SEM, 3).check();
+    CompletableFuture<Void> check = new PermitCount(coord, SEM, 3).check();
     f.settle();
 
     assertThat(failure(check))
@@ -61,7 +75,7 @@ class PermitCountFakeTest {
   void directoryWithoutACount_claimed() {
     f.zk.mkdirs(SEM); // made as the queue's parent, say
 
-    CompletableFuture<Void> check = new PermitCount(f.ctx, SEM, 4).check();
+    CompletableFuture<Void> check = new PermitCount(coord, SEM, 4).check();
     f.settle();
 
     assertThat(check).isCompleted().isNotCompletedExceptionally();
@@ -75,7 +89,7 @@ class PermitCountFakeTest {
     f.zk.mkdirs(SEM);
     f.zk.setData(SEM, latch);
 
-    CompletableFuture<Void> check = new PermitCount(f.ctx, SEM, 3).check();
+    CompletableFuture<Void> check = new PermitCount(coord, SEM, 3).check();
     f.settle();
 
     assertThat(failure(check))
@@ -87,7 +101,7 @@ class PermitCountFakeTest {
 
   @Test
   void countChangedUnderUs_readAgain_andRefused() {
-    PermitCount permits = new PermitCount(f.ctx, SEM, 3);
+    PermitCount permits = new PermitCount(coord, SEM, 3);
     permits.check();
     f.settle();
 
@@ -101,7 +115,7 @@ class PermitCountFakeTest {
 
   @Test
   void connectionLost_readAgainOnceBack() {
-    PermitCount permits = new PermitCount(f.ctx, SEM, 3);
+    PermitCount permits = new PermitCount(coord, SEM, 3);
     CompletableFuture<Void> check = permits.check();
     f.session.disconnect();
     f.settle();
@@ -117,7 +131,7 @@ class PermitCountFakeTest {
   void notAuthorized_failsWithTheReason() {
     f.zk.failNextRequest(Code.NOAUTH);
 
-    CompletableFuture<Void> check = new PermitCount(f.ctx, SEM, 3).check();
+    CompletableFuture<Void> check = new PermitCount(coord, SEM, 3).check();
     f.settle();
 
     assertThat(failure(check)).hasMessageContaining("not authorized");

@@ -1,4 +1,4 @@
-package io.zklock.internal.recipe;
+package io.zklock.internal.coord;
 
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.ErrorKind;
@@ -15,13 +15,13 @@ import org.apache.zookeeper.data.Stat;
  * calls safe to repeat: a repeated create answers {@code NODEEXISTS}, a repeated conditional write
  * {@code BADVERSION}). A closed instance fails the future.
  */
-final class ZkCalls {
+public final class ZkCalls {
   /** A listing of a directory's children with the directory's stat. */
-  record Children(List<String> names, Stat stat) {}
+  public record Children(List<String> names, Stat stat) {}
 
-  private final RecipeContext ctx;
+  private final CoordContext ctx;
 
-  ZkCalls(RecipeContext ctx) {
+  public ZkCalls(CoordContext ctx) {
     this.ctx = ctx;
   }
 
@@ -29,15 +29,14 @@ final class ZkCalls {
     return new ZkLockException("the ZkLocks instance is closed", path, 0L, null);
   }
 
-  CompletableFuture<Code> multi(String path, List<Op> ops) {
+  public CompletableFuture<Code> multi(String path, List<Op> ops) {
     CompletableFuture<Code> done = new CompletableFuture<>();
     multi(path, ops, done);
     return done;
   }
 
   private void multi(String path, List<Op> ops, CompletableFuture<Code> done) {
-    ctx.requests()
-        .session()
+    ctx.session()
         .whenConnected(
             conn ->
                 conn.ops()
@@ -54,28 +53,26 @@ final class ZkCalls {
             () -> done.completeExceptionally(closed(path)));
   }
 
-  CompletableFuture<Code> create(String path, byte[] data, CreateMode mode) {
+  public CompletableFuture<Code> create(String path, byte[] data, CreateMode mode) {
     CompletableFuture<Code> done = new CompletableFuture<>();
     create(path, data, mode, done);
     return done;
   }
 
   private void create(String path, byte[] data, CreateMode mode, CompletableFuture<Code> done) {
-    ctx.requests()
-        .session()
+    ctx.session()
         .whenConnected(
             conn ->
                 conn.ops()
                     .create(
                         path,
                         data,
-                        ctx.requests().acl(),
+                        ctx.acl(),
                         mode,
                         (rc, p, c, name, stat) -> {
                           Code code = Code.get(rc);
                           if (code == Code.NONODE) {
-                            ctx.requests()
-                                .dirs()
+                            ctx.dirs()
                                 .ensure(
                                     conn,
                                     path.substring(0, path.lastIndexOf('/')),
@@ -95,15 +92,14 @@ final class ZkCalls {
             () -> done.completeExceptionally(closed(path)));
   }
 
-  CompletableFuture<Code> delete(String path) {
+  public CompletableFuture<Code> delete(String path) {
     CompletableFuture<Code> done = new CompletableFuture<>();
     delete(path, done);
     return done;
   }
 
   private void delete(String path, CompletableFuture<Code> done) {
-    ctx.requests()
-        .session()
+    ctx.session()
         .whenConnected(
             conn ->
                 conn.ops()
@@ -120,15 +116,14 @@ final class ZkCalls {
             () -> done.completeExceptionally(closed(path)));
   }
 
-  CompletableFuture<Boolean> exists(String path) {
+  public CompletableFuture<Boolean> exists(String path) {
     CompletableFuture<Boolean> done = new CompletableFuture<>();
     exists(path, done);
     return done;
   }
 
   private void exists(String path, CompletableFuture<Boolean> done) {
-    ctx.requests()
-        .session()
+    ctx.session()
         .whenConnected(
             conn ->
                 conn.ops()
@@ -148,15 +143,14 @@ final class ZkCalls {
             () -> done.completeExceptionally(closed(path)));
   }
 
-  CompletableFuture<Children> children(String path) {
+  public CompletableFuture<Children> children(String path) {
     CompletableFuture<Children> done = new CompletableFuture<>();
     children(path, done);
     return done;
   }
 
   private void children(String path, CompletableFuture<Children> done) {
-    ctx.requests()
-        .session()
+    ctx.session()
         .whenConnected(
             conn ->
                 conn.ops()
@@ -182,7 +176,7 @@ final class ZkCalls {
     return ErrorKind.retryable(code) || code == Code.SESSIONEXPIRED;
   }
 
-  static ZkLockException failure(String path, Code code) {
+  public static ZkLockException failure(String path, Code code) {
     return new ZkLockException(
         "cannot use " + path + ": " + code + (code == Code.NOAUTH ? " (not authorized)" : ""),
         path,

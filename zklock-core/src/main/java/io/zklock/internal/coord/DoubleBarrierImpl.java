@@ -1,4 +1,4 @@
-package io.zklock.internal.recipe;
+package io.zklock.internal.coord;
 
 import io.zklock.DistributedDoubleBarrier;
 import io.zklock.internal.rules.Args;
@@ -33,25 +33,25 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
   public static final String MEMBER_PREFIX = "m-";
   public static final String READY_PREFIX = "ready-";
 
-  private final RecipeContext ctx;
+  private final CoordContext ctx;
   private final String name;
   private final String dir;
   private final int members;
   private final String id;
-  private final CoordDir stored;
+  private final StoredNumberDir stored;
   private final ZkCalls calls;
   private volatile int entered = -1; // the round this member is in, or -1
 
-  public DoubleBarrierImpl(RecipeContext ctx, String name, int members) {
+  public DoubleBarrierImpl(CoordContext ctx, String name, int members) {
     if (members < 1) {
       throw new IllegalArgumentException("a double barrier needs at least 1 member: " + members);
     }
     this.ctx = ctx;
-    this.id = ctx.requests().ids().uuid().replace("-", "");
+    this.id = ctx.ids().uuid().replace("-", "");
     this.name = name;
     this.dir = ctx.dirOf(name);
     this.members = members;
-    this.stored = new CoordDir(ctx, dir, KIND, MEMBERS_FIELD, members, data(0, ENTERING));
+    this.stored = new StoredNumberDir(ctx, dir, KIND, MEMBERS_FIELD, members, data(0, ENTERING));
     this.calls = new ZkCalls(ctx);
   }
 
@@ -123,14 +123,14 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
     if (entered >= 0) {
       throw new IllegalStateException("this member is in round " + entered + " of " + dir);
     }
-    return Observing.observed(ctx, name, ENTER_KIND, () -> enterRound(timeoutNanos));
+    return ctx.observed(name, ENTER_KIND, () -> enterRound(timeoutNanos));
   }
 
   private boolean enterRound(long timeoutNanos) throws InterruptedException {
     long deadline = timeoutNanos < 0 ? Long.MIN_VALUE : ctx.clock().nanoTime() + timeoutNanos;
     int tried = -1; // the round whose member node this call made last
     while (true) {
-      CoordDir.Read r = get(stored.read());
+      StoredNumberDir.Read r = get(stored.read());
       int round = Math.max(0, r.intField(ROUND_FIELD));
       boolean open = OPEN.equals(r.fields().get(PHASE_FIELD));
       if (open && round == tried) {
@@ -150,11 +150,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
                   dir,
                   List.of(
                       Op.check(dir, r.version()),
-                      Op.create(
-                          member(round),
-                          new byte[0],
-                          ctx.requests().acl(),
-                          CreateMode.EPHEMERAL))));
+                      Op.create(member(round), new byte[0], ctx.acl(), CreateMode.EPHEMERAL))));
       if (made == Code.BADVERSION || made == Code.NONODE) {
         continue; // the round opened or moved on, or the directory went: look again
       }
@@ -179,7 +175,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
             dir,
             List.of(
                 Op.setData(dir, bytes(round, OPEN), ch.stat().getVersion()),
-                Op.create(ready(round), new byte[0], ctx.requests().acl(), CreateMode.PERSISTENT)));
+                Op.create(ready(round), new byte[0], ctx.acl(), CreateMode.PERSISTENT)));
       }
       boolean passed;
       try {
@@ -233,7 +229,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
     if (round < 0) {
       throw new IllegalStateException("this member has not entered " + dir);
     }
-    return Observing.observed(ctx, name, LEAVE_KIND, () -> leaveRound(round, timeoutNanos));
+    return ctx.observed(name, LEAVE_KIND, () -> leaveRound(round, timeoutNanos));
   }
 
   private boolean leaveRound(int round, long timeoutNanos) throws InterruptedException {
@@ -269,7 +265,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
         return true;
       }
       if (next == Code.BADVERSION || next == Code.NONODE) {
-        CoordDir.Read r = get(stored.read());
+        StoredNumberDir.Read r = get(stored.read());
         if (r.intField(ROUND_FIELD) > round) {
           return true; // another last leaver started the next round
         }

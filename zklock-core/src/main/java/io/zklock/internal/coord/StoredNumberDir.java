@@ -1,4 +1,4 @@
-package io.zklock.internal.recipe;
+package io.zklock.internal.coord;
 
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.ErrorKind;
@@ -9,19 +9,26 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Watcher;
 
 /**
- * The directory of a coordination recipe (latch, double barrier) and the number stored in its data
- * by its first client ({@code {"kind":"latch","count":3,...}}): read, made if missing, and checked
- * against this client's number, which a mismatch refuses. The directory is PERSISTENT: it keeps its
- * state (a double barrier's round) while it has no children, until someone deletes it. A mismatch,
- * and a directory whose data is another recipe's (or not zklock's), are refused with a {@link
- * ZkLockException} whose cause is an {@link IllegalArgumentException}, as for a semaphore's permits
- * ({@link StoredNumber}).
+ * The one driver of a directory whose data holds a recipe's defining number, stored by its first
+ * client: a latch's count ({@code {"kind":"latch","count":3,...}}), a double barrier's members, a
+ * semaphore's permits ({@link PermitCount}). It reads the directory, makes it if missing, claims a
+ * directory without data by a conditional write, and checks the stored number against this
+ * client's, as the pure {@link StoredNumber} judges: a mismatch, and a directory whose data is
+ * another recipe's (or not zklock's), are refused with a {@link ZkLockException} whose cause is an
+ * {@link IllegalArgumentException}. A connection loss or a session expiry on the way reads again
+ * once connected.
+ *
+ * <p>A latch's or double barrier's directory is PERSISTENT: it keeps its state (a double barrier's
+ * round) while it has no children, until someone deletes it. A semaphore's is a CONTAINER, reaped
+ * with its last lease, and watched ({@code watch}) so that a change is heard.
  */
-final class CoordDir {
+final class StoredNumberDir {
   /** One read of the directory: its JSON fields and data version, on connection {@code conn}. */
   record Read(Map<String, String> fields, int version, Session.Conn conn) {
     int intField(String name) {
@@ -37,26 +44,72 @@ final class CoordDir {
     }
   }
 
-  private final RecipeContext ctx;
+  private final CoordContext ctx;
   private final String dir;
   private final String kind;
   private final String field;
   private final int expected;
   private final byte[] initial;
+  private final CreateMode mode;
+  private final Watcher watch;
+  private final IntFunction<String> mismatch;
 
   /**
+   * A PERSISTENT directory, not watched (a latch's, a double barrier's).
+   *
    * @param kind the recipe, as stored ({@code "latch"})
    * @param field the stored number's field ({@code "count"})
    * @param expected this client's number
    * @param initial the data a new directory is made with
    */
-  CoordDir(RecipeContext ctx, String dir, String kind, String field, int expected, String initial) {
+  StoredNumberDir(
+      CoordContext ctx, String dir, String kind, String field, int expected, String initial) {
+    this(
+        ctx,
+        dir,
+        kind,
+        field,
+        expected,
+        initial,
+        CreateMode.PERSISTENT,
+        null,
+        stored ->
+            kind
+                + " has "
+                + field
+                + " "
+                + stored
+                + " (stored by its first client), but this client asked for "
+                + expected
+                + ": use the same "
+                + field
+                + " everywhere");
+  }
+
+  /**
+   * @param mode how a missing directory is made
+   * @param watch set on the directory by each read (null: none)
+   * @param mismatch the refusal's message for a stored number other than {@code expected}
+   */
+  StoredNumberDir(
+      CoordContext ctx,
+      String dir,
+      String kind,
+      String field,
+      int expected,
+      String initial,
+      CreateMode mode,
+      Watcher watch,
+      IntFunction<String> mismatch) {
     this.ctx = ctx;
     this.dir = dir;
     this.kind = kind;
     this.field = field;
     this.expected = expected;
     this.initial = initial.getBytes(StandardCharsets.UTF_8);
+    this.mode = mode;
+    this.watch = watch;
+    this.mismatch = mismatch;
   }
 
   String path() {
@@ -74,9 +127,7 @@ final class CoordDir {
     if (done.isDone()) {
       return;
     }
-    ctx.requests()
-        .session()
-        .whenConnected(c -> read(c, done), () -> done.completeExceptionally(closed()));
+    ctx.session().whenConnected(c -> read(c, done), () -> done.completeExceptionally(closed()));
   }
 
   ZkLockException closed() {
@@ -111,7 +162,7 @@ final class CoordDir {
     conn.ops()
         .getData(
             dir,
-            null,
+            watch,
             (rc, p, c, bytes, stat) -> {
               Code code = Code.get(rc);
               switch (code) {
@@ -146,10 +197,10 @@ final class CoordDir {
         .create(
             dir,
             initial,
-            ctx.requests().acl(),
-            // PERSISTENT, not CONTAINER: the server would reap an empty directory between a double
-            // barrier's rounds, and with it the round number that keeps rounds apart
-            CreateMode.PERSISTENT,
+            ctx.acl(),
+            // a latch's and a double barrier's: PERSISTENT, not CONTAINER: the server would reap an
+            // empty directory between a double barrier's rounds, and with it the round number
+            mode,
             (rc, p, c, name, created) -> {
               Code code = Code.get(rc);
               switch (code) {
@@ -158,8 +209,7 @@ final class CoordDir {
                   again(done);
                   break;
                 case NONODE:
-                  ctx.requests()
-                      .dirs()
+                  ctx.dirs()
                       .ensure(
                           conn,
                           dir.substring(0, dir.lastIndexOf('/')),
@@ -204,18 +254,7 @@ final class CoordDir {
   }
 
   private ZkLockException mismatch(int stored, long session) {
-    return callersMistake(
-        kind
-            + " has "
-            + field
-            + " "
-            + stored
-            + " (stored by its first client), but this client asked for "
-            + expected
-            + ": use the same "
-            + field
-            + " everywhere",
-        session);
+    return callersMistake(mismatch.apply(stored), session);
   }
 
   /** A refusal whose cause says it is the caller's mistake. */
@@ -225,6 +264,6 @@ final class CoordDir {
 
   /** Runs {@code action} on a live connection, or fails {@code done} if the instance is closed. */
   void whenConnected(CompletableFuture<?> done, Consumer<Session.Conn> action) {
-    ctx.requests().session().whenConnected(action, () -> done.completeExceptionally(closed()));
+    ctx.session().whenConnected(action, () -> done.completeExceptionally(closed()));
   }
 }

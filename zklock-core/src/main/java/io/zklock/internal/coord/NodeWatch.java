@@ -1,4 +1,4 @@
-package io.zklock.internal.recipe;
+package io.zklock.internal.coord;
 
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.ErrorKind;
@@ -29,8 +29,8 @@ import org.apache.zookeeper.Watcher.WatcherType;
  * leaves standing: it fires at most once more, for nobody, and is shared by any later wait on the
  * same path; so waits that time out again and again do not add watches.)
  */
-final class NodeWatch implements Watcher {
-  private final RecipeContext ctx;
+public final class NodeWatch implements Watcher {
+  private final CoordContext ctx;
   private final String path;
   private final boolean present;
   private final long owner; // the session the wait is bound to; 0: none
@@ -39,7 +39,7 @@ final class NodeWatch implements Watcher {
   private volatile ScheduledFuture<?> timer;
 
   /** How a session-bound wait ends when its session does (its caller's ephemeral node is gone). */
-  static final class SessionEnded extends RuntimeException {
+  public static final class SessionEnded extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     SessionEnded(String path) {
@@ -47,7 +47,7 @@ final class NodeWatch implements Watcher {
     }
   }
 
-  private NodeWatch(RecipeContext ctx, String path, boolean present, long owner) {
+  private NodeWatch(CoordContext ctx, String path, boolean present, long owner) {
     this.ctx = ctx;
     this.path = path;
     this.present = present;
@@ -59,19 +59,19 @@ final class NodeWatch implements Watcher {
    *
    * @param timeoutNanos how long to wait; negative: as long as it takes; zero: one check
    */
-  static CompletableFuture<Boolean> until(
-      RecipeContext ctx, String path, boolean present, long timeoutNanos) {
+  public static CompletableFuture<Boolean> until(
+      CoordContext ctx, String path, boolean present, long timeoutNanos) {
     return until(ctx, path, present, timeoutNanos, 0L);
   }
 
   /**
-   * As {@link #until(RecipeContext, String, boolean, long)}, bound to the session {@code owner} (0:
+   * As {@link #until(CoordContext, String, boolean, long)}, bound to the session {@code owner} (0:
    * to none): the end of that session (expiry, zklock's deadline) fails the wait with {@link
    * SessionEnded} instead of watching again on the next session: for a waiter whose own ephemeral
    * node went with it.
    */
-  static CompletableFuture<Boolean> until(
-      RecipeContext ctx, String path, boolean present, long timeoutNanos, long owner) {
+  public static CompletableFuture<Boolean> until(
+      CoordContext ctx, String path, boolean present, long timeoutNanos, long owner) {
     NodeWatch w = new NodeWatch(ctx, path, present, owner);
     w.done.whenComplete((v, err) -> w.cleanUp());
     if (timeoutNanos >= 0) {
@@ -87,8 +87,7 @@ final class NodeWatch implements Watcher {
     if (done.isDone()) {
       return;
     }
-    ctx.requests()
-        .session()
+    ctx.session()
         .whenConnected(
             conn -> {
               if (owner != 0L && conn.sessionId() != owner) {
