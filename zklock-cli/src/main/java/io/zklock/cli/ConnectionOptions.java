@@ -90,6 +90,7 @@ final class ConnectionOptions {
   }
 
   private ZkLocks connect(String clientName, boolean background) {
+    ConnectString.check(connect);
     ZkLocks.Builder builder;
     try {
       builder =

@@ -182,6 +182,9 @@ final class DemoCommand implements Callable<Integer> {
           "--session-timeout must be between 1s and 5s with the embedded ensemble: "
               + sessionTimeout);
     }
+    if (connect != null) {
+      ConnectString.check(connect);
+    }
     checkWritable(report);
     if (!progress.matches("auto|line|plain|none")) {
       throw new CliException(

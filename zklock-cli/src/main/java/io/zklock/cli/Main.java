@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -49,6 +50,9 @@ public final class Main implements Runnable {
   /** A configured command line: the entry point for {@link #main} and the tests. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
+    // hidden: prints the bash completion script, which the distribution installs
+    cl.addSubcommand("generate-completion", new AutoComplete.GenerateCompletion());
+    cl.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(true);
     cl.setExecutionExceptionHandler(new Errors());
     cl.setParameterExceptionHandler(Errors::usage);
     cl.setCaseInsensitiveEnumValuesAllowed(true);

@@ -35,18 +35,68 @@ class HelpAndErrorsTest {
   }
 
   @Test
-  void bench_list_namesTheScenarios() {
-    Cli.Result r = Cli.run("bench", "--list");
+  void bench_inTheInstalledTool_saysWhereItRuns_usageExitCode() {
+    for (String[] args : new String[][] {{"bench"}, {"bench", "--list"}, {"bench", "--quick"}}) {
+      Cli.Result r = Cli.run(args);
 
-    assertThat(r.exitCode()).as(r.toString()).isZero();
-    assertThat(r.out()).contains("uncontended", "contended-10", "herd", "rw-90");
+      assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+      assertThat(r.err().strip().lines()).as(r.toString()).hasSize(1);
+      assertThat(r.err()).contains("./zklock bench", "clone of zklock's repository");
+      assertThat(r.out()).as(r.toString()).isEmpty();
+    }
   }
 
-  @Test
-  void bench_badOption_isAUsageError() {
-    Cli.Result r = Cli.run("bench", "--no-such-option");
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "zk1;zk2",
+        "zk1:2181;zk2:2181",
+        "zk 1:2181",
+        "zk1:abc",
+        "zk1:0",
+        "zk1:99999",
+        "::1:2181",
+        "[::1:2181",
+        ",",
+        "/chroot-only"
+      })
+  void malformedConnectString_isAUsageError_exit2_namingIt_beforeAnyConnection(String connect) {
+    for (String command : new String[] {"ls", "exec", "elect", "release", "ui", "demo"}) {
+      java.util.List<String> args = new java.util.ArrayList<>();
+      args.add(command);
+      args.add("--connect=" + connect);
+      switch (command) {
+        case "exec", "elect" -> args.addAll(java.util.List.of("x", "--", "true"));
+        case "release" -> args.addAll(java.util.List.of("x", "--yes"));
+        case "ui" -> args.addAll(java.util.List.of("--port", "0"));
+        default -> {}
+      }
+      long start = System.nanoTime();
+      Cli.Result r = Cli.run(args.toArray(new String[0]));
 
-    assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+      assertThat(r.exitCode()).as("%s: %s", args, r).isEqualTo(ExitCodes.USAGE);
+      assertThat(r.err().strip().lines()).as("%s: %s", args, r).hasSize(1);
+      assertThat(r.err()).as("%s: %s", args, r).startsWith("zklock: ").contains("connect string");
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+          .as("%s: refused before trying to connect (the connect timeout is 10 s)", args)
+          .isLessThan(java.time.Duration.ofSeconds(5));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "zk1",
+        "zk1:2181",
+        "zk1:2181,zk2:2181,zk3:2181/apps/locks",
+        "zk1:2181, zk2:2181",
+        "10.0.0.1:2181",
+        "[::1]:2181",
+        "[fe80::1%eth0]:2181",
+        "zk_1.example.com:2281"
+      })
+  void wellFormedConnectStrings_passTheCheck(String connect) {
+    assertThat(ConnectString.problem(connect)).as(connect).isNull();
   }
 
   @Test
@@ -132,7 +182,7 @@ class HelpAndErrorsTest {
     Cli.Result r = Cli.run("ls", "--connect", "127.0.0.1:99999");
 
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
-    assertThat(r.err()).contains("port out of range");
+    assertThat(r.err()).contains("port out of range: 99999");
   }
 
   @ParameterizedTest
@@ -287,6 +337,36 @@ class HelpAndErrorsTest {
         .isEqualTo(
             "zklock: unknown command 'lss'; did you mean 'ls'?; the commands are demo, server, ls,"
                 + " ui, exec, elect, release, bench, help (see 'zklock --help')");
+  }
+
+  @Test
+  void docsCli_showsTheUsageErrorsAsTheCommandPrintsThem() throws Exception {
+    String doc = java.nio.file.Files.readString(DocSnippetsTest.repo().resolve("docs/cli.md"));
+    for (String[] args : new String[][] {{"frobnicate"}, {"ls", "-c", "zk1;zk2"}}) {
+      Cli.Result r = Cli.run(args);
+
+      assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+      assertThat(doc)
+          .as("docs/cli.md shows what 'zklock %s' prints", String.join(" ", args))
+          .contains("`" + r.err().strip() + "`");
+    }
+  }
+
+  @Test
+  void docsCli_exitCodeTable_isTheCommandsExitCodes() throws Exception {
+    String doc = java.nio.file.Files.readString(DocSnippetsTest.repo().resolve("docs/cli.md"));
+    String table = doc.substring(doc.indexOf("## Exit codes"), doc.indexOf("## Common options"));
+    java.util.Set<Integer> documented = new java.util.TreeSet<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?m)^\\| (\\d+) \\|").matcher(table);
+    while (m.find()) {
+      documented.add(Integer.parseInt(m.group(1)));
+    }
+    java.util.Set<Integer> codes = new java.util.TreeSet<>();
+    for (java.lang.reflect.Field f : ExitCodes.class.getFields()) {
+      codes.add(f.getInt(null));
+    }
+    assertThat(documented).as("the exit codes docs/cli.md lists").isEqualTo(codes);
   }
 
   @Test

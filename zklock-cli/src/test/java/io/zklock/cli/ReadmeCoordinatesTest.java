@@ -44,7 +44,7 @@ class ReadmeCoordinatesTest {
   /** One coordinate found in a document: where, which artifact, which version (null if none). */
   record Coordinate(String where, String artifactId, String version) {}
 
-  private static Element parse(String xml) throws Exception {
+  static Element parse(String xml) throws Exception {
     DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
     f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
     return f.newDocumentBuilder()
@@ -52,11 +52,11 @@ class ReadmeCoordinatesTest {
         .getDocumentElement();
   }
 
-  private static Element parse(Path pom) throws Exception {
+  static Element parse(Path pom) throws Exception {
     return parse(Files.readString(pom, StandardCharsets.UTF_8));
   }
 
-  private static Element child(Element e, String name) {
+  static Element child(Element e, String name) {
     for (Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
       if (n instanceof Element c && c.getTagName().equals(name)) {
         return c;
@@ -65,7 +65,7 @@ class ReadmeCoordinatesTest {
     return null;
   }
 
-  private static String text(Element e, String name) {
+  static String text(Element e, String name) {
     Element c = child(e, name);
     return c == null ? null : c.getTextContent().strip();
   }
@@ -243,6 +243,54 @@ class ReadmeCoordinatesTest {
     assertThat(modules)
         .as("the modules a release publishes (every module not marked zklock.unpublished)")
         .containsAll(published());
+  }
+
+  /**
+   * RELEASING.md's "What is published" names every artifact a release publishes (the BOM's list,
+   * the BOM and the parent pom) before "Not published", and after it every module of the build that
+   * a release leaves out (marked {@code zklock.unpublished}, and the examples).
+   */
+  @Test
+  void releasingMd_namesEveryPublishedArtifact_andEveryModuleItLeavesOut() throws Exception {
+    Path root = DocSnippetsTest.repo();
+    String releasing = Files.readString(root.resolve("RELEASING.md"), StandardCharsets.UTF_8);
+    int start = releasing.indexOf("## What is published");
+    assertThat(start).as("RELEASING.md has a section 'What is published'").isNotNegative();
+    int end = releasing.indexOf("\n## ", start + 1);
+    String section = releasing.substring(start, end < 0 ? releasing.length() : end);
+    int not = section.indexOf("Not published");
+    assertThat(not).as("the section says what is not published").isPositive();
+    Pattern name = Pattern.compile("`((?:zklock-[a-z0-9-]+)|(?:examples/[a-z0-9-]+))`");
+    Set<String> published = new TreeSet<>();
+    Set<String> left = new TreeSet<>();
+    Matcher m = name.matcher(section);
+    while (m.find()) {
+      (m.start() < not ? published : left).add(m.group(1));
+    }
+    published.remove("zklock-bom"); // also named as "the list"; it is published
+    Set<String> expected = new TreeSet<>(published());
+    expected.add("zklock-parent");
+    expected.remove("zklock-bom");
+    assertThat(published)
+        .as("RELEASING.md's published artifacts (before 'Not published'): the BOM's list")
+        .isEqualTo(expected);
+
+    Element parent = parse(root.resolve("pom.xml"));
+    Set<String> unpublished = new TreeSet<>();
+    NodeList ms = child(parent, "modules").getElementsByTagName("module");
+    for (int i = 0; i < ms.getLength(); i++) {
+      String dir = ms.item(i).getTextContent().strip();
+      Element pom = parse(root.resolve(dir).resolve("pom.xml"));
+      Element props = child(pom, "properties");
+      if (dir.startsWith("examples/")) {
+        unpublished.add(dir);
+      } else if (props != null && "true".equals(text(props, "zklock.unpublished"))) {
+        unpublished.add(text(pom, "artifactId"));
+      }
+    }
+    assertThat(left)
+        .as("RELEASING.md's modules not published (after 'Not published')")
+        .isEqualTo(unpublished);
   }
 
   @Test
