@@ -152,10 +152,17 @@ class GuardedWriteFaultsTest extends ZkTestSupport {
   @RepeatedTest(3)
   void leaseRunsOut_whileWriting_refusedWithLeaseExpired() throws Exception {
     ZkLocks holder = client("holder");
-    DistributedLock lock = holder.mutex("job").withLease(Duration.ofSeconds(1));
+    // A lease long enough for the waiter to queue and the writer to commit on any machine; the
+    // fault shortens it once writes are committing. (A 1 s lease from the grant could run out on
+    // a loaded machine before the waiter had queued, and nothing was written inside it.)
+    DistributedLock lock = holder.mutex("job").withLease(Duration.ofMinutes(1));
     LockHandle held = lock.acquire();
 
-    RuntimeException stop = writeThrough(lock, held, () -> {});
+    RuntimeException stop =
+        writeThrough(
+            lock,
+            held,
+            () -> assertThat(held.extend(Duration.ofMillis(300))).as("lease shortened").isTrue());
 
     assertThat(stop).isInstanceOf(LockLostException.class);
     assertThat(((LockLostException) stop).reason())
