@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.ServerFreePhase;
 import io.zklock.testkit.TestCertificates;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -18,6 +19,7 @@ import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * what went wrong and the underlying exception attached, not only "no server answered"; and the
  * session timeout the ensemble granted is reported.
  */
+@Tag(ServerFreePhase.SERVER_TAG)
 class ConnectErrorsTest {
   /**
    * The default: the failures below are certain to persist, so build() gives up without waiting it

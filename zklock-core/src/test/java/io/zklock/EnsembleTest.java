@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
 import io.zklock.testkit.FaultProxy;
+import io.zklock.testkit.ServerFreePhase;
 import io.zklock.testkit.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.List;
@@ -13,9 +14,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A three-server ensemble of child processes: servers die, the lock and its session survive. */
+@Tag(ServerFreePhase.SERVER_TAG)
 class EnsembleTest {
   private static ZooKeeperEnsemble ensemble;
 

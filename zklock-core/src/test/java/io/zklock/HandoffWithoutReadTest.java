@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
 import io.zklock.testkit.FaultProxy;
+import io.zklock.testkit.ServerFreePhase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.server.ServerCnxn;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * delete of a node that was held, so the head: its deletion is the grant without a listing (counted
  * by the server's getChildren replies).
  */
+@Tag(ServerFreePhase.SERVER_TAG)
 class HandoffWithoutReadTest {
   private static final AtomicInteger COUNTER = new AtomicInteger();
 

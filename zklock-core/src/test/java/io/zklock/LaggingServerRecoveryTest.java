@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
 import io.zklock.testkit.FaultProxy;
+import io.zklock.testkit.ServerFreePhase;
 import io.zklock.testkit.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * cannot commit; the reply is lost and the only server the client can reach is a paused follower,
  * which, resumed, accepts the session before it has applied the create.
  */
+@Tag(ServerFreePhase.SERVER_TAG)
 class LaggingServerRecoveryTest {
   private static ZooKeeperEnsemble ensemble;
 

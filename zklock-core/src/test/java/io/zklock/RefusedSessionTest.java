@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.ServerFreePhase;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * deadline ends it: a declared loss, a new session that works, and no call that blocks past the
  * deadline.
  */
+@Tag(ServerFreePhase.SERVER_TAG)
 class RefusedSessionTest {
   private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
 

@@ -2,6 +2,7 @@ package io.zklock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zklock.testkit.ServerFreePhase;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.ProcessBuilder.Redirect;
@@ -9,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,6 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * hears of the holder's node deletion when the session expires; that deletion is no handoff. Each
  * kind runs its trials in a fresh JVM (a cold JVM is where the race showed), with its own server.
  */
+@Tag(ServerFreePhase.SERVER_TAG) // each trial JVM starts its own server
 class SameSessionExpiryTest {
 
   @ParameterizedTest(name = "{0}: {1} trials")

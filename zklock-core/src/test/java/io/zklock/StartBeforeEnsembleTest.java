@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.ServerFreePhase;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,12 +14,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link ZkLocks.Builder#connectInBackground()}: {@code build()} returns before any server is up,
  * requests wait for the first connection, each at most the connect timeout.
  */
+@Tag(ServerFreePhase.SERVER_TAG)
 class StartBeforeEnsembleTest {
   private final List<AutoCloseable> closeables = new ArrayList<>();
 

@@ -4,15 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.ServerFreePhase;
 import io.zklock.testkit.TestCertificates;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * TLS to the ensemble, against an embedded server with a secure port and generated certificates.
  */
+@Tag(ServerFreePhase.SERVER_TAG)
 class TlsTest {
   private static TestCertificates certs;
   private static EmbeddedZooKeeper zk;

@@ -3,6 +3,7 @@ package io.zklock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.ServerFreePhase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,12 +16,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInfo;
 
 /**
  * One embedded ZooKeeper per test class; each test gets its own namespace, and every client a test
  * makes is closed after it. {@link #assertNoLockNodes()} checks that nothing was orphaned.
+ *
+ * <p>Tagged {@code server} (inherited by every subclass): these classes run in the second phase of
+ * the module's tests, after every server-free one passed.
  */
+@Tag(ServerFreePhase.SERVER_TAG)
 public abstract class ZkTestSupport {
   private static final AtomicInteger COUNTER = new AtomicInteger();
 

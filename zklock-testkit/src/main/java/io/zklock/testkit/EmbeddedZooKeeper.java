@@ -596,9 +596,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws UncheckedIOException if it cannot bind or write its data directory, or the jars of a
      *     {@link #serverVersion(String)} cannot be downloaded
      * @throws IllegalStateException if a server in a child JVM exits or does not serve within a
-     *     minute (the message ends with its log), or TLS is asked of one
+     *     minute (the message ends with its log), or TLS is asked of one, or in the server-free
+     *     test phase ({@link ServerFreePhase})
      */
     public EmbeddedZooKeeper start() {
+      ServerFreePhase.refuseServer("a ZooKeeper server is started");
       if (serverVersion != null && tls != null) {
         throw new IllegalStateException(
             "a server of another version (serverVersion " + serverVersion + ") has no TLS port");

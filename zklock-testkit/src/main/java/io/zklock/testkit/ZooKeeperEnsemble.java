@@ -449,12 +449,13 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * Starts every server and waits until they form a quorum.
      *
      * @throws IllegalStateException if no quorum forms within the start timeout (the servers are
-     *     killed and their directories deleted), or if a server version is asked of an in-process
-     *     ensemble
+     *     killed and their directories deleted), if a server version is asked of an in-process
+     *     ensemble, or in the server-free test phase ({@link ServerFreePhase})
      * @throws java.io.UncheckedIOException if the jars of the server version cannot be downloaded
      * @throws InterruptedException if interrupted while waiting
      */
     public ZooKeeperEnsemble start() throws InterruptedException {
+      ServerFreePhase.refuseServer("a ZooKeeper ensemble is started");
       if (serverVersion != null && !childProcesses) {
         throw new IllegalStateException(
             "serverVersion("
