@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -50,6 +51,7 @@ import org.junit.jupiter.api.Timeout;
  * waits on anything that could hang.
  */
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Tag("late") // CPU-bound and long: runs beside the server tests (see the pom)
 class ArchitectureTest {
   private static final String INTERNAL = "io.zklock.internal";
 

@@ -7,8 +7,10 @@ import java.util.Map;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Tag;
 
 /** The node data the library writes is read back exactly, whatever the strings hold. */
+@Tag("late") // CPU-bound and long: runs beside the server tests (see the pom)
 class JsonPropertiesTest {
 
   private static String write(Map<String, String> fields) {
