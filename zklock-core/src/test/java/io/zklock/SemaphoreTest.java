@@ -156,4 +156,40 @@ class SemaphoreTest extends ZkTestSupport {
     dh.release();
     awaitNoLockNodes();
   }
+
+  @Test
+  void admittedWaiterExpires_queuesForAdmissionAgain_behindTheRequestQueuedMeanwhile()
+      throws Exception {
+    // Given a holder of the one permit, a waiter admitted behind it (its lease waiting), and a
+    // request queued for admission behind that
+    LockHandle a = client("a").semaphore("readmit", 1).acquire();
+    ZkLocks z = client("z");
+    CompletableFuture<LockHandle> admitted = z.semaphore("readmit", 1).acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("readmit", "leases").size() == 2);
+    CompletableFuture<LockHandle> queued = client("c").semaphore("readmit", 1).acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodesIn("readmit", "queue").size() == 2);
+
+    // When the admitted waiter's session expires, and it is back on a new session
+    long expired = z.sessionId();
+    server.expireSession(expired);
+    await("the expired waiter back on a new session, queued for admission (not a lease of its own)")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> z.sessionId() != expired && nodesIn("readmit", "queue").size() == 2);
+
+    // Then it queued for admission again, behind the request queued meanwhile (now admitted, its
+    // lease behind the holder's), and has no lease of its own: never a lease without admission
+    assertThat(nodesIn("readmit", "leases")).as("the holder's lease and c's").hasSize(2);
+    assertThat(admitted).isNotDone();
+
+    // and the permit goes to c first, then to the expired waiter
+    a.release();
+    LockHandle c = queued.get(10, TimeUnit.SECONDS);
+    assertThat(admitted).isNotDone();
+    c.release();
+    LockHandle h = admitted.get(10, TimeUnit.SECONDS);
+    assertThat(h.isHeld()).isTrue();
+    assertThat(h.fencingToken()).isGreaterThan(c.fencingToken());
+    h.release();
+    awaitNoLockNodes();
+  }
 }

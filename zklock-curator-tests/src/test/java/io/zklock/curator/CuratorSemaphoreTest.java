@@ -356,13 +356,23 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     awaitChildren(c0, name + "/leases", 2);
     CuratorWaiter behind = curatorWaiter("c2", name);
     awaitChildren(c0, name + "/locks", 2);
+    long expired = z.sessionId();
 
-    // When the zklock waiter's session expires
-    server.expireSession(z.sessionId());
+    // When the zklock waiter's session expires, and it is back on its new session (the Curator
+    // waiter admitted meanwhile, its lease behind c0's) before c0 returns its lease
+    server.expireSession(expired);
+    awaitBackOnANewSession(z, name, expired);
 
-    // Then the Curator waiter is admitted, and the zklock waiter, queued again on its new session,
-    // holds after it: never two leases held at once
+    // Then it queued again for admission behind the Curator waiter, no lease of its own beside it
+    List<LockNode> zNodes = nodesOf(z, name, "z");
+    assertThat(zNodes).as("z's nodes").hasSize(1);
+    assertThat(zNodes.get(0).path()).as("z's node").contains("/locks/");
+    assertThat(children(c0, name + "/leases")).as("c0's lease and c2's").hasSize(2);
+    assertThat(children(c0, name + "/locks")).as("c2's admission, then z's").hasSize(2);
     assertThat(waiter).isNotDone();
+
+    // and the Curator waiter holds when c0 returns its lease, then the zklock waiter: never two
+    // leases held at once, never a stall
     h0.returnLease();
     behind.holdsThenReturns();
     LockHandle h = waiter.get(SECONDS, TimeUnit.SECONDS);
@@ -370,6 +380,20 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     assertThat(children(c0, name + "/leases")).hasSize(1);
     h.release();
     awaitEmpty(c0, name);
+  }
+
+  /**
+   * Waits until zklock's client {@code z}, whose session {@code expired} ended, is connected on a
+   * new one and has a node of {@code name}'s semaphore on it again (in either directory).
+   */
+  private void awaitBackOnANewSession(ZkLocks z, String name, long expired) {
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(10))
+        .until(
+            () ->
+                z.sessionId() != expired
+                    && nodesOf(z, name, "z").stream().anyMatch(n -> n.sessionId() != expired));
   }
 
   @Test

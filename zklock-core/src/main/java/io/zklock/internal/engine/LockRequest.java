@@ -130,6 +130,7 @@ public final class LockRequest implements Handle {
   private boolean abandoned; // released by the library on the holder's failure (a lease ran out)
   private int ownVersion; // the data version our node had when we last wrote it (a delay's mark)
   private long startNanos; // when start() ran, by the context's clock
+  private long boundSession; // 0, or the only session the request may have a node on (boundTo)
   private long grantNanos; // when the request was granted, by the context's clock
 
   /**
@@ -146,6 +147,21 @@ public final class LockRequest implements Handle {
     this.ctx = ctx;
     this.ticket = ticket;
     this.view = view;
+  }
+
+  /**
+   * Binds the request to session {@code sessionId}: a step of a recipe's request that may exist
+   * only beside what the recipe holds on that session (a semaphore's lease, beside its admission).
+   * It is created on that session only; when the session ends before the grant (its node, if any,
+   * gone with it), the request is not created again on the new session but ends with a {@link
+   * SessionEndedException}, so that the recipe starts over from its first step. A grant is lost
+   * with its session as any other. Call before {@link #start()}; 0 (the default) binds nothing.
+   */
+  public LockRequest boundTo(long sessionId) {
+    synchronized (this) {
+      boundSession = sessionId;
+    }
+    return this;
   }
 
   /** Starts the request; the future completes with the handle, or null when busy or timed out. */
@@ -186,6 +202,10 @@ public final class LockRequest implements Handle {
         withdraw(null);
         return;
       }
+      if (boundSession != 0L && conn.sessionId() != boundSession) {
+        sessionEnded(); // the session it belongs to ended before its first create
+        return;
+      }
       state = State.CREATING;
       createEpoch = ++epoch;
       attemptId = ctx.ids().attemptId(protocol.kind());
@@ -202,6 +222,21 @@ public final class LockRequest implements Handle {
     watch = null;
     state = State.PENDING;
     ctx.session().whenConnected(this::send, this::closed);
+  }
+
+  /**
+   * Called holding the monitor: a request bound to a session ({@link #boundTo}) whose session ended
+   * before the grant ends, without a node (it went with the session) and without a create on the
+   * new session.
+   */
+  private void sessionEnded() {
+    epoch++;
+    forgetNode();
+    watch = null; // set on the ended session's handle: nothing to remove
+    sideWatch = null;
+    state = State.WITHDRAWN;
+    ctx.requests().remove(this);
+    ticket.end(new SessionEndedException(protocol.dir(), boundSession));
   }
 
   /**
@@ -559,7 +594,13 @@ public final class LockRequest implements Handle {
     switch (state) {
       case WITHDRAWN -> endWithdrawal(); // the node went with the session
       case HELD, VANISHED -> lose(LockLostException.Reason.SESSION_EXPIRED);
-      case CREATING, RECOVERING, WAITING -> createAgain(); // on the new session, same deadline
+      case CREATING, RECOVERING, WAITING -> {
+        if (boundSession != 0L) {
+          sessionEnded(); // its recipe starts over, on the new session, from its first step
+        } else {
+          createAgain(); // on the new session, same deadline
+        }
+      }
       default -> {}
     }
   }

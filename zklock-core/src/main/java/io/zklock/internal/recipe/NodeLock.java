@@ -141,10 +141,20 @@ public final class NodeLock implements LockPart {
 
   @Override
   public CompletableFuture<LockHandle> start(Waiting waiting, IntConsumer queued) {
+    return start(waiting, queued, 0L);
+  }
+
+  /**
+   * {@link #start(Waiting, IntConsumer)} for a request bound to session {@code boundSession}
+   * ({@link LockRequest#boundTo}): created on that session only, and ended with a {@link
+   * io.zklock.internal.engine.SessionEndedException} rather than created again when it ends before
+   * the grant. 0 binds nothing.
+   */
+  CompletableFuture<LockHandle> start(Waiting waiting, IntConsumer queued, long boundSession) {
     ctx.checkOpen();
     RequestContext rc = ctx.requests();
     Ticket ticket = new Ticket(rc, waiting).onQueued(queued);
-    return new LockRequest(name, protocol, rc, ticket, grantView).start();
+    return new LockRequest(name, protocol, rc, ticket, grantView).boundTo(boundSession).start();
   }
 
   @Override

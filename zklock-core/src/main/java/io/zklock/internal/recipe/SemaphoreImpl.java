@@ -250,6 +250,15 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             leases.dir());
   }
 
+  /**
+   * A request for {@code count} leases that waits as {@code waiting} says (never {@link
+   * Waiting#NOW}), started at once: {@link #acquireAsync(int)} without the instance's start gate
+   * and listeners, for tests on the engine's fakes.
+   */
+  CompletableFuture<LockHandle> request(int count, Waiting waiting) {
+    return startNow(count(count), waiting, null);
+  }
+
   private CompletableFuture<LockHandle> startNow(
       int count, Waiting waiting, java.util.function.IntConsumer queued) {
     ctx.checkOpen();

@@ -1,8 +1,11 @@
 package io.zklock.internal.recipe;
 
 import io.zklock.LockHandle;
+import io.zklock.internal.engine.Guard;
+import io.zklock.internal.engine.Handle;
 import io.zklock.internal.engine.LockRequest;
 import io.zklock.internal.engine.RequestContext;
+import io.zklock.internal.engine.SessionEndedException;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.Waiting;
 import java.util.ArrayList;
@@ -18,6 +21,14 @@ import java.util.function.Function;
  * under way; each step's {@link LockRequest} deletes its own node, so nothing is left behind. The
  * admission mutex is released as soon as the leases are decided. Each lease's data names the
  * admission node, so that an inspection counts the request once.
+ *
+ * <p>A session that ends: a request queued for admission queues again on the new session (the
+ * engine does it), behind whoever queued meanwhile. Its leases are bound to the session of its
+ * admission ({@link io.zklock.internal.engine.LockRequest#boundTo}): when that session ends before
+ * they are granted, they are not created again on the new one, where no admission would stand
+ * beside them; the request queues for admission again instead, as a new request does. A lease
+ * created without an admission would be counted by Curator's admitted client, which waits while the
+ * leases outnumber the permits, while the lease waits behind it: a stall.
  *
  * <p>Several permits: the admitted request asks for its {@code count} leases at once; each is
  * granted by the lease rule alone, and the request holds when all are ({@link
@@ -69,11 +80,6 @@ final class SemaphoreRequest {
   }
 
   void start() {
-    CompletableFuture<LockHandle> first;
-    synchronized (this) {
-      first = admission.start(waiting, queued);
-      steps = List.of(first);
-    }
     result.whenComplete(
         (h, err) -> {
           if (result.isCancelled()) {
@@ -86,6 +92,24 @@ final class SemaphoreRequest {
             cancelSteps(); // a withdrawn step deletes its node; a granted one is released below
           }
         });
+    admit();
+  }
+
+  /**
+   * Queues for admission: the first step, and the one a request starts over from when the session
+   * of its admission ended before its leases were granted. A new request comes in by this door
+   * only, behind whoever queued meanwhile; a lease is never asked for without an admission held on
+   * the same session.
+   */
+  private void admit() {
+    CompletableFuture<LockHandle> first;
+    synchronized (this) {
+      if (result.isDone()) {
+        return;
+      }
+      first = admission.start(waiting, queued);
+      steps = List.of(first);
+    }
     first.whenComplete(this::admitted);
   }
 
@@ -115,16 +139,24 @@ final class SemaphoreRequest {
   }
 
   private void takeLeases(LockHandle mutex) {
+    // the session the admission is held on: the leases may exist only beside it (a lease created
+    // on another session would be one no admission let in, which Curator's clients count)
+    Guard admitted = ((Handle) mutex).guard();
     List<CompletableFuture<LockHandle>> leases = new ArrayList<>(count);
     synchronized (this) {
       if (result.isDone() || waiting.expired(ctx.clock())) {
         mutex.releaseAsync().whenCompleteAsync((v, t) -> finish(null, null), ctx.executor());
         return;
       }
+      if (!admitted.holds()) {
+        // lost before a lease was asked for: its session ended; come in again by the same door
+        startOver(List.of(mutex.releaseAsync()));
+        return;
+      }
       String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
       NodeLock q = leasesFor.apply(admissionNode);
       for (int i = 0; i < count; i++) {
-        leases.add(q.start(waiting, queued));
+        leases.add(q.start(waiting, queued, admitted.session()));
       }
       steps = leases;
     }
@@ -158,17 +190,37 @@ final class SemaphoreRequest {
               }
               if (got.size() == count) {
                 finish(count == 1 ? got.get(0) : new MultiLock.MultiHandle(name, got), null);
-              } else {
-                // a failure is answered once the admission mutex and every lease taken are given
-                // back: nothing is left held when it is returned
-                List<CompletableFuture<Void>> released = new ArrayList<>();
-                released.add(gone);
-                got.forEach(h -> released.add(h.releaseAsync()));
-                Throwable err = failure;
-                CompletableFuture.allOf(released.toArray(new CompletableFuture<?>[0]))
-                    .whenCompleteAsync((x, t) -> finish(null, err), ctx.executor());
+                return;
               }
+              // a failure is answered once the admission mutex and every lease taken are given
+              // back: nothing is left held when it is returned
+              List<CompletableFuture<Void>> released = new ArrayList<>();
+              released.add(gone);
+              got.forEach(h -> released.add(h.releaseAsync()));
+              if (failure instanceof SessionEndedException) {
+                // the admission's session ended while its leases waited: they went with it, and
+                // the request queues for admission again on the new session
+                startOver(released);
+                return;
+              }
+              Throwable err = failure;
+              CompletableFuture.allOf(released.toArray(new CompletableFuture<?>[0]))
+                  .whenCompleteAsync((x, t) -> finish(null, err), ctx.executor());
             });
+  }
+
+  /** Once {@code released} are done: queues for admission again, within the same deadline. */
+  private void startOver(List<CompletableFuture<Void>> released) {
+    CompletableFuture.allOf(released.toArray(new CompletableFuture<?>[0]))
+        .whenCompleteAsync(
+            (x, t) -> {
+              if (waiting.expired(ctx.clock())) {
+                finish(null, null);
+              } else {
+                admit();
+              }
+            },
+            ctx.executor());
   }
 
   private static Throwable unwrap(Throwable err) {

@@ -121,7 +121,7 @@ public final class EngineFixture {
    * the private constructor). Requests sent through {@link FakeZooKeeper} itself as a {@code ZkOps}
    * stay this fixture's.
    */
-  EngineFixture otherClient(long sessionId) {
+  public EngineFixture otherClient(long sessionId) {
     EngineFixture other =
         new EngineFixture(zk, clock, scheduler, sessionId, SuspensionPolicy.WAIT_FOR_EXPIRY);
     zk.useSession(session.sessionId());

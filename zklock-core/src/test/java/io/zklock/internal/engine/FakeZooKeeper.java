@@ -159,6 +159,9 @@ public final class FakeZooKeeper implements ZkOps {
   /** The server's clock, ms: node {@code ctime} and {@code mtime} (see {@link #serverClock}). */
   private java.util.function.LongSupplier serverMillis = () -> 0L;
 
+  /** Told of every node created, with its owner session (0 for a persistent node), as applied. */
+  private java.util.function.BiConsumer<Long, String> onCreate = (owner, path) -> {};
+
   private long current;
   private int loseNext;
   private int dropNext;
@@ -166,6 +169,15 @@ public final class FakeZooKeeper implements ZkOps {
 
   FakeZooKeeper() {
     tree.put("/", new Node(0, 0, false, new byte[0], 0L));
+  }
+
+  /**
+   * Tells {@code listener} of every node created from now on, at the moment it is applied: its
+   * ephemeral owner (0 for a persistent node) and its path. For properties that must hold at the
+   * moment of a create (a lease only beside its admission, say).
+   */
+  public void onCreate(java.util.function.BiConsumer<Long, String> listener) {
+    this.onCreate = listener;
   }
 
   /** The server's clock, in ms, that stamps {@code ctime} and {@code mtime} (0 until set). */
@@ -507,6 +519,7 @@ public final class FakeZooKeeper implements ZkOps {
     parent.cversion++;
     parent.pzxid = z;
     name[0] = actual;
+    onCreate.accept(mode.isEphemeral() ? owner : 0L, actual);
     fire(dataWatches, actual, EventType.NodeCreated);
     fire(childWatches, parentPath, EventType.NodeChildrenChanged);
     fireRecursive(actual, EventType.NodeCreated);
