@@ -21,8 +21,12 @@ import java.util.Objects;
  *     (the leader, for an election), every reader before the first writer for a read-write lock, up
  *     to {@code permits} leases for a semaphore
  * @param waiters the requests that wait, in queue order (the followers of an election). A simple
- *     lock's waiters have no node and are not shown. A semaphore's waiters are the request waiting
- *     for a lease, then those still queued for admission. A semaphore request for several permits
+ *     lock's waiters have no node and are not shown. A semaphore's waiters are the request admitted
+ *     and waiting for a permit ({@link LockNode.State#ADMITTED}: its lease, or its admission node
+ *     while it has no lease yet), then those still queued for admission ({@link
+ *     LockNode.State#QUEUED}). Each request shows once, whichever library made it: a lease is not
+ *     shown again as the admission node it came in by (zklock's leases name it; a Curator client's
+ *     lease is matched to its session's admission node). A semaphore request for several permits
  *     shows one node per permit, all among the waiters until all of them are granted
  * @param state what a coordination recipe's entry shows instead of holders, as text fields: for
  *     {@link Kind#LATCH} {@code count}, {@code remaining} and {@code open} ({@code true}/{@code

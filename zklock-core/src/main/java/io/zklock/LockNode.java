@@ -31,6 +31,9 @@ import java.util.Optional;
  * @param data every field of the node's data as written (values as text); empty for a node not
  *     written by zklock, except a Curator client's node in a Curator-compatible queue, whose data
  *     (as text) is under {@code "curator"}
+ * @param state where the request stands: {@link State#HOLDING} for the holders of {@link
+ *     LockInfo#holders()}; for a waiter {@link State#ADMITTED} (a semaphore request let in by the
+ *     admission queue, waiting for a permit) or {@link State#QUEUED}
  */
 public record LockNode(
     String name,
@@ -44,7 +47,26 @@ public record LockNode(
     long fencingToken,
     String ownerData,
     boolean releaseRequested,
-    Map<String, String> data) {
+    Map<String, String> data,
+    State state) {
+
+  /**
+   * Where a request stands. A request is shown once, whichever library made it and however many
+   * nodes it has: a semaphore request admitted and waiting for its lease is its lease node, not
+   * also its admission node.
+   */
+  public enum State {
+    /** It holds the lock: the leader of an election, a lease of a semaphore that holds. */
+    HOLDING,
+    /**
+     * A semaphore request let in by the semaphore's admission queue, waiting for a permit: its
+     * lease waits for a holder to return one (or is about to be created). At most one request of a
+     * semaphore is admitted at a time.
+     */
+    ADMITTED,
+    /** It waits in the queue; a semaphore request waits for admission. */
+    QUEUED
+  }
 
   /** The kinds of lock node. */
   public enum Kind {
@@ -124,6 +146,7 @@ public record LockNode(
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(since, "since");
     Objects.requireNonNull(ownerData, "ownerData");
+    Objects.requireNonNull(state, "state");
     data = Map.copyOf(data);
   }
 

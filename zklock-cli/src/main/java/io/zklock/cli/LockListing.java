@@ -44,9 +44,17 @@ final class LockListing {
 
   private static String state(Row r) {
     if (!r.holds()) {
-      return "waits";
+      return waiting(r.node());
     }
     return r.node().releaseRequested() ? "holds (release requested)" : "holds";
+  }
+
+  /**
+   * A waiter's state: {@code admitted} for a semaphore request let in by its admission queue and
+   * waiting for a permit, else {@code waits}.
+   */
+  static String waiting(LockNode n) {
+    return n.state() == LockNode.State.ADMITTED ? "admitted" : "waits";
   }
 
   /** The state field of a lock whose directory mixes recipes ({@link LockInfo#state()}). */
@@ -268,7 +276,8 @@ final class LockListing {
         }
         sb.append("{\"node\":").append(quote(e.name()));
         sb.append(",\"kind\":").append(quote(e.kind().label()));
-        sb.append(",\"state\":").append(quote(rows.get(i).holds() ? "holds" : "waits"));
+        sb.append(",\"state\":")
+            .append(quote(rows.get(i).holds() ? "holds" : waiting(rows.get(i).node())));
         sb.append(",\"client\":").append(quote(orUnknown(e.clientName())));
         sb.append(",\"participant\":")
             .append(e.participantId().map(LockListing::quote).orElse("null"));

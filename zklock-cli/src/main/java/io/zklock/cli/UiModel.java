@@ -417,7 +417,7 @@ final class UiModel implements AutoCloseable {
       sb.append("{\"node\":").append(quote(e.name()));
       sb.append(",\"path\":").append(quote(e.path()));
       sb.append(",\"kind\":").append(quote(e.kind().label()));
-      sb.append(",\"state\":").append(quote(holds ? "holds" : "waits"));
+      sb.append(",\"state\":").append(quote(holds ? "holds" : LockListing.waiting(e)));
       sb.append(",\"client\":").append(quote(e.clientName().isEmpty() ? "?" : e.clientName()));
       sb.append(",\"participant\":")
           .append(e.participantId().map(LockListing::quote).orElse("null"));

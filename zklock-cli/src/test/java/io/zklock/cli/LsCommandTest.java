@@ -159,7 +159,7 @@ class LsCommandTest {
   }
 
   @Test
-  void semaphore_everyPermitHolderShowsAsHolding() throws Exception {
+  void semaphore_everyPermitHolderShowsAsHolding_theAdmittedWaiterAsAdmitted() throws Exception {
     java.util.List<LockHandle> leases = new java.util.ArrayList<>();
     java.util.List<CompletableFuture<LockHandle>> queued = new java.util.ArrayList<>();
     try {
@@ -179,13 +179,23 @@ class LsCommandTest {
       assertThat(r.out().lines().filter(l -> l.contains(" holds ") && l.contains("semaphore")))
           .as(r.toString())
           .hasSize(3);
+      // each waiting request once: the one admitted (its lease waits for a permit), then the one
+      // queued for admission
+      assertThat(r.out().lines().filter(l -> l.contains(" admitted ") && l.contains("semaphore")))
+          .as(r.toString())
+          .hasSize(1);
       assertThat(r.out().lines().filter(l -> l.contains(" waits ") && l.contains("semaphore")))
           .as(r.toString())
-          .hasSize(2);
+          .hasSize(1);
       assertThat(r.out())
           .contains("pool (3 permits)", "1 lock(s) under /ls-test, 1 held, 2 waiting");
       Cli.Result json = Cli.run("ls", "-c", zk.connectString(), "-n", "/ls-test", "--json", "pool");
       assertThat(json.out()).contains("\"kind\":\"semaphore\",\"permits\":3");
+      assertThat(json.out()).contains("\"state\":\"admitted\"", "\"state\":\"waits\"");
+      String ui = UiModel.lockJson(holder.inspect("pool").orElseThrow(), 0L, 10);
+      assertThat(ui)
+          .as("zklock ui agrees")
+          .contains("\"waitersTotal\":2", "\"state\":\"admitted\"", "\"state\":\"waits\"");
     } finally {
       queued.forEach(f -> f.cancel(true));
       leases.forEach(LockHandle::release);

@@ -1,6 +1,7 @@
 package io.zklock.curator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.zklock.DistributedSemaphore;
@@ -317,6 +318,47 @@ class CuratorSemaphoreTest extends CuratorTestBase {
     assertThat(behind.lease()).isNotDone();
     h0.returnLease();
     behind.holdsThenReturns();
+    awaitEmpty(c0, name);
+  }
+
+  @Test
+  void inspect_showsEachRequestOnce_withWhereItStands_whicheverLibraryMadeIt() throws Exception {
+    // Given Curator's c0 holding the one permit, Curator's c1 admitted and waiting with its lease,
+    // and a zklock waiter queued for admission behind it
+    String name = newName("sem-inspect");
+    HeldAndAdmitted curators = heldAndAdmitted(name);
+    CuratorClient c0 = curators.holder().client();
+    ZkLocks z = zklock("z");
+    CompletableFuture<LockHandle> waiter = queuedForAdmission(z, name, c0);
+
+    // Then each request shows once: c0 holding, c1 admitted (its lease, not also its admission
+    // node), z queued
+    LockInfo info = z.inspect(name).orElseThrow();
+    assertThat(info.holders())
+        .extracting(LockNode::clientName, LockNode::state)
+        .containsExactly(tuple("(curator)", LockNode.State.HOLDING));
+    assertThat(info.waiters())
+        .extracting(LockNode::clientName, LockNode::state)
+        .containsExactly(
+            tuple("(curator)", LockNode.State.ADMITTED), tuple("z", LockNode.State.QUEUED));
+    assertThat(info.waiters().get(0).path()).contains("/leases/");
+
+    // When c0 returns its lease: c1 holds, and the zklock waiter is admitted, its lease waiting
+    curators.holder().returnLease();
+    Lease c1 = curators.admitted().lease().get(SECONDS, TimeUnit.SECONDS);
+    awaitChildren(c0, name + "/leases", 2);
+    awaitChildren(c0, name + "/locks", 1);
+
+    // Then a zklock request in that place shows once too, as its lease, admitted
+    LockInfo after = z.inspect(name).orElseThrow();
+    assertThat(after.holders())
+        .extracting(LockNode::clientName, LockNode::state)
+        .containsExactly(tuple("(curator)", LockNode.State.HOLDING));
+    assertThat(after.waiters())
+        .extracting(LockNode::clientName, LockNode::state)
+        .containsExactly(tuple("z", LockNode.State.ADMITTED));
+    curators.admitted().sem().returnLease(c1);
+    holdsWithTokenThenReleases(waiter);
     awaitEmpty(c0, name);
   }
 

@@ -108,17 +108,26 @@ public final class Inspection {
         List<Integer> request = byRequest.getOrDefault(r.data().get(ADMISSION_FIELD), List.of(i));
         int[] indexes = request.stream().mapToInt(Integer::intValue).toArray();
         boolean holds = Ordering.leaseRequest(p, q, indexes) instanceof Ordering.Hold;
-        (holds ? holders : waiters).add(node(r, leaseKind));
+        if (holds) {
+          holders.add(node(r, leaseKind, LockNode.State.HOLDING));
+        } else {
+          waiters.add(node(r, leaseKind, LockNode.State.ADMITTED)); // only admitted requests lease
+        }
       }
       // two directories: the leases, and the admission queue (a Curator-compatible semaphore's is
       // a Curator mutex's), each read for a mix of its own
       String leasesMix = KindMix.mixOf(kindsOf(leases));
       mix = leasesMix != null ? leasesMix : KindMix.mixOf(kindsOf(admission));
-      Set<String> admitted = byRequest.keySet();
+      // a request is shown once: an admission node whose request has leased already is that
+      // request's lease, whichever library made it (zklock's leases name their admission node)
+      Set<String> leased = new java.util.HashSet<>(byRequest.keySet());
+      leased.addAll(admittedByCurator(leases, admission));
+      boolean head = true; // the first admission node is the admitted one: the queue is exclusive
       for (Read r : admission) {
-        if (!admitted.contains(r.name())) {
-          waiters.add(node(r, leaseKind));
+        if (!leased.contains(r.name())) {
+          waiters.add(node(r, leaseKind, head ? LockNode.State.ADMITTED : LockNode.State.QUEUED));
         }
+        head = false;
       }
     } else {
       Read simple = null;
@@ -135,7 +144,7 @@ public final class Inspection {
       List<NodeKind> kinds = new ArrayList<>(); // for a mix of recipes
       kind = simple != null ? LockInfo.Kind.SIMPLE : null;
       if (simple != null) {
-        holders.add(node(simple, NodeKind.SIMPLE));
+        holders.add(node(simple, NodeKind.SIMPLE, LockNode.State.HOLDING));
         kinds.add(NodeKind.SIMPLE);
       }
       for (int i = 0; i < queue.size(); i++) {
@@ -151,7 +160,11 @@ public final class Inspection {
         } else {
           holds = Ordering.forKind(k).decide(q, i) instanceof Ordering.Hold;
         }
-        (holds ? holders : waiters).add(node(queue.get(i), k));
+        if (holds) {
+          holders.add(node(queue.get(i), k, LockNode.State.HOLDING));
+        } else {
+          waiters.add(node(queue.get(i), k, LockNode.State.QUEUED));
+        }
       }
       mix = KindMix.mixOf(kinds);
     }
@@ -162,6 +175,37 @@ public final class Inspection {
     // the other recipe's clients do not follow (KindMix)
     Map<String, String> state = mix == null ? Map.of() : Map.of(KindMix.MIX_FIELD, mix);
     return Optional.of(new LockInfo(d.name(), d.dir(), kind, permits, holders, waiters, state));
+  }
+
+  /**
+   * The admission nodes of {@code admission} whose request has a lease in {@code leases}, matched
+   * for Curator's leases, which do not name their admission node: Curator's client takes one lease
+   * per turn of the admission mutex, creating it while it holds that mutex, so a Curator lease's
+   * admission node is the latest node of the same session created before the lease. A client that
+   * holds a lease from an earlier turn and queues again has an admission node created after that
+   * lease, which stays a request of its own.
+   */
+  static Set<String> admittedByCurator(List<Read> leases, List<Read> admission) {
+    Set<String> out = new java.util.HashSet<>();
+    for (Read lease : leases) {
+      if (lease.data().containsKey(ADMISSION_FIELD)
+          || !lease.data().containsKey(Inspector.CURATOR_FIELD) && !lease.data().isEmpty()) {
+        continue; // zklock's: named in its data, or a tryAcquire() lease, which has none
+      }
+      Read by = null;
+      for (Read a : admission) {
+        if (a.ephemeralOwner() == lease.ephemeralOwner()
+            && a.czxid() < lease.czxid()
+            && !out.contains(a.name())
+            && (by == null || a.czxid() > by.czxid())) {
+          by = a;
+        }
+      }
+      if (by != null) {
+        out.add(by.name());
+      }
+    }
+    return out;
   }
 
   // the layouts of the coordination recipes (io.zklock.internal.recipe: LatchImpl, BarrierImpl,
@@ -338,7 +382,7 @@ public final class Inspection {
   /** The client name shown for a Curator client's node in a compatible queue. */
   public static final String CURATOR_CLIENT = "(curator)";
 
-  public static LockNode node(Read r, NodeKind kind) {
+  public static LockNode node(Read r, NodeKind kind, LockNode.State state) {
     Map<String, String> d = r.data();
     long pid = 0;
     try {
@@ -363,6 +407,7 @@ public final class Inspection {
         r.czxid(),
         curatorClient ? curatorData : d.getOrDefault(OWNER_FIELD, ""),
         r.version() > 0 || d.containsKey(RELEASE_FIELD),
-        d);
+        d,
+        state);
   }
 }

@@ -293,7 +293,8 @@ final class LeaderWatch {
                             stat.getEphemeralOwner(),
                             stat.getVersion(),
                             fields),
-                        kind);
+                        kind,
+                        LockNode.State.HOLDING);
                 String id = QueueNode.participantOf(kind, data);
                 if (id == null) {
                   id = "";

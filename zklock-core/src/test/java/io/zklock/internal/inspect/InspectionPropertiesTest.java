@@ -175,6 +175,98 @@ class InspectionPropertiesTest {
     waiters.addAll(pathsOf(admission, leases, leases + queued));
     assertThat(info.waiters()).extracting(LockNode::path).isEqualTo(waiters);
     assertThat(info.waiters()).allMatch(w -> w.kind() == LockNode.Kind.SEMAPHORE);
+    // each request once, with where it stands: the leases that hold, the leases admitted and
+    // waiting, then the requests queued for admission (the first of them admitted, if no lease
+    // came in by the head of the queue yet)
+    assertThat(info.holders()).allMatch(h -> h.state() == LockNode.State.HOLDING);
+    List<LockNode.State> states = new ArrayList<>();
+    for (int i = holders; i < leases; i++) {
+      states.add(LockNode.State.ADMITTED);
+    }
+    for (int i = 0; i < queued; i++) {
+      states.add(leases == 0 && i == 0 ? LockNode.State.ADMITTED : LockNode.State.QUEUED);
+    }
+    assertThat(info.waiters()).extracting(LockNode::state).isEqualTo(states);
+  }
+
+  /** A Curator client's node, of session {@code session}, created with zxid {@code czxid}. */
+  private static Inspection.Read curatorNode(String dir, String lockName, int seq, long session) {
+    String name =
+        "_c_" + java.util.UUID.randomUUID() + "-" + lockName + String.format("%010d", seq);
+    return new Inspection.Read(
+        name, dir + "/" + name, 100L * seq + 1, 5L, session, 0, Map.of("curator", "c" + session));
+  }
+
+  @Example
+  void curatorSemaphore_anAdmittedCuratorWaiter_isShownOnce_asItsLease_admitted() {
+    // Curator's client 1 holds the one permit; client 2 holds the admission mutex and waits with
+    // its lease; zklock's client 3 queues for admission (its node names no lease: it has none)
+    Inspection.Read held = curatorNode(DIR + "/leases", "lease-", 1, 1L);
+    Inspection.Read admitted = curatorNode(DIR + "/locks", "lock-", 2, 2L);
+    Inspection.Read waiting = curatorNode(DIR + "/leases", "lease-", 3, 2L);
+    String zName =
+        QueueNode.prefix(NodeKind.CURATOR_MUTEX, java.util.UUID.randomUUID().toString())
+            + "0000000004";
+    Inspection.Read queued =
+        new Inspection.Read(
+            zName, DIR + "/locks/" + zName, 401L, 5L, 3L, 0, Map.of("client", "z", "kind", "x"));
+
+    LockInfo info =
+        Inspection.decide(
+                new Inspection.Dir(
+                    "s",
+                    DIR,
+                    Map.of(),
+                    List.of(),
+                    true,
+                    List.of(held, waiting),
+                    List.of(queued, admitted)))
+            .orElseThrow();
+
+    assertThat(info.holders()).extracting(LockNode::path).containsExactly(held.path());
+    assertThat(info.waiters())
+        .extracting(LockNode::path, LockNode::state)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(waiting.path(), LockNode.State.ADMITTED),
+            org.assertj.core.groups.Tuple.tuple(queued.path(), LockNode.State.QUEUED));
+  }
+
+  @Example
+  void curatorSemaphore_aHolderQueuedAgainForItsNextLease_isTwoRequests() {
+    // Curator's acquire(2): its first lease holds; it queued again for the second and is admitted
+    // (the head of the admission queue), its second lease not created yet
+    Inspection.Read first = curatorNode(DIR + "/leases", "lease-", 1, 1L);
+    Inspection.Read again = curatorNode(DIR + "/locks", "lock-", 2, 1L);
+
+    LockInfo info =
+        Inspection.decide(
+                new Inspection.Dir(
+                    "s", DIR, Map.of(), List.of(), true, List.of(first), List.of(again)))
+            .orElseThrow();
+
+    assertThat(info.holders()).extracting(LockNode::path).containsExactly(first.path());
+    assertThat(info.waiters())
+        .extracting(LockNode::path, LockNode::state)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(again.path(), LockNode.State.ADMITTED));
+  }
+
+  @Example
+  void curatorSemaphore_aHolderNotYetGivingBackTheAdmission_isShownOnce_holding() {
+    // Curator's client holds: its lease holds, and its admission node is not deleted yet
+    Inspection.Read admission = curatorNode(DIR + "/locks", "lock-", 1, 1L);
+    Inspection.Read lease = curatorNode(DIR + "/leases", "lease-", 2, 1L);
+
+    LockInfo info =
+        Inspection.decide(
+                new Inspection.Dir(
+                    "s", DIR, Map.of(), List.of(), true, List.of(lease), List.of(admission)))
+            .orElseThrow();
+
+    assertThat(info.holders())
+        .extracting(LockNode::path, LockNode::state)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(lease.path(), LockNode.State.HOLDING));
+    assertThat(info.waiters()).isEmpty();
   }
 
   private static List<String> pathsOf(List<Inspection.Read> reads, int from, int to) {
@@ -209,7 +301,8 @@ class InspectionPropertiesTest {
         Inspection.node(
             new Inspection.Read(
                 "e-x", DIR + "/e-x", 123L, 1_700_000_000_000L, 0x99L, version, data),
-            NodeKind.ELECTION);
+            NodeKind.ELECTION,
+            LockNode.State.HOLDING);
     assertThat(n.clientName()).isEqualTo("w-1");
     assertThat(n.host()).isEqualTo("h");
     assertThat(n.pid()).isEqualTo(4242L);
@@ -222,7 +315,8 @@ class InspectionPropertiesTest {
     LockNode bare =
         Inspection.node(
             new Inspection.Read("m-x", DIR + "/m-x", 1L, 0L, 2L, 0, Map.of("pid", "?")),
-            NodeKind.MUTEX);
+            NodeKind.MUTEX,
+            LockNode.State.QUEUED);
     assertThat(bare.clientName()).isEmpty();
     assertThat(bare.pid()).isZero();
     assertThat(bare.ownerData()).isEmpty();
