@@ -109,7 +109,14 @@ class CuratorRecipeMixTest extends CuratorTestBase {
         .hasMessageContaining("/" + name)
         .hasMessageContaining(selectorNode)
         .hasMessageContaining("LeaderSelector")
-        .hasMessageContaining("compatible mutex");
+        .hasMessageContaining("compatible mutex")
+        .satisfies(
+            ex ->
+                assertThat(ex.getMessage().split("\\[lock ", -1))
+                    .as("the path and session said once: " + ex.getMessage())
+                    .hasSize(2))
+        .hasMessageEndingWith("]")
+        .hasMessageNotContaining("] [");
     assertThat(e.isLeader()).isFalse();
     assertThatThrownBy(e::leader)
         .as("no single leader can be named in a mix")

@@ -10,7 +10,18 @@ import io.zklock.ZkLockException;
 public final class RecipeMixException extends ZkLockException {
   private static final long serialVersionUID = 1L;
 
+  private final String reason;
+
   public RecipeMixException(String message, String path, long sessionId) {
     super(message, path, sessionId, null);
+    this.reason = message;
+  }
+
+  /**
+   * The refusal without the lock path and session that {@link #getMessage()} ends with: for an
+   * exception that tells this refusal again with the same path and session, which adds them once.
+   */
+  public String reason() {
+    return reason;
   }
 }

@@ -202,8 +202,7 @@ public final class Election implements LeaderElection {
       }
       if (mix != null) {
         // the message says it all: which node, which recipe, what to use instead
-        log.warn(
-            "leader election {}: {}; trying again in {} ms", queue.dir(), mix.getMessage(), delay);
+        log.warn("leader election: {}; trying again in {} ms", mix.getMessage(), delay);
       } else {
         log.warn(
             "leader election {}: request failed; joining again in {} ms", queue.dir(), delay, err);
@@ -302,8 +301,9 @@ public final class Election implements LeaderElection {
       long seen = refusals;
       while (!isLeader()) {
         if (refused != null || refusals != seen) {
+          // the refusal's own words, with its path and session once
           throw new io.zklock.ZkLockException(
-              lastRefusal.getMessage(), queue.dir(), 0L, lastRefusal);
+              lastRefusal.reason(), lastRefusal.path(), lastRefusal.sessionId(), lastRefusal);
         }
         long left = waiting.remainingNanos(ctx.clock());
         if (left <= 0 || closed || ctx.lifecycle().isClosed()) {
