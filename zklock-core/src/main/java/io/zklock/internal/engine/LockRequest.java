@@ -96,10 +96,21 @@ public final class LockRequest implements Handle {
 
   /**
    * How long a waiter that gave up (timeout, cancel) waits for its node's delete before it answers
-   * anyway. The delete takes one round trip on a live connection; past this the connection has most
+   * anyway, at least. The delete takes one round trip on a live connection; past this (and past
+   * {@link #CLEANUP_GRACE_ROUND_TRIPS} of the round trips its create took) the connection has most
    * likely gone silent, and the node is deleted in the background.
    */
   static final long CLEANUP_GRACE_MILLIS = 1_000;
+
+  /**
+   * On a slow connection the grace is this many times the round trip the request's own create took
+   * on it, if that is longer than {@link #CLEANUP_GRACE_MILLIS}: a connection whose round trip is
+   * 400 ms (a distant server, a loaded machine) is slow, not silent, and its delete is waited for.
+   */
+  static final int CLEANUP_GRACE_ROUND_TRIPS = 4;
+
+  /** The grace is never longer than this, however slow the create was. */
+  static final long CLEANUP_GRACE_MAX_MILLIS = 10_000;
 
   private final String lockName;
   private final NodeProtocol protocol;
@@ -131,6 +142,8 @@ public final class LockRequest implements Handle {
   private int ownVersion; // the data version our node had when we last wrote it (a delay's mark)
   private long startNanos; // when start() ran, by the context's clock
   private long boundSession; // 0, or the only session the request may have a node on (boundTo)
+  private long createSentNanos; // when the latest create was sent, by the context's clock
+  private long createRoundTripNanos; // how long the latest create took to be answered (0: unknown)
   private long grantNanos; // when the request was granted, by the context's clock
 
   /**
@@ -208,6 +221,7 @@ public final class LockRequest implements Handle {
       }
       state = State.CREATING;
       createEpoch = ++epoch;
+      createSentNanos = ctx.clock().nanoTime();
       attemptId = ctx.ids().attemptId(protocol.kind());
       session = conn.sessionId();
       step = new RequestStep(conn, epoch);
@@ -364,12 +378,31 @@ public final class LockRequest implements Handle {
       CompletableFuture<Void> grace = new CompletableFuture<>();
       ScheduledFuture<?> t =
           ctx.scheduler()
-              .schedule(() -> grace.complete(null), CLEANUP_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+              .schedule(() -> grace.complete(null), cleanupGraceNanos(), TimeUnit.NANOSECONDS);
       gone.whenComplete((v, x) -> t.cancel(false));
       heard = CompletableFuture.anyOf(gone, grace).thenApply(v -> null);
     }
     ticket.endAfter(heard, failure);
     gone.whenComplete((v, t) -> ctx.requests().remove(this));
+  }
+
+  /**
+   * Called holding the monitor: how long a waiter that gave up waits for its node's delete at most
+   * ({@link #CLEANUP_GRACE_MILLIS}, longer on a connection whose round trips are slow).
+   */
+  private long cleanupGraceNanos() {
+    return cleanupGraceNanos(createRoundTripNanos);
+  }
+
+  /** The grace after a create that took {@code createRoundTripNanos} to be answered. */
+  static long cleanupGraceNanos(long createRoundTripNanos) {
+    long floor = TimeUnit.MILLISECONDS.toNanos(CLEANUP_GRACE_MILLIS);
+    long cap = TimeUnit.MILLISECONDS.toNanos(CLEANUP_GRACE_MAX_MILLIS);
+    long slow =
+        createRoundTripNanos > cap / CLEANUP_GRACE_ROUND_TRIPS
+            ? cap
+            : createRoundTripNanos * CLEANUP_GRACE_ROUND_TRIPS;
+    return Math.min(cap, Math.max(floor, slow));
   }
 
   /** Called holding the monitor: a withdrawn request's cleanup lost its connection; end now. */
@@ -835,6 +868,7 @@ public final class LockRequest implements Handle {
           return;
         }
         dirSentAhead = false;
+        createRoundTripNanos = Math.max(0L, ctx.clock().nanoTime() - createSentNanos);
         node = new Node(path, czxid, conn.sessionId());
         state = State.WAITING; // same step: a listing sent behind the create judges it
       }

@@ -8,6 +8,7 @@ import io.zklock.internal.engine.EngineFixture.Started;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -120,6 +121,58 @@ class ReturnOrderEngineTest {
     assertThat(f.nodes()).contains(mine);
     f.settle();
     assertThat(f.nodes()).containsExactly(name(other));
+  }
+
+  @Test
+  void waiterTimesOut_onASlowConnection_waitsForItsDeleteLongerThanTheOneSecondGrace() {
+    // Given a waiter whose create took 600 ms to be answered (a slow connection, not a silent one)
+    String other = f.otherQueues();
+    Started r = f.acquire(Duration.ofSeconds(10));
+    f.scheduler.advance(Duration.ofMillis(600));
+    f.settle();
+    String mine = name(r.request().path());
+    long grace =
+        TimeUnit.NANOSECONDS.toMillis(
+            LockRequest.cleanupGraceNanos(TimeUnit.MILLISECONDS.toNanos(600)));
+    assertThat(grace).as("four of its round trips").isEqualTo(2_400);
+
+    // When the deadline passes and the delete takes longer than one second to be answered
+    f.scheduler.advance(Duration.ofMillis(10_000 - 600));
+    f.scheduler.advance(Duration.ofMillis(LockRequest.CLEANUP_GRACE_MILLIS));
+    assertThat(r.future()).as("answered after one second on a slow connection").isNotDone();
+    f.settle();
+
+    // Then it answers once its delete is acknowledged, its node gone
+    assertThat(r.future()).isCompletedWithValue(null);
+    assertThat(f.nodes()).containsExactly(name(other)).doesNotContain(mine);
+  }
+
+  @Test
+  void waiterTimesOut_onASlowConnectionGoneSilent_answersAfterFourOfItsRoundTrips_notBefore() {
+    f.otherQueues();
+    Started r = f.acquire(Duration.ofSeconds(10));
+    f.scheduler.advance(Duration.ofMillis(600));
+    f.settle();
+
+    f.scheduler.advance(Duration.ofMillis(10_000 - 600));
+    f.scheduler.advance(Duration.ofMillis(2_400 - 1));
+    assertThat(r.future()).as("answered before the grace ran out").isNotDone();
+    f.scheduler.advance(Duration.ofMillis(1));
+
+    assertThat(r.future()).isCompletedWithValue(null);
+  }
+
+  @Test
+  void cleanupGrace_atLeastOneSecond_fourRoundTripsOfTheCreate_atMostTenSeconds() {
+    assertThat(LockRequest.cleanupGraceNanos(0)).isEqualTo(TimeUnit.SECONDS.toNanos(1));
+    assertThat(LockRequest.cleanupGraceNanos(TimeUnit.MILLISECONDS.toNanos(250)))
+        .isEqualTo(TimeUnit.SECONDS.toNanos(1));
+    assertThat(LockRequest.cleanupGraceNanos(TimeUnit.MILLISECONDS.toNanos(251)))
+        .isEqualTo(TimeUnit.MILLISECONDS.toNanos(1004));
+    assertThat(LockRequest.cleanupGraceNanos(TimeUnit.SECONDS.toNanos(3)))
+        .isEqualTo(TimeUnit.SECONDS.toNanos(10));
+    assertThat(LockRequest.cleanupGraceNanos(Long.MAX_VALUE))
+        .isEqualTo(TimeUnit.SECONDS.toNanos(10));
   }
 
   @Test

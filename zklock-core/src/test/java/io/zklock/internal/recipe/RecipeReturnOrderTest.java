@@ -77,12 +77,20 @@ class RecipeReturnOrderTest extends ZkTestSupport {
                 });
   }
 
-  /** {@code future} completed while {@code proxy} still held the replies. */
-  private static AtomicReference<Boolean> answeredWhileMuted(
+  /**
+   * Whether {@code future} completed while {@code proxy} still held the replies, read as it
+   * completes. Read it with {@link #wasMuted}: a caller woken by {@code future} itself may run
+   * before the callbacks of {@code future} that were registered ahead of its wait (a waiting thread
+   * is woken first), so the answer is a future of its own, complete once the reading was made.
+   */
+  private static CompletableFuture<Boolean> answeredWhileMuted(
       CompletableFuture<?> future, FaultProxy proxy) {
-    AtomicReference<Boolean> muted = new AtomicReference<>();
-    future.whenComplete((v, t) -> muted.set(proxy.mode() == FaultProxy.Mode.MUTE_REPLIES));
-    return muted;
+    return future.handle((v, t) -> proxy.mode() == FaultProxy.Mode.MUTE_REPLIES);
+  }
+
+  /** The reading of {@link #answeredWhileMuted}, once made. */
+  private static boolean wasMuted(CompletableFuture<Boolean> muted) throws Exception {
+    return muted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
   }
 
   // ---------------------------------------------------------------- cohort locks
@@ -97,7 +105,7 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       // When the only local holder releases (the node is given up) with the replies held
       proxy.muteReplies();
       CompletableFuture<Void> released = h.releaseAsync();
-      AtomicReference<Boolean> early = answeredWhileMuted(released, proxy);
+      CompletableFuture<Boolean> early = answeredWhileMuted(released, proxy);
       awaitGone(node);
       LibraryThreads.drain(locks);
 
@@ -105,7 +113,7 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       assertThat(released).as("answered before the deletion was acknowledged").isNotDone();
       proxy.pass();
       released.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      assertThat(early.get()).as("answered while the delete's reply was held").isFalse();
+      assertThat(wasMuted(early)).as("answered while the delete's reply was held").isFalse();
     }
   }
 
@@ -169,7 +177,7 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       firstOut.get(
           AT_ONCE.toSeconds(), TimeUnit.SECONDS); // another reader holds: nothing to delete
       CompletableFuture<Void> lastOut = r2.releaseAsync();
-      AtomicReference<Boolean> early = answeredWhileMuted(lastOut, proxy);
+      CompletableFuture<Boolean> early = answeredWhileMuted(lastOut, proxy);
       awaitGone(node);
       LibraryThreads.drain(locks);
 
@@ -177,7 +185,7 @@ class RecipeReturnOrderTest extends ZkTestSupport {
       assertThat(lastOut).as("the last reader answered before the deletion").isNotDone();
       proxy.pass();
       lastOut.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      assertThat(early.get()).as("answered while the delete's reply was held").isFalse();
+      assertThat(wasMuted(early)).as("answered while the delete's reply was held").isFalse();
     }
   }
 
@@ -416,13 +424,13 @@ class RecipeReturnOrderTest extends ZkTestSupport {
 
       // When the read hold is released: it answers only once the deletion is acknowledged
       CompletableFuture<Void> readOut = read.releaseAsync();
-      AtomicReference<Boolean> early = answeredWhileMuted(readOut, proxy);
+      CompletableFuture<Boolean> early = answeredWhileMuted(readOut, proxy);
       awaitGone(node);
       LibraryThreads.drain(locks);
       assertThat(readOut).as("answered before the deletion was acknowledged").isNotDone();
       proxy.pass();
       readOut.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      assertThat(early.get()).as("answered while the delete's reply was held").isFalse();
+      assertThat(wasMuted(early)).as("answered while the delete's reply was held").isFalse();
     }
   }
 }
