@@ -2,6 +2,7 @@ package io.zklock.internal.coord;
 
 import io.zklock.DistributedBarrier;
 import io.zklock.internal.rules.Args;
+import io.zklock.internal.zk.Blocking;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -47,7 +48,7 @@ public final class BarrierImpl implements DistributedBarrier {
   public boolean isSet() {
     ctx.checkOpen();
     try {
-      return calls.exists(path).join();
+      return Blocking.join(calls.exists(path));
     } catch (RuntimeException e) {
       throw Waits.unchecked(e);
     }
@@ -56,7 +57,7 @@ public final class BarrierImpl implements DistributedBarrier {
   private void expect(CompletableFuture<Code> f, Code a, Code b) {
     Code code;
     try {
-      code = f.join();
+      code = Blocking.join(f);
     } catch (RuntimeException e) {
       throw Waits.unchecked(e);
     }

@@ -2,6 +2,7 @@ package io.zklock.internal.coord;
 
 import io.zklock.DistributedDoubleBarrier;
 import io.zklock.internal.rules.Args;
+import io.zklock.internal.zk.Blocking;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -112,7 +113,7 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
 
   private static <T> T get(CompletableFuture<T> f) {
     try {
-      return f.join();
+      return Blocking.join(f);
     } catch (RuntimeException e) {
       throw Waits.unchecked(e);
     }

@@ -2,6 +2,7 @@ package io.zklock.internal.coord;
 
 import io.zklock.DistributedCountDownLatch;
 import io.zklock.internal.rules.Args;
+import io.zklock.internal.zk.Blocking;
 import io.zklock.internal.zk.Session;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -80,7 +81,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
   public void countDown() {
     CompletableFuture<Void> f = start();
     try {
-      f.join();
+      Blocking.join(f);
     } catch (RuntimeException e) {
       throw Waits.unchecked(e);
     }
@@ -208,7 +209,7 @@ public final class LatchImpl implements DistributedCountDownLatch {
   public long count() {
     ctx.checkOpen();
     try {
-      StoredNumberDir.Read r = stored.read().join();
+      StoredNumberDir.Read r = Blocking.join(stored.read());
       learn(r);
       return Math.max(0, r.intField(REMAINING_FIELD));
     } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.zklock.internal.coord;
 
 import io.zklock.ZkLockException;
+import io.zklock.internal.zk.Blocking;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -16,7 +17,7 @@ public final class Waits {
    */
   public static <T> T join(CompletableFuture<T> f) throws InterruptedException {
     try {
-      return f.get();
+      return Blocking.get(f);
     } catch (InterruptedException e) {
       f.cancel(true);
       throw e;

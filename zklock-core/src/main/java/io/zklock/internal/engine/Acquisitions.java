@@ -2,6 +2,7 @@ package io.zklock.internal.engine;
 
 import io.zklock.LockHandle;
 import io.zklock.ZkLockException;
+import io.zklock.internal.zk.Blocking;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +20,7 @@ public final class Acquisitions {
       throws InterruptedException {
     Ticket.blockedCallerOnly(f); // every caller passes a future made for it alone
     try {
-      return f.get();
+      return Blocking.get(f);
     } catch (InterruptedException e) {
       f.cancel(true);
       // if the grant won the race, the future holds a handle: give it back
@@ -44,7 +45,7 @@ public final class Acquisitions {
     try {
       while (true) {
         try {
-          return Optional.ofNullable(f.get());
+          return Optional.ofNullable(Blocking.get(f));
         } catch (InterruptedException e) {
           interrupted = true;
         } catch (ExecutionException e) {
@@ -75,7 +76,7 @@ public final class Acquisitions {
     try {
       while (true) {
         try {
-          return f.get();
+          return Blocking.get(f);
         } catch (InterruptedException e) {
           interrupted = true;
         } catch (ExecutionException e) {
@@ -95,7 +96,7 @@ public final class Acquisitions {
    */
   static void awaitRelease(CompletableFuture<Void> f, String path) {
     try {
-      f.get();
+      Blocking.get(f);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {

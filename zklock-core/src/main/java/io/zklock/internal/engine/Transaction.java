@@ -4,6 +4,7 @@ import io.zklock.GuardedTransaction;
 import io.zklock.LockLostException;
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.zk.Blocking;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -127,7 +128,7 @@ public final class Transaction implements GuardedTransaction {
   public List<Result> commit() {
     CompletableFuture<List<Result>> f = commitAsync();
     try {
-      return f.get();
+      return Blocking.get(f);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ZkLockException(

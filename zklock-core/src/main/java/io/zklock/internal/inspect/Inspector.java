@@ -9,6 +9,7 @@ import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.Blocking;
 import io.zklock.internal.zk.BlockingOps;
 import io.zklock.internal.zk.Lifecycle;
 import io.zklock.internal.zk.Session;
@@ -408,7 +409,7 @@ public final class Inspector {
     List<Inspection.Read> out = new ArrayList<>(fs.size());
     for (CompletableFuture<Inspection.Read> f : fs) {
       try {
-        Inspection.Read r = f.get();
+        Inspection.Read r = Blocking.get(f);
         if (r != null) {
           out.add(r);
         }
@@ -545,7 +546,9 @@ public final class Inspector {
           () -> c.completeExceptionally(new ZkLockException("this ZkLocks instance is closed")));
       Session.Conn conn;
       try {
-        conn = c.get(Math.max(0L, waiting.remainingNanos(clock)), TimeUnit.NANOSECONDS);
+        conn =
+            Blocking.get(
+                c, Math.max(0L, waiting.remainingNanos(clock)), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         throw new ZkLockException(
             "not connected to ZooKeeper at '"

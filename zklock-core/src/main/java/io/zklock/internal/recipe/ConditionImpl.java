@@ -13,6 +13,7 @@ import io.zklock.internal.engine.Observation;
 import io.zklock.internal.rules.Args;
 import io.zklock.internal.rules.ConditionRule;
 import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.zk.Blocking;
 import io.zklock.internal.zk.Session;
 import java.time.Duration;
 import java.util.List;
@@ -143,7 +144,7 @@ final class ConditionImpl implements DistributedCondition {
     CompletableFuture<Waiter> done = new CompletableFuture<>();
     create(ctx.requests().ids().attemptId(), done);
     try {
-      return done.join();
+      return Blocking.join(done);
     } catch (RuntimeException e) {
       throw Waits.unchecked(e);
     }
@@ -226,7 +227,7 @@ final class ConditionImpl implements DistributedCondition {
         NodeWatch.until(ctx.coord(), w.path(), false, nanos, w.session());
     boolean woken;
     try {
-      woken = interruptible ? Waits.join(f) : f.join();
+      woken = interruptible ? Waits.join(f) : Blocking.join(f);
     } catch (NodeWatch.SessionEnded e) {
       return true;
     } catch (java.util.concurrent.CompletionException e) {
@@ -242,7 +243,7 @@ final class ConditionImpl implements DistributedCondition {
   boolean signalledBeforeWithdrawal(Waiter w) {
     Code c;
     try {
-      c = calls.delete(w.path()).join();
+      c = Blocking.join(calls.delete(w.path()));
     } catch (RuntimeException e) {
       throw Waits.unchecked(e);
     }
@@ -269,10 +270,11 @@ final class ConditionImpl implements DistributedCondition {
     checkHeld(held);
     try {
       while (true) {
-        List<String> targets = ConditionRule.toSignal(calls.children(dir).join().names(), all);
+        List<String> targets =
+            ConditionRule.toSignal(Blocking.join(calls.children(dir)).names(), all);
         boolean woke = false;
         for (String t : targets) {
-          Code c = calls.delete(dir + "/" + t).join();
+          Code c = Blocking.join(calls.delete(dir + "/" + t));
           if (c == Code.OK) {
             woke = true;
           } else if (c != Code.NONODE) {

@@ -13,6 +13,7 @@ import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.Blocking;
 import io.zklock.internal.zk.LibraryThreads;
 import io.zklock.internal.zk.SerialExecutor;
 import io.zklock.internal.zk.Session;
@@ -320,7 +321,7 @@ public final class Election implements LeaderElection {
   public Optional<String> leader() {
     CompletableFuture<Optional<String>> read = readLeader();
     try {
-      return read.get();
+      return Blocking.get(read);
     } catch (InterruptedException e) {
       read.cancel(false);
       Thread.currentThread().interrupt();
@@ -601,7 +602,7 @@ public final class Election implements LeaderElection {
       return;
     }
     try {
-      told.get();
+      Blocking.get(told);
     } catch (InterruptedException ie) {
       // as release() does: the rest goes on in the background, in order; the interrupt is kept
       told.whenComplete((v, t) -> h.releaseAsync().whenComplete((v2, t2) -> after.run()));

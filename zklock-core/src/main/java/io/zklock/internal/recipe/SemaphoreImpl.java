@@ -10,6 +10,7 @@ import io.zklock.internal.inspect.Inspector;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.Blocking;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -173,7 +174,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
       }
     }
     try {
-      checked.join();
+      Blocking.join(checked);
     } catch (CompletionException e) {
       failure = Acquisitions.unwrap(e.getCause(), leases.dir());
     }

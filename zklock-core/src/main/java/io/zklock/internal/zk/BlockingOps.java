@@ -117,7 +117,7 @@ public final class BlockingOps {
 
   private static <T> T await(CompletableFuture<T> f) throws KeeperException, InterruptedException {
     try {
-      return f.get();
+      return Blocking.get(f);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof KeeperException k) {
         throw k;
