@@ -6,7 +6,7 @@ import io.zklock.SuspensionPolicy;
 import io.zklock.TlsConfig;
 import io.zklock.ZkLocks;
 import io.zklock.internal.rules.Args;
-import io.zklock.internal.rules.Clock;
+import io.zklock.internal.zk.Platform;
 import io.zklock.internal.zk.SessionConfig;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -95,6 +95,14 @@ public final class ZkLocksFactory {
    * @throws IllegalArgumentException if the ACL names the creator but no authorization is set
    */
   public ZkLocks build() {
+    return build(Platform.SYSTEM);
+  }
+
+  /**
+   * Connects on {@code platform}: its clock, threads and clients of the ensemble ({@link
+   * Platform#SYSTEM} for {@link #build()}; a simulation gives its own).
+   */
+  public ZkLocks build(Platform platform) {
     NodeAcl effectiveAcl = acl;
     if (effectiveAcl == null) {
       effectiveAcl = auth.isEmpty() ? NodeAcl.open() : NodeAcl.creatorAllWorldRead();
@@ -117,7 +125,7 @@ public final class ZkLocksFactory {
             suspensionPolicy,
             trustExistingAcl,
             connectInBackground);
-    return ZkLocksImpl.connect(config, Clock.SYSTEM, ownerData, List.copyOf(listeners));
+    return ZkLocksImpl.connect(config, platform, ownerData, List.copyOf(listeners));
   }
 
   private static String defaultClientName() {

@@ -32,11 +32,10 @@ import io.zklock.internal.rules.AclRule;
 import io.zklock.internal.rules.Args;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.NodeKind;
-import io.zklock.internal.rules.RandomIds;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
-import io.zklock.internal.zk.LibraryThreads;
 import io.zklock.internal.zk.Lifecycle;
+import io.zklock.internal.zk.Platform;
 import io.zklock.internal.zk.SerialExecutor;
 import io.zklock.internal.zk.Session;
 import io.zklock.internal.zk.SessionConfig;
@@ -46,7 +45,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import org.apache.zookeeper.data.ACL;
 
@@ -58,7 +57,7 @@ import org.apache.zookeeper.data.ACL;
 final class ZkLocksImpl implements ZkLocks {
   private final SessionConfig config;
   private final List<ACL> acl; // config.acl() in ZooKeeper's types
-  private final ScheduledThreadPoolExecutor pool;
+  private final ScheduledExecutorService pool;
   private final Session session;
   private final Dirs dirs;
   private final StartGate gate;
@@ -76,16 +75,17 @@ final class ZkLocksImpl implements ZkLocks {
 
   private ZkLocksImpl(
       SessionConfig config,
-      Clock clock,
+      Platform platform,
       String ownerData,
       List<io.zklock.LockEventListener> listeners) {
     this.config = config;
-    this.clock = clock;
-    this.pool = LibraryThreads.newExecutor();
+    this.clock = platform.clock();
+    this.pool = platform.executor().get();
     this.requests = new Requests(pool, clock);
     this.events = Events.of(listeners, config.clientName());
     Executor serialEvents = new SerialExecutor(pool);
-    this.session = new Session(config, serialEvents, pool, clock);
+    this.session =
+        new Session(config, platform.connector(), serialEvents, pool, clock, platform.background());
     this.acl = AclRule.toZooKeeper(config.acl());
     this.gate = new StartGate(config, clock, pool);
     this.lifecycle = new Lifecycle(session, gate);
@@ -104,7 +104,8 @@ final class ZkLocksImpl implements ZkLocks {
             pool,
             pool,
             events,
-            RandomIds.SECURE);
+            platform.ids(),
+            platform.wallClock());
     this.inspector = new Inspector(session, config, clock, lifecycle, acl);
     this.recipes =
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
@@ -132,13 +133,16 @@ final class ZkLocksImpl implements ZkLocks {
         });
   }
 
-  /** Connects a new instance whose lock nodes carry {@code ownerData} (or none, if null). */
+  /**
+   * Connects a new instance on {@code platform} whose lock nodes carry {@code ownerData} (or none,
+   * if null).
+   */
   static ZkLocksImpl connect(
       SessionConfig config,
-      Clock clock,
+      Platform platform,
       String ownerData,
       List<io.zklock.LockEventListener> listeners) {
-    ZkLocksImpl impl = new ZkLocksImpl(config, clock, ownerData, listeners);
+    ZkLocksImpl impl = new ZkLocksImpl(config, platform, ownerData, listeners);
     if (config.connectInBackground()) {
       impl.startInBackground();
       return impl;
@@ -158,7 +162,7 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   static ZkLocksImpl connect(SessionConfig config, Clock clock) {
-    return connect(config, clock, null, List.of());
+    return connect(config, Platform.SYSTEM.withClock(clock), null, List.of());
   }
 
   /**

@@ -6,6 +6,7 @@ import io.zklock.internal.protocol.SharedListings;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.RandomIds;
+import io.zklock.internal.rules.WallClock;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
 import io.zklock.internal.zk.SessionPort;
@@ -27,6 +28,7 @@ import org.apache.zookeeper.data.ACL;
  * @param scheduler for timeouts and delayed steps
  * @param events the instance's lock event listeners ({@link Events#NONE} for none)
  * @param ids the random ids of this instance's node names
+ * @param wallClock this process's wall clock, for what is only displayed (a lock-delay's mark)
  */
 public record RequestContext(
     SessionPort session,
@@ -41,7 +43,8 @@ public record RequestContext(
     Executor executor,
     ScheduledExecutorService scheduler,
     Events events,
-    RandomIds ids)
+    RandomIds ids,
+    WallClock wallClock)
     implements ProtocolContext {
 
   /** Writes a lock node's data: small UTF-8 JSON about the owner, fixed while held. */

@@ -546,9 +546,7 @@ public final class Inspector {
           () -> c.completeExceptionally(new ZkLockException("this ZkLocks instance is closed")));
       Session.Conn conn;
       try {
-        conn =
-            Blocking.get(
-                c, Math.max(0L, waiting.remainingNanos(clock)), TimeUnit.NANOSECONDS);
+        conn = Blocking.get(c, Math.max(0L, waiting.remainingNanos(clock)), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         throw new ZkLockException(
             "not connected to ZooKeeper at '"
@@ -603,7 +601,7 @@ public final class Inspector {
   /** A short pause before trying again, while the session learns of the loss. */
   private static void pause(String path) {
     try {
-      Thread.sleep(10);
+      Blocking.sleep(10);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ZkLockException("interrupted", path, 0L, e);

@@ -4,7 +4,6 @@ import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.LockDelay;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
-import io.zklock.internal.rules.WallClock;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -340,7 +339,7 @@ final class LockDelayGrant implements GrantPolicy {
    */
   private void markDelay(Step step, String path, long waitMillis) {
     Map<String, String> extra = new HashMap<>(extraData);
-    extra.put(LOCK_DELAY_UNTIL, Long.toString(WallClock.SYSTEM.millis() + waitMillis));
+    extra.put(LOCK_DELAY_UNTIL, Long.toString(step.ctx().wallClock().millis() + waitMillis));
     step.zk()
         .setData(
             path,

@@ -22,6 +22,9 @@ public interface ProtocolContext {
   /** The clock of timeouts and delays. */
   io.zklock.internal.rules.Clock clock();
 
+  /** The wall clock, for what is only displayed (a lock-delay's mark); never for a decision. */
+  io.zklock.internal.rules.WallClock wallClock();
+
   /** For delayed steps (a lock-delay). */
   java.util.concurrent.ScheduledExecutorService scheduler();
 }

@@ -62,6 +62,16 @@ public final class Blocking {
     return f.get();
   }
 
+  /** {@link Thread#sleep(long)}, through the thread's {@link Waiter} if it has one. */
+  public static void sleep(long millis) throws InterruptedException {
+    Waiter w = WAITER.get();
+    if (w == null) {
+      Thread.sleep(millis);
+    } else {
+      w.await(new CompletableFuture<Void>(), true, TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+  }
+
   /** {@link CompletableFuture#join()}, through the thread's {@link Waiter} if it has one. */
   public static <T> T join(CompletableFuture<T> f) {
     Waiter w = WAITER.get();

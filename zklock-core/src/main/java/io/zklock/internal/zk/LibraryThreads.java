@@ -46,6 +46,20 @@ public final class LibraryThreads {
     return pool;
   }
 
+  /**
+   * Runs {@code task} as the library's own threads run theirs: {@link #onLibraryThread()} is true
+   * meanwhile (the executor of a simulation, whose tasks all run on one thread).
+   */
+  public static void runAsLibraryThread(Runnable task) {
+    boolean was = LIBRARY_THREAD.get();
+    LIBRARY_THREAD.set(true);
+    try {
+      task.run();
+    } finally {
+      LIBRARY_THREAD.set(was);
+    }
+  }
+
   /** Whether the calling thread is one of the library's executor threads (of any instance). */
   public static boolean onLibraryThread() {
     return LIBRARY_THREAD.get();

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -114,6 +115,7 @@ public final class Session implements SessionPort {
   private final Executor events; // serial: observers and listeners hear transitions in order
   private final ScheduledExecutorService scheduler;
   private final Clock clock;
+  private final Platform.Background background;
   private final List<SessionListener> listeners = new CopyOnWriteArrayList<>();
   private final List<Observer> observers = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
@@ -150,11 +152,25 @@ public final class Session implements SessionPort {
       Executor serialEvents,
       ScheduledExecutorService scheduler,
       Clock clock) {
+    this(config, connector, serialEvents, scheduler, clock, Platform.THREADS);
+  }
+
+  /**
+   * @param background where a client is closed that may wait for a server that does not answer
+   */
+  public Session(
+      SessionConfig config,
+      ZkConnector connector,
+      Executor serialEvents,
+      ScheduledExecutorService scheduler,
+      Clock clock,
+      Platform.Background background) {
     this.config = config;
     this.connector = connector;
     this.events = serialEvents;
     this.scheduler = scheduler;
     this.clock = clock;
+    this.background = background;
   }
 
   /** The session timeout the ensemble granted to the current (or last) session; 0 before. */
@@ -409,26 +425,21 @@ public final class Session implements SessionPort {
    * SessionDeadline#closeNanos}): its holders have been told by then. Closed at once, a handle that
    * is connected again (a partition that healed just before the deadline, a leader's failover)
    * would end the session on the ensemble immediately, and the next waiter could be granted before
-   * the holder heard of its loss. On its own thread: closing may also wait for a server that does
-   * not answer, never on a caller's thread.
+   * the holder heard of its loss. Timed by the instance's scheduler, closed in the background:
+   * closing may also wait for a server that does not answer, never on a caller's thread.
    */
   private void closeWhenTheEnsembleCouldHaveExpired(Conn old, long closeAt) {
-    Thread t =
-        new Thread(
-            () -> {
-              long wait = closeAt - clock.nanoTime();
-              try {
-                if (wait > 0) {
-                  TimeUnit.NANOSECONDS.sleep(wait);
-                }
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-              old.client().close();
-            },
-            "zklock-close-" + hex(old));
-    t.setDaemon(true);
-    t.start();
+    Runnable close = () -> background.run("zklock-close-" + hex(old), old.client()::close);
+    long wait = closeAt - clock.nanoTime();
+    if (wait <= 0) {
+      close.run();
+      return;
+    }
+    try {
+      scheduler.schedule(close, wait, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      close.run(); // the instance is closed: its session ends now anyway
+    }
   }
 
   private static String hex(Conn c) {
@@ -788,8 +799,6 @@ public final class Session implements SessionPort {
         currentZk = null;
       }
     }
-    Thread t = new Thread(zk::close, "zklock-connect-close");
-    t.setDaemon(true);
-    t.start();
+    background.run("zklock-connect-close", zk::close);
   }
 }

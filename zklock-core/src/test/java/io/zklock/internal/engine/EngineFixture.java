@@ -12,6 +12,7 @@ import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.RandomIds;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.rules.WallClock;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +85,8 @@ public final class EngineFixture {
             Runnable::run,
             this.scheduler,
             Events.NONE,
-            RandomIds.SECURE);
+            RandomIds.SECURE,
+            WallClock.SYSTEM);
   }
 
   static byte[] nodeData(NodeKind kind, long sessionId, Map<String, String> extra) {

@@ -7,6 +7,7 @@ import io.zklock.LockLostException;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.RandomIds;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.rules.WallClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -50,7 +51,8 @@ class TicketTest {
         executor,
         null,
         Events.NONE,
-        RandomIds.SECURE);
+        RandomIds.SECURE,
+        WallClock.SYSTEM);
   }
 
   @Test
