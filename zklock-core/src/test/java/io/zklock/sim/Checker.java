@@ -1,0 +1,588 @@
+package io.zklock.sim;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The properties zklock promises, checked as the world runs: each API call's outcome is told here
+ * as it happens, the ensemble's committed log is the truth, and a broken rule fails the run at once
+ * ({@link SimFailure}, named by its rule). See docs/reliability.md for the rules in words.
+ */
+final class Checker {
+  /** How a grant shares its lock. */
+  enum Mode {
+    /** Alone: a mutex, a writer, a simple lock, a leader. */
+    EXCLUSIVE,
+    /** Shared with readers, never with a writer. */
+    READ,
+    /** One of at most {@code permits} leases. */
+    LEASE
+  }
+
+  /** One request and, once granted, its grant, as its caller saw them. */
+  static final class Hold {
+    final int id;
+    final String client;
+    final SimProcess process;
+    final String lock;
+    final Mode mode;
+    final boolean foreign; // a Curator client's: never told of a loss
+    final long requestedAt;
+    final long sessionTimeoutNanos;
+    final String what;
+    long grantedAt = -1;
+    long token;
+    String path;
+    long session;
+    int permits = 1;
+    long endedAt = -1; // release started, or ended without a grant
+    String outcome = "waiting";
+    long lostAt = -1;
+    String lostReason;
+    long czxid; // its node's, at the grant (0 if it was gone already)
+    long goneAt = -1; // its node deleted at the leader (not by its own release)
+    boolean cancelled; // cancelled, interrupted or timed out: not owed a grant
+
+    Hold(
+        int id,
+        String client,
+        SimProcess process,
+        String lock,
+        Mode mode,
+        boolean foreign,
+        long now,
+        long sessionTimeoutNanos,
+        String what) {
+      this.id = id;
+      this.client = client;
+      this.process = process;
+      this.lock = lock;
+      this.mode = mode;
+      this.foreign = foreign;
+      this.requestedAt = now;
+      this.sessionTimeoutNanos = sessionTimeoutNanos;
+      this.what = what;
+    }
+
+    boolean granted() {
+      return grantedAt >= 0;
+    }
+
+    boolean waiting() {
+      return grantedAt < 0 && endedAt < 0;
+    }
+
+    /** Whether its caller believes it holds the lock now. */
+    boolean believes(SimEnsemble ens) {
+      if (!granted() || endedAt >= 0 || lostAt >= 0) {
+        return false;
+      }
+      if (foreign) {
+        // a Curator holder is never told; it holds while its node does
+        return path != null && ens.truth().get(path) != null;
+      }
+      return true;
+    }
+
+    @Override
+    public String toString() {
+      return "#"
+          + id
+          + " "
+          + client
+          + " "
+          + what
+          + " "
+          + lock
+          + (granted() ? " token " + token + " " + path : "")
+          + " ["
+          + outcome
+          + "]";
+    }
+  }
+
+  private final Sim sim;
+  private final SimEnsemble ens;
+  private final Map<Integer, Hold> holds = new LinkedHashMap<>();
+  private final Map<String, List<Hold>> byLock = new TreeMap<>();
+  private final Map<String, Integer> permitsOf = new HashMap<>();
+  private final Map<String, Long> deletedAt = new HashMap<>(); // node -> sim time at the leader
+  private final Map<String, Long> maxToken = new HashMap<>();
+  private final Map<String, Long> maxWriterToken = new HashMap<>();
+  private int ids;
+  final Map<String, Long> counters = new TreeMap<>();
+
+  /** When the faults stop; progress is owed from then on. */
+  long quietFrom = Long.MAX_VALUE;
+
+  Checker(Sim sim, SimEnsemble ens) {
+    this.sim = sim;
+    this.ens = ens;
+  }
+
+  void count(String what) {
+    counters.merge(what, 1L, Long::sum);
+  }
+
+  void permits(String lock, int n) {
+    permitsOf.put(lock, n);
+  }
+
+  private void fail(String rule, String text) {
+    throw new SimFailure(rule, text);
+  }
+
+  private void trace(String what) {
+    if (sim.trace.on()) {
+      sim.trace.add(sim.now(), "checker", what);
+    }
+  }
+
+  // ------------------------------------------------------------------ the truth
+
+  /** Every committed entry, before the leader applies it: which nodes go, when. */
+  void committed(Txn.Entry e) {
+    record(e.txn(), e.zxid());
+    admission(e.txn(), e.session());
+  }
+
+  /**
+   * QUEUE_ORDER for a semaphore (zklock's and Curator's InterProcessSemaphoreV2 alike): a lease is
+   * created only by the request the admission mutex admitted, the head of {@code <dir>/queue} (or
+   * {@code <dir>/locks} in the Curator-compatible mode); a request whose session ended queues again
+   * for admission, behind whoever queued meanwhile, before it makes a lease.
+   */
+  private void admission(Txn t, long session) {
+    if (t instanceof Txn.Multi m) {
+      for (Txn op : m.ops()) {
+        admission(op, session);
+      }
+      return;
+    }
+    if (!(t instanceof Txn.Create c) || !SimTree.parent(c.path()).endsWith("/leases")) {
+      return;
+    }
+    SimTree tree = ens.truth();
+    String dir = SimTree.parent(SimTree.parent(c.path()));
+    String data = new String(c.data(), java.nio.charset.StandardCharsets.UTF_8);
+    String admitted = null;
+    if (data.startsWith("{")) {
+      // zklock's lease names its admission node; none: tryAcquire's lease, which never queues
+      admitted = io.zklock.internal.rules.Json.parseObject(data).get("admission");
+      if (admitted == null) {
+        count("lease.withoutQueueing");
+        return;
+      }
+    }
+    for (String q : List.of(dir + "/queue", dir + "/locks")) {
+      SimTree.Node n = tree.get(q);
+      if (n == null || n.children.isEmpty()) {
+        continue;
+      }
+      String head = null;
+      for (String k : n.children) {
+        if (head == null || seq(k).compareTo(seq(head)) < 0) {
+          head = k;
+        }
+      }
+      SimTree.Node h = tree.get(q + "/" + head);
+      if (h.ephemeralOwner == session && (admitted == null || admitted.equals(head))) {
+        return;
+      }
+      fail(
+          "QUEUE_ORDER",
+          "session 0x"
+              + Long.toHexString(session)
+              + " creates lease "
+              + c.path()
+              + (admitted != null ? " as admitted by " + admitted : "")
+              + " without being admitted: the head of "
+              + q
+              + " is "
+              + head
+              + " of session 0x"
+              + Long.toHexString(h.ephemeralOwner)
+              + "; its nodes there: "
+              + nodesOf(tree, q, session));
+    }
+    fail(
+        "QUEUE_ORDER",
+        "session 0x"
+            + Long.toHexString(session)
+            + " creates lease "
+            + c.path()
+            + (admitted != null ? " as admitted by " + admitted : "")
+            + " while nobody is admitted (no node in "
+            + dir
+            + "/queue or /locks)");
+  }
+
+  private static String seq(String name) {
+    return name.length() >= 10 ? name.substring(name.length() - 10) : name;
+  }
+
+  private static List<String> nodesOf(SimTree tree, String dir, long session) {
+    List<String> out = new ArrayList<>();
+    for (String k : tree.get(dir).children) {
+      if (tree.get(dir + "/" + k).ephemeralOwner == session) {
+        out.add(k);
+      }
+    }
+    return out;
+  }
+
+  private final Map<String, Long> createdCzxid = new HashMap<>(); // path -> its latest node's
+
+  private void record(Txn t, long zxid) {
+    SimTree tree = ens.truth();
+    if (t instanceof Txn.Create c) {
+      createdCzxid.put(c.path(), zxid);
+    } else if (t instanceof Txn.Delete d) {
+      SimTree.Node n = tree.get(d.path());
+      if (n != null) {
+        deletedAt.put(nodeKey(d.path(), n.czxid), sim.now());
+      }
+    } else if (t instanceof Txn.Multi m) {
+      for (Txn op : m.ops()) {
+        record(op, zxid);
+      }
+    } else if (t instanceof Txn.CloseSession cs) {
+      var mine = tree.ephemerals().get(cs.session());
+      if (mine != null) {
+        for (String p : mine) {
+          deletedAt.put(nodeKey(p, tree.get(p).czxid), sim.now());
+        }
+      }
+    }
+  }
+
+  /** A node, as opposed to its path (a simple lock's path is every holder's). */
+  private static String nodeKey(String path, long czxid) {
+    return path + "@" + Long.toHexString(czxid);
+  }
+
+  /** When {@code h}'s node went at the leader, or null. */
+  private Long goneAt(Hold h) {
+    return h.path == null || h.czxid == 0 ? null : deletedAt.get(nodeKey(h.path, h.czxid));
+  }
+
+  // ------------------------------------------------------------------ what callers saw
+
+  Hold request(
+      String client,
+      SimProcess process,
+      String lock,
+      Mode mode,
+      boolean foreign,
+      long sessionTimeoutNanos,
+      String what) {
+    Hold h =
+        new Hold(++ids, client, process, lock, mode, foreign, sim.now(), sessionTimeoutNanos, what);
+    holds.put(h.id, h);
+    byLock.computeIfAbsent(lock, k -> new ArrayList<>()).add(h);
+    count("requests");
+    trace("request " + h);
+    return h;
+  }
+
+  /** A request was granted: its caller now holds {@code path} with {@code token}. */
+  void granted(Hold h, long token, String path, long session, int permits) {
+    if (h.granted()) {
+      fail("ONE_GRANT", "granted twice: " + h);
+    }
+    h.grantedAt = sim.now();
+    h.token = token;
+    h.path = path;
+    h.session = session;
+    h.permits = permits;
+    SimTree.Node n = path == null ? null : ens.truth().get(path);
+    h.czxid = n != null ? n.czxid : path == null ? 0 : createdCzxid.getOrDefault(path, 0L);
+    if (h.session == 0 && n != null) {
+      h.session = n.ephemeralOwner;
+    }
+    h.outcome = "granted";
+    count("grants");
+    trace("granted " + h);
+    checkExclusion(h);
+    checkTokens(h);
+  }
+
+  /** Ended without a grant: timed out, busy, cancelled, interrupted, or failed. */
+  void ended(Hold h, String how, boolean owedNothing) {
+    if (h.granted()) {
+      fail("ONE_END", "a granted request also ended " + how + ": " + h);
+    }
+    if (h.endedAt >= 0) {
+      fail("ONE_END", "ended twice (" + h.outcome + ", then " + how + "): " + h);
+    }
+    h.endedAt = sim.now();
+    h.outcome = how;
+    h.cancelled = owedNothing;
+    count("ended." + how);
+    trace("ended " + h);
+  }
+
+  void releaseStarted(Hold h) {
+    if (h.endedAt < 0) {
+      h.endedAt = sim.now();
+    }
+    h.outcome = h.lostAt >= 0 ? "lost, released" : "released";
+    trace("release " + h);
+  }
+
+  void lost(Hold h, String reason) {
+    if (h.lostAt >= 0) {
+      fail("LOST_ONCE", "lost told twice: " + h);
+    }
+    if (!h.granted()) {
+      fail("LOST_ONCE", "lost told for a request never granted: " + h);
+    }
+    h.lostAt = sim.now();
+    h.lostReason = reason;
+    if (h.endedAt < 0) {
+      h.outcome = "lost " + reason;
+    }
+    count("lost." + reason);
+    trace("lost " + h);
+  }
+
+  // ------------------------------------------------------------------ the rules
+
+  private static boolean conflict(Hold a, Hold b) {
+    if (a.mode == Mode.LEASE || b.mode == Mode.LEASE) {
+      return false; // counted, not paired
+    }
+    return a.mode == Mode.EXCLUSIVE || b.mode == Mode.EXCLUSIVE;
+  }
+
+  /**
+   * EXCLUSION: at a grant, no conflicting holder still believes it holds the lock, unless its
+   * process was paused lately (the paused holder of docs/guarantees.md, which no client can be told
+   * in time); leases are counted against the permits.
+   */
+  private void checkExclusion(Hold g) {
+    List<Hold> others = byLock.get(g.lock);
+    int leases = 0;
+    List<Hold> excused = new ArrayList<>();
+    for (Hold o : others) {
+      if (o == g || !o.believes(ens)) {
+        continue;
+      }
+      boolean clash;
+      if (g.mode == Mode.LEASE && o.mode == Mode.LEASE) {
+        leases += o.permits;
+        clash = false;
+      } else {
+        clash = conflict(o, g);
+      }
+      if (!clash) {
+        continue;
+      }
+      if (pausedLately(o)) {
+        excused.add(o);
+        count("exclusion.excused.paused");
+        continue;
+      }
+      if (forcedLately(o)) {
+        excused.add(o);
+        count("exclusion.excused.forced");
+        continue;
+      }
+      fail(
+          "EXCLUSION",
+          g + " granted while " + o + " still believes it holds " + g.lock + explainGone(o));
+    }
+    if (g.mode == Mode.LEASE) {
+      int permits = permitsOf.getOrDefault(g.lock, 1);
+      if (leases + g.permits > permits) {
+        // excuse leases of paused processes
+        int strict = 0;
+        for (Hold o : others) {
+          if (o != g
+              && o.believes(ens)
+              && o.mode == Mode.LEASE
+              && !pausedLately(o)
+              && !forcedLately(o)) {
+            strict += o.permits;
+          }
+        }
+        if (strict + g.permits > permits) {
+          fail(
+              "EXCLUSION",
+              g
+                  + " granted with "
+                  + strict
+                  + " of "
+                  + permits
+                  + " permits already held: "
+                  + believers(g.lock, g));
+        }
+      }
+    }
+  }
+
+  private String explainGone(Hold o) {
+    Long d = goneAt(o);
+    return d == null
+        ? " (its node still exists)"
+        : " (its node went at the leader " + Trace.fmt(sim.now() - d) + " s ago)";
+  }
+
+  private List<Hold> believers(String lock) {
+    return believers(lock, null);
+  }
+
+  private List<Hold> believers(String lock, Hold except) {
+    List<Hold> out = new ArrayList<>();
+    for (Hold o : byLock.get(lock)) {
+      if (o != except && o.believes(ens)) {
+        out.add(o);
+      }
+    }
+    return out;
+  }
+
+  /** Sessions the world expired by force (a fault), and when: no client can be told in time. */
+  private final Map<Long, Long> forcedExpiry = new HashMap<>();
+
+  void forcedExpiry(long session) {
+    forcedExpiry.putIfAbsent(session, sim.now());
+  }
+
+  /**
+   * Whether {@code h}'s session was ended by force lately: the ensemble expired it at once (what
+   * the testkit's expiry does), so its holder could not be told before another was granted; it must
+   * still be told within a bound (LOSS_TOLD).
+   */
+  private boolean forcedLately(Hold h) {
+    Long at = h.session == 0 ? null : forcedExpiry.get(h.session);
+    return at != null && sim.now() - at < h.sessionTimeoutNanos + 3 * Sim.SEC;
+  }
+
+  /** Whether {@code h}'s process was paused within the last two session timeouts. */
+  private boolean pausedLately(Hold h) {
+    return h.process != null
+        && h.process.pausedWithin(sim.now() - 2 * h.sessionTimeoutNanos - Sim.SEC, sim.now());
+  }
+
+  /**
+   * TOKENS: an exclusive grant's token exceeds every earlier grant's; a reader's every writer's.
+   */
+  private void checkTokens(Hold g) {
+    if (g.foreign || g.token <= 0 || g.mode == Mode.LEASE) {
+      return;
+    }
+    String family = g.lock + (g.path != null && isCohort(g.path) ? "#cohort" : "");
+    if (g.mode == Mode.EXCLUSIVE) {
+      Long max = maxToken.get(family);
+      if (max != null && g.token <= max) {
+        fail("TOKENS", g + ": token " + g.token + " not above an earlier grant's " + max);
+      }
+      maxToken.put(family, g.token);
+      maxWriterToken.put(family, g.token);
+    } else {
+      Long w = maxWriterToken.get(family);
+      if (w != null && g.token <= w) {
+        fail("TOKENS", g + ": reader's token " + g.token + " not above a writer's " + w);
+      }
+      maxToken.merge(family, g.token, Math::max);
+    }
+  }
+
+  private static boolean isCohort(String path) {
+    String name = path.substring(path.lastIndexOf('/') + 1);
+    return name.startsWith("c-") || name.startsWith("cw-") || name.startsWith("cr-");
+  }
+
+  /**
+   * Every step: a holder whose node is gone must be told within a bound (LOSS_TOLD); after the
+   * faults stop, nobody waits forever (PROGRESS).
+   */
+  void periodic() {
+    long now = sim.now();
+    for (Hold h : holds.values()) {
+      if (h.foreign || !h.granted() || h.lostAt >= 0 || h.endedAt >= 0 || h.path == null) {
+        continue;
+      }
+      Long gone = goneAt(h);
+      if (gone == null) {
+        continue;
+      }
+      long from = Math.max(gone, h.process.resumedAt());
+      long bound = h.sessionTimeoutNanos + 3 * Sim.SEC;
+      if (now - from > bound) {
+        fail(
+            "LOSS_TOLD",
+            h
+                + ": its node went at the leader "
+                + Trace.fmt(now - gone)
+                + " s ago and it was never told (bound "
+                + Trace.fmt(bound)
+                + " s)");
+      }
+    }
+  }
+
+  /** PROGRESS: once the faults stopped, a request still waiting after {@code bound} is stuck. */
+  void progress(long bound) {
+    long now = sim.now();
+    if (now - quietFrom < bound) {
+      return;
+    }
+    for (Hold h : holds.values()) {
+      if (h.waiting() && now - Math.max(h.requestedAt, quietFrom) > bound) {
+        fail(
+            "PROGRESS",
+            h
+                + " still waits "
+                + Trace.fmt(now - h.requestedAt)
+                + " s after it asked, "
+                + Trace.fmt(now - quietFrom)
+                + " s after the last fault; holders: "
+                + believers(h.lock));
+      }
+    }
+  }
+
+  /**
+   * CLEAN: at quiescence (every request ended, every hold released) no client's lock node is left;
+   * after every client closed, no ephemeral node at all.
+   */
+  void clean(List<ZkNode> nodes, boolean afterClose) {
+    SimTree t = ens.truth();
+    java.util.Set<Long> ours = new java.util.HashSet<>();
+    for (ZkNode n : nodes) {
+      for (SimZkClient c : n.handles) {
+        ours.add(c.getSessionId());
+      }
+    }
+    List<String> left = new ArrayList<>();
+    for (var e : t.ephemerals().entrySet()) {
+      if (!ours.contains(e.getKey())) {
+        continue; // a foreign client's (Curator's own cleanliness is not zklock's promise)
+      }
+      for (String p : e.getValue()) {
+        left.add(p + " (session 0x" + Long.toHexString(e.getKey()) + ")");
+      }
+    }
+    if (!left.isEmpty()) {
+      fail(
+          "CLEAN",
+          (afterClose ? "after every client closed" : "at quiescence, nothing held or queued")
+              + ", nodes are left: "
+              + left);
+    }
+  }
+
+  List<Hold> holdsOf(String lock) {
+    return byLock.getOrDefault(lock, List.of());
+  }
+
+  List<Hold> all() {
+    return List.copyOf(holds.values());
+  }
+}

@@ -1,0 +1,77 @@
+package io.zklock.sim;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** How a failed run is told: its rule, its plan, the end of its trace, and how to replay it. */
+final class Report {
+  private Report() {}
+
+  static String replaySpec(Plan p, Set<Integer> dropped) {
+    StringBuilder b = new StringBuilder(Long.toString(p.seed)).append(':').append(p.focus);
+    if (!dropped.isEmpty()) {
+      b.append(":drop=");
+      List<Integer> d = new ArrayList<>(dropped);
+      d.sort(null);
+      for (int i = 0; i < d.size(); i++) {
+        b.append(i == 0 ? "" : ",").append(d.get(i));
+      }
+    }
+    return b.toString();
+  }
+
+  static String command(String spec) {
+    return "./mvnw -B -q -pl zklock-core -am test -Dsurefire.failIfNoSpecifiedTests=false"
+        + " -Dtest=SimulationTest#replay -Dsim.replay="
+        + spec;
+  }
+
+  /** The plan a replay spec names: its seed, its focus, and the items dropped by shrinking. */
+  static Plan parse(String spec) {
+    String[] parts = spec.split(":");
+    long seed = Long.parseLong(parts[0]);
+    Plan.Focus focus = parts.length > 1 ? Plan.Focus.valueOf(parts[1]) : null;
+    Plan p = Plan.of(seed, focus);
+    if (parts.length > 2 && parts[2].startsWith("drop=")) {
+      Set<Integer> drop = new HashSet<>();
+      for (String i : parts[2].substring(5).split(",")) {
+        drop.add(Integer.parseInt(i));
+      }
+      List<Plan.Item> kept = new ArrayList<>();
+      for (Plan.Item i : p.items) {
+        if (!drop.contains(i.index())) {
+          kept.add(i);
+        }
+      }
+      p = p.with(kept);
+    }
+    return p;
+  }
+
+  static Set<Integer> dropped(Plan full, Plan shrunk) {
+    Set<Integer> d = new HashSet<>();
+    for (Plan.Item i : full.items) {
+      d.add(i.index());
+    }
+    for (Plan.Item i : shrunk.items) {
+      d.remove(i.index());
+    }
+    return d;
+  }
+
+  static String failure(SimRun.Result r) {
+    Plan full = Plan.of(r.plan().seed, r.plan().focus);
+    String spec = replaySpec(r.plan(), dropped(full, r.plan()));
+    StringBuilder b = new StringBuilder();
+    b.append("\nSIMULATION FAILED: ").append(r.failure().getMessage()).append('\n');
+    b.append(r.plan()).append('\n');
+    b.append("trace (last ").append(r.trace().size()).append(" steps):\n");
+    for (String l : r.trace()) {
+      b.append("  ").append(l).append('\n');
+    }
+    b.append("replay: ").append(command(spec)).append('\n');
+    return b.toString();
+  }
+}

@@ -1,0 +1,222 @@
+package io.zklock.sim;
+
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+
+/**
+ * The simulated world: one thread, simulated time in nanoseconds, an ordered queue of events, and
+ * every random choice drawn from streams split off one seed. Nothing here sleeps or reads the JVM's
+ * time.
+ *
+ * <p>Each event belongs to an {@link Owner} (a client process, a server, the network): a paused
+ * owner's events wait until it resumes, in the order they were due. Events due at the same instant
+ * run in the order they were scheduled.
+ */
+public final class Sim {
+  /** Who an event runs for; a paused owner runs nothing until it resumes. */
+  public interface Owner {
+    /** The instant until which this owner is paused, or a time in the past. */
+    long pausedUntil();
+
+    String name();
+  }
+
+  /** The owner of world-level events (faults, the workload's plan, the checker). */
+  public static final Owner WORLD =
+      new Owner() {
+        @Override
+        public long pausedUntil() {
+          return Long.MIN_VALUE;
+        }
+
+        @Override
+        public String name() {
+          return "world";
+        }
+      };
+
+  /** One scheduled event; {@link #cancel()} drops it. */
+  public static final class Ev implements Comparable<Ev> {
+    long time;
+    final long seq;
+    final Owner owner;
+    final String what;
+    final Runnable body;
+    boolean cancelled;
+    boolean done;
+
+    Ev(long time, long seq, Owner owner, String what, Runnable body) {
+      this.time = time;
+      this.seq = seq;
+      this.owner = owner;
+      this.what = what;
+      this.body = body;
+    }
+
+    public void cancel() {
+      cancelled = true;
+    }
+
+    public boolean isDone() {
+      return done || cancelled;
+    }
+
+    public long time() {
+      return time;
+    }
+
+    @Override
+    public int compareTo(Ev o) {
+      int c = Long.compare(time, o.time);
+      return c != 0 ? c : Long.compare(seq, o.seq);
+    }
+
+    @Override
+    public String toString() {
+      return what + "@" + Trace.fmt(time);
+    }
+  }
+
+  public static final long MS = 1_000_000L;
+  public static final long SEC = 1_000_000_000L;
+
+  public final long seed;
+  private final PriorityQueue<Ev> queue = new PriorityQueue<>();
+  private long seq;
+  private long now;
+  private long steps;
+  public final Trace trace;
+
+  /**
+   * The random streams: each subsystem draws from its own, so that one's choices do not shift
+   * another's.
+   */
+  public final SplittableRandom net;
+
+  public final SplittableRandom threads;
+  public final SplittableRandom servers;
+  public final SplittableRandom ids;
+  private final SplittableRandom root;
+
+  /** Called after every event (the checker's per-step checks). */
+  private Consumer<Ev> afterStep = e -> {};
+
+  private RuntimeException failure;
+
+  public Sim(long seed, Trace trace) {
+    this.seed = seed;
+    this.trace = trace;
+    this.root = new SplittableRandom(seed);
+    this.net = root.split();
+    this.threads = root.split();
+    this.servers = root.split();
+    this.ids = root.split();
+  }
+
+  /** A new independent stream split off the seed (in the order asked for). */
+  public SplittableRandom split() {
+    return root.split();
+  }
+
+  public long now() {
+    return now;
+  }
+
+  public long steps() {
+    return steps;
+  }
+
+  public void afterStep(Consumer<Ev> hook) {
+    this.afterStep = hook;
+  }
+
+  /** Runs {@code body} at {@code time} (not before now) for {@code owner}. */
+  public Ev at(long time, Owner owner, String what, Runnable body) {
+    Ev e = new Ev(Math.max(time, now), seq++, owner, what, body);
+    queue.add(e);
+    return e;
+  }
+
+  /** Runs {@code body} {@code delay} ns from now. */
+  public Ev after(long delay, Owner owner, String what, Runnable body) {
+    return at(now + Math.max(0, delay), owner, what, body);
+  }
+
+  /** The time of the next event, or Long.MAX_VALUE when none is left. */
+  public long nextTime() {
+    Ev e = queue.peek();
+    while (e != null && e.cancelled) {
+      queue.poll();
+      e = queue.peek();
+    }
+    return e == null ? Long.MAX_VALUE : e.time;
+  }
+
+  /** Runs one event; false if none is left. */
+  public boolean step() {
+    Ev e;
+    while (true) {
+      e = queue.poll();
+      if (e == null) {
+        return false;
+      }
+      if (e.cancelled) {
+        continue;
+      }
+      long until = e.owner.pausedUntil();
+      if (until > e.time) {
+        e.time = until; // waits for its owner to resume; keeps its place among equals
+        queue.add(e);
+        continue;
+      }
+      break;
+    }
+    now = e.time;
+    steps++;
+    e.done = true;
+    try {
+      e.body.run();
+    } catch (SimFailure f) {
+      throw f;
+    } catch (RuntimeException | Error x) {
+      throw new SimFailure(
+          "CRASH", "an event threw: " + e.what + " of " + e.owner.name() + ": " + x, x);
+    }
+    afterStep.accept(e);
+    if (failure != null) {
+      RuntimeException f = failure;
+      failure = null;
+      throw f;
+    }
+    return true;
+  }
+
+  /** Runs every event due up to {@code time}, then sets the clock to it. */
+  public void runUntil(long time) {
+    while (nextTime() <= time) {
+      step();
+    }
+    if (time > now) {
+      now = time;
+    }
+  }
+
+  /** Fails the run after the current event (from code that must not throw into the library). */
+  public void fail(SimFailure f) {
+    if (failure == null) {
+      failure = f;
+    }
+  }
+
+  // ------------------------------------------------------------------ random helpers
+
+  /** Uniform in [lo, hi]. */
+  public static long between(SplittableRandom r, long lo, long hi) {
+    return hi <= lo ? lo : lo + r.nextLong(hi - lo + 1);
+  }
+
+  public static boolean chance(SplittableRandom r, double p) {
+    return r.nextDouble() < p;
+  }
+}

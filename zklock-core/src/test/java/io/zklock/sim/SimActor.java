@@ -1,0 +1,188 @@
+package io.zklock.sim;
+
+import io.zklock.internal.zk.Blocking;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+
+/**
+ * A user thread of a simulated process: a real Java thread that calls the API's blocking methods,
+ * run one at a time with the world's own thread. It runs only when the world hands it the baton and
+ * gives it back when it waits ({@link Blocking}'s waits: a future that is not done, or {@link
+ * #sleep}); a wait ends when its future completes (an event of the world, a thread-delay later),
+ * when the world interrupts the thread, or at the end of a sleep. So its steps are part of the
+ * world's order, and a run replays.
+ */
+final class SimActor implements Blocking.Waiter {
+  /** Thrown into an actor's waits when its run is over: unwinds the thread. */
+  static final class Abandoned extends Error {
+    private static final long serialVersionUID = 1L;
+
+    Abandoned() {
+      super("the simulated run is over", null, false, false);
+    }
+  }
+
+  /** What an actor does, on its own thread. */
+  interface Body {
+    void run(SimActor self) throws Exception;
+  }
+
+  final String name;
+  final SimProcess process;
+
+  /** An interrupt the workload scheduled for the call in progress (cancelled after it). */
+  Sim.Ev pendingInterrupt;
+
+  private final Sim sim;
+  private final Thread thread;
+  private final Semaphore go = new Semaphore(0);
+  private final Semaphore back;
+  private boolean running; // holds the baton
+  private boolean waiting; // parked in a wait
+  private boolean interruptible; // the wait it is parked in ends on an interrupt
+  private long waitToken; // which wait a wake-up is for
+  private boolean abandoned;
+  private boolean finished;
+  private Throwable failure;
+  private final java.util.function.BiConsumer<SimActor, Throwable> onFailure;
+
+  SimActor(
+      Sim sim,
+      SimProcess process,
+      String name,
+      Semaphore back,
+      Body body,
+      java.util.function.BiConsumer<SimActor, Throwable> onFailure) {
+    this.sim = sim;
+    this.process = process;
+    this.name = name;
+    this.back = back;
+    this.onFailure = onFailure;
+    this.thread =
+        new Thread(
+            () -> {
+              go.acquireUninterruptibly();
+              Blocking.install(this);
+              try {
+                if (!abandoned) {
+                  body.run(this);
+                }
+              } catch (Abandoned a) {
+                // the run is over
+              } catch (Throwable t) {
+                failure = t;
+              } finally {
+                Blocking.uninstall();
+                finished = true;
+                running = false;
+                back.release();
+              }
+            },
+            "sim-" + name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Starts the body at the world's current time (plus a thread's start-up delay). */
+  void start() {
+    waiting = true;
+    long token = ++waitToken;
+    sim.after(process.threadDelay(), process, "start " + name, () -> wake(token));
+  }
+
+  boolean finished() {
+    return finished;
+  }
+
+  boolean waiting() {
+    return waiting && !finished;
+  }
+
+  /** Runs the actor until it waits again or ends; called by the world's thread. */
+  private void wake(long token) {
+    if (finished || !waiting || token != waitToken) {
+      return; // a wake-up for a wait that ended otherwise
+    }
+    waiting = false;
+    running = true;
+    go.release();
+    back.acquireUninterruptibly();
+    if (finished && failure != null) {
+      Throwable f = failure;
+      failure = null;
+      onFailure.accept(this, f);
+    }
+  }
+
+  /** Interrupts the thread; a wait that is interruptible ends with InterruptedException. */
+  void interrupt() {
+    if (finished) {
+      return;
+    }
+    thread.interrupt();
+    if (waiting && interruptible) {
+      long token = waitToken;
+      sim.after(process.threadDelay(), process, "interrupted " + name, () -> wake(token));
+    }
+  }
+
+  /** Ends the thread: any wait throws {@link Abandoned}. */
+  void abandon() {
+    abandoned = true;
+    if (!finished) {
+      waiting = false;
+      go.release();
+      back.acquireUninterruptibly();
+    }
+  }
+
+  // ------------------------------------------------------------------ on the actor's own thread
+
+  /** Gives the baton back and parks until woken; then checks why. */
+  private void park() {
+    running = false;
+    waiting = true;
+    back.release();
+    go.acquireUninterruptibly();
+    waiting = false;
+    running = true;
+    if (abandoned) {
+      throw new Abandoned();
+    }
+  }
+
+  @Override
+  public void await(CompletableFuture<?> f, boolean interruptible, long timeoutNanos)
+      throws InterruptedException {
+    long deadline = timeoutNanos < 0 ? Long.MAX_VALUE : sim.now() + process.simDelay(timeoutNanos);
+    while (!f.isDone()) {
+      if (interruptible && Thread.interrupted()) {
+        throw new InterruptedException("interrupted by the simulation");
+      }
+      if (sim.now() >= deadline) {
+        return; // timed out
+      }
+      long token = ++waitToken;
+      f.whenComplete(
+          (v, e) -> sim.after(process.threadDelay(), process, "wake " + name, () -> wake(token)));
+      if (deadline != Long.MAX_VALUE) {
+        sim.at(deadline, process, "timeout " + name, () -> wake(token));
+      }
+      this.interruptible = interruptible;
+      park();
+      this.interruptible = false;
+    }
+  }
+
+  /** Sleeps {@code nanos} of the process's clock (not interruptible). */
+  void sleep(long nanos) {
+    long token = ++waitToken;
+    sim.after(process.simDelay(nanos), process, "wake " + name, () -> wake(token));
+    park();
+  }
+
+  /** Whether the calling thread is this actor's (checks that a step runs where it should). */
+  boolean isCurrent() {
+    return Thread.currentThread() == thread;
+  }
+}

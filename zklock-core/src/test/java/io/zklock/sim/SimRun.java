@@ -1,0 +1,218 @@
+package io.zklock.sim;
+
+import io.zklock.SuspensionPolicy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.zookeeper.CreateMode;
+
+/**
+ * Runs one {@link Plan}: builds the world, starts the user threads, applies the faults at their
+ * times, lets the faults stop and the threads finish, closes every client, and checks what must be
+ * true at quiescence and after the close. Returns the outcome; never throws a violation.
+ */
+final class SimRun {
+  /** The outcome of one run. */
+  record Result(
+      Plan plan,
+      SimFailure failure,
+      List<String> trace,
+      long steps,
+      long simNanos,
+      long wallNanos,
+      Map<String, Long> counters) {
+    boolean failed() {
+      return failure != null;
+    }
+
+    String rule() {
+      return failure == null ? null : failure.rule;
+    }
+  }
+
+  private SimRun() {}
+
+  static Result run(Plan plan, int traceKeep, boolean echo) {
+    Trace trace = new Trace(traceKeep, echo);
+    long t0 = System.nanoTime();
+    SimWorld w = new SimWorld(plan.seed, trace, plan.servers, plan.tickMs, plan.containerCheckMs);
+    SimFailure failure = null;
+    try {
+      run(w, plan);
+    } catch (SimFailure f) {
+      failure = f;
+    } catch (RuntimeException | Error e) {
+      failure = new SimFailure("CRASH", "the run threw " + e + SimWorld.stackOf(e), e);
+    } finally {
+      w.close();
+    }
+    return new Result(
+        plan,
+        failure,
+        trace.lines(),
+        w.sim.steps(),
+        w.sim.now(),
+        System.nanoTime() - t0,
+        w.checker.counters);
+  }
+
+  private static void run(SimWorld w, Plan plan) {
+    Sim sim = w.sim;
+    Workload work = new Workload(w, plan);
+    // the store the guarded writes go to, made before anyone starts
+    sim.after(
+        0,
+        Sim.WORLD,
+        "setup",
+        () -> w.ens.setup(Workload.STORE, "0".getBytes(), CreateMode.PERSISTENT));
+    sim.runUntil(Sim.MS);
+    List<ZkNode> clients = new ArrayList<>();
+    long maxSession = 0;
+    for (int i = 0; i < plan.sessionMs.length; i++) {
+      clients.add(w.zklock("c" + i, plan.sessionMs[i], SuspensionPolicy.WAIT_FOR_EXPIRY));
+      maxSession = Math.max(maxSession, plan.sessionMs[i] * Sim.MS);
+    }
+    List<Curator.Framework> curators = new ArrayList<>();
+    for (int i = 0; i < plan.curatorClients; i++) {
+      SimProcess p = w.process("curator" + i);
+      int ms = 3000 + 500 * (i % 4);
+      curators.add(new Curator.Framework("curator" + i, p, w.ens, w.net, ms));
+      maxSession = Math.max(maxSession, ms * Sim.MS);
+    }
+    if (plan.focus == Plan.Focus.SEMAPHORE || plan.focus == Plan.Focus.CURATOR_SEMAPHORE) {
+      w.checker.permits(Workload.LOCK, plan.permits);
+    }
+    long quiet = plan.faultsUntil;
+    for (Plan.Item item : plan.items) {
+      if (item.kind().equals("thread")) {
+        if (item.target() < clients.size()) {
+          w.plannedActors++;
+          ZkNode n = clients.get(item.target());
+          sim.at(
+              item.at(),
+              Sim.WORLD,
+              "start thread",
+              () -> w.actor(n.process, n.name + ".t" + item.index(), work.thread(n, item)));
+        } else if (item.target() - clients.size() < curators.size()) {
+          Curator.Framework fw = curators.get(item.target() - clients.size());
+          w.plannedActors++;
+          sim.at(
+              item.at(),
+              Sim.WORLD,
+              "start thread",
+              () ->
+                  w.actor(fw.process, fw.name + ".t" + item.index(), work.curatorThread(fw, item)));
+        }
+      } else {
+        quiet = Math.max(quiet, item.at() + item.duration());
+        sim.at(item.at(), Sim.WORLD, "fault", () -> fault(w, clients, curators, item));
+      }
+    }
+    w.checker.quietFrom = quiet;
+    long bound =
+        4 * maxSession
+            + 20 * Sim.SEC
+            + (plan.focus == Plan.Focus.LOCK_DELAY ? 20 * plan.lockDelayMs * Sim.MS : 0);
+    w.startChecks(bound);
+    // the threads finish their work
+    long deadline = Math.max(plan.runUntil, quiet + bound + 5 * Sim.SEC);
+    while (sim.now() < deadline && !allDone(w)) {
+      w.runUntil(Math.min(deadline, sim.now() + Sim.SEC));
+    }
+    if (!allDone(w)) {
+      w.checker.progress(0); // names the request that still waits
+      throw new SimFailure("PROGRESS", "user threads still busy at " + Trace.fmt(sim.now()));
+    }
+    // quiescence: nothing held, nothing queued; background deletions get a session timeout
+    w.runUntil(sim.now() + maxSession + 2 * Sim.SEC);
+    w.checker.clean(w.nodes, false);
+    for (ZkNode n : clients) {
+      sim.after(0, n.process, "close", n.locks::close);
+    }
+    w.runUntil(sim.now() + 2 * maxSession + 5 * Sim.SEC);
+    w.checker.clean(w.nodes, true);
+  }
+
+  private static boolean allDone(SimWorld w) {
+    if (w.actors.size() < w.plannedActors) {
+      return false;
+    }
+    for (SimActor a : w.actors) {
+      if (!a.finished()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void fault(
+      SimWorld w, List<ZkNode> clients, List<Curator.Framework> curators, Plan.Item f) {
+    Sim sim = w.sim;
+    SimEnsemble ens = w.ens;
+    if (sim.trace.on()) {
+      sim.trace.add(sim.now(), "fault", f.toString());
+    }
+    w.checker.count("fault." + f.kind());
+    ZkNode client = f.target() < clients.size() ? clients.get(f.target()) : null;
+    Curator.Framework curator =
+        f.target() >= clients.size() && f.target() - clients.size() < curators.size()
+            ? curators.get(f.target() - clients.size())
+            : null;
+    SimProcess proc = client != null ? client.process : curator != null ? curator.process : null;
+    SimZkClient handle = client != null ? client.current() : curator != null ? curator.zk : null;
+    switch (f.kind()) {
+      case "partition" -> {
+        if (proc != null) {
+          for (int s = 0; s < ens.servers.length; s++) {
+            if ((f.arg() & (1 << s)) != 0) {
+              w.net.cut(proc.name(), s, sim.now(), sim.now() + f.duration());
+            }
+          }
+        }
+      }
+      case "reset" -> {
+        if (handle != null) {
+          handle.resetConnection();
+        }
+      }
+      case "expire" -> {
+        if (handle != null) {
+          long session = handle.getSessionId();
+          w.checker.forcedExpiry(session);
+          ens.expireNow(session);
+        }
+      }
+      case "lag" -> {
+        SimServer s = ens.servers[f.target()];
+        s.extraLag = f.duration();
+        sim.after(f.duration(), Sim.WORLD, "lag over", () -> s.extraLag = 0);
+        for (ZkNode n : clients) {
+          if (n.current() != null) {
+            n.current().resetConnection(); // a reconnection may land on the lagging server
+          }
+        }
+      }
+      case "crash" -> {
+        ens.crash(f.target());
+        sim.after(f.duration(), Sim.WORLD, "restart", () -> ens.restart(f.target()));
+      }
+      case "failover" -> {
+        int l = ens.leaderId();
+        if (l >= 0) {
+          ens.crash(l);
+          sim.after(f.duration(), Sim.WORLD, "restart", () -> ens.restart(l));
+        }
+      }
+      case "isolate" -> {
+        ens.isolate(f.target(), true);
+        sim.after(f.duration(), Sim.WORLD, "rejoin", () -> ens.isolate(f.target(), false));
+      }
+      case "pause" -> {
+        if (proc != null) {
+          proc.pause(f.duration());
+        }
+      }
+      default -> throw new IllegalStateException("unknown fault " + f.kind());
+    }
+  }
+}
