@@ -156,6 +156,7 @@ public final class MultiLock implements StartableLock {
     void next() {
       CompletableFuture<LockHandle> f;
       int r;
+      RuntimeException refused = null;
       synchronized (this) {
         if (result.isDone()) {
           giveBack();
@@ -171,9 +172,21 @@ public final class MultiLock implements StartableLock {
           fail(null);
           return;
         }
-        f = parts.get(got.size()).start(waiting);
+        try {
+          f = parts.get(got.size()).start(waiting);
+        } catch (RuntimeException e) {
+          // the instance was closed since the part before was granted: this part cannot be asked
+          // for, and the acquisition ends as when a part fails (thrown here, it would be lost in
+          // the callback of the part before, and the caller would wait forever)
+          f = null;
+          refused = e;
+        }
         current = f;
         r = round;
+      }
+      if (refused != null) {
+        fail(refused);
+        return;
       }
       f.whenComplete(
           (h, err) -> {

@@ -155,8 +155,17 @@ final class SemaphoreRequest {
       }
       String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
       NodeLock q = leasesFor.apply(admissionNode);
-      for (int i = 0; i < count; i++) {
-        leases.add(q.start(waiting, queued, admitted.session()));
+      try {
+        for (int i = 0; i < count; i++) {
+          leases.add(q.start(waiting, queued, admitted.session()));
+        }
+      } catch (RuntimeException e) {
+        // the instance was closed since the admission was granted: no lease can be asked for, and
+        // the request fails once the admission is given back (thrown here, it would be lost in the
+        // admission's callback, and the caller would wait forever)
+        leases.forEach(l -> l.cancel(true));
+        mutex.releaseAsync().whenCompleteAsync((v, t) -> finish(null, e), ctx.executor());
+        return;
       }
       steps = leases;
     }
@@ -216,8 +225,12 @@ final class SemaphoreRequest {
             (x, t) -> {
               if (waiting.expired(ctx.clock())) {
                 finish(null, null);
-              } else {
+                return;
+              }
+              try {
                 admit();
+              } catch (RuntimeException e) {
+                finish(null, e); // closed meanwhile: it cannot queue again (see takeLeases)
               }
             },
             ctx.executor());

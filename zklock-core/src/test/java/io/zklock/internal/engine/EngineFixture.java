@@ -230,6 +230,14 @@ public final class EngineFixture {
     return s;
   }
 
+  /**
+   * The instance is closed: its requests hear it and its session ends ({@code ZkLocksImpl.close}
+   * after it marked itself closed).
+   */
+  public void close() {
+    session.close();
+  }
+
   public long nextSessionId() {
     return nextSession++;
   }
