@@ -45,6 +45,13 @@ final class ZkClients {
 
   static Recorded connect(String connectString, int sessionTimeoutMs, ZKClientConfig config)
       throws IOException {
+    return connect(connectString, sessionTimeoutMs, config, 10);
+  }
+
+  /** Waits up to {@code awaitSeconds} for the client to connect. */
+  static Recorded connect(
+      String connectString, int sessionTimeoutMs, ZKClientConfig config, long awaitSeconds)
+      throws IOException {
     List<KeeperState> states = new CopyOnWriteArrayList<>();
     ZooKeeper zk =
         config == null
@@ -52,7 +59,7 @@ final class ZkClients {
             : new ZooKeeper(connectString, sessionTimeoutMs, e -> states.add(e.getState()), config);
     Recorded r = new Recorded(zk, states);
     try {
-      r.awaitState(KeeperState.SyncConnected, 10);
+      r.awaitState(KeeperState.SyncConnected, awaitSeconds);
     } catch (RuntimeException e) {
       try {
         zk.close();
