@@ -112,12 +112,14 @@ class FaultProxyTest {
    * they were sent, not behind the earlier chunks' delays. A proxy that slept {@code delay} per
    * read would deliver the chunks sent during a sleep only after that sleep plus another delay: up
    * to twice the delay (1.9x here, with chunks sent every delay/10), which the bound of 1.5x rules
-   * out, while a delay line leaves half a delay for scheduling noise.
+   * out, while a delay line leaves half a delay for scheduling noise. The delay is long so that
+   * half of it is more than a loaded machine's noise: with 400 ms, a chunk of a delay line arrived
+   * 756 ms after it was sent in a build at a load average of 30 (its 200 ms of slack gone).
    */
   @Test
   void delay_chunksSentWhileEarlierOnesAreDelayed_eachArriveOneDelayLater() throws Exception {
-    long delayNanos = TimeUnit.MILLISECONDS.toNanos(400);
-    int chunks = 20;
+    long delayNanos = TimeUnit.MILLISECONDS.toNanos(2000);
+    int chunks = 10;
     try (java.net.ServerSocket target = new java.net.ServerSocket()) {
       target.bind(new java.net.InetSocketAddress(Ports.LOOPBACK, 0));
       try (FaultProxy proxy = FaultProxy.start(Ports.LOOPBACK, target.getLocalPort());
