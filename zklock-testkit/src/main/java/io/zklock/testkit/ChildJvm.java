@@ -96,7 +96,7 @@ final class ChildJvm {
     }
   }
 
-  /** Sends {@code kill -<signal>} to the process. */
+  /** Sends {@code kill -<signal>} to the process; for {@code STOP}, returns once it has stopped. */
   static void signal(Process p, String signal, String what) {
     try {
       Process kill =
@@ -112,12 +112,67 @@ final class ChildJvm {
                 + " failed: "
                 + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
       }
+      if (signal.equals("STOP")) {
+        awaitStopped(p, what);
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run kill -" + signal, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while signalling " + what, e);
     }
+  }
+
+  /**
+   * Waits until every thread of {@code p} is stopped. {@code kill -STOP} returns once the signal is
+   * sent; the process stops when one of its threads runs to take it, and its other threads run on
+   * until then: on a loaded machine a "paused" server answered a request after {@code kill}
+   * returned. Reads each thread's state in {@code /proc}; where there is none (not Linux), returns.
+   */
+  private static void awaitStopped(Process p, String what) throws InterruptedException {
+    Path tasks = Path.of("/proc", Long.toString(p.pid()), "task");
+    if (!Files.isDirectory(tasks)) {
+      return;
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      List<String> running = runningThreads(tasks);
+      if (running.isEmpty()) {
+        return;
+      }
+      if (!p.isAlive()) {
+        throw new IllegalStateException(what + " exited instead of stopping");
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            what + " not stopped 60 s after SIGSTOP; threads not stopped: " + running);
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  /** The threads under {@code tasks} that are not stopped, as "tid state". */
+  private static List<String> runningThreads(Path tasks) {
+    List<String> running = new ArrayList<>();
+    try (var ids = Files.list(tasks)) {
+      for (Path t : ids.toList()) {
+        String stat;
+        try {
+          stat = Files.readString(t.resolve("stat"), StandardCharsets.US_ASCII);
+        } catch (IOException gone) {
+          continue; // the thread ended
+        }
+        // "tid (name) S ...": the name may hold spaces and parentheses; the state follows the last
+        int close = stat.lastIndexOf(')');
+        char state = close >= 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
+        if (state != 'T' && state != 't') {
+          running.add(t.getFileName() + " " + state);
+        }
+      }
+    } catch (IOException e) {
+      // the process ended: its caller finds out
+    }
+    return running;
   }
 
   /** The last {@code lines} lines of a log, or a note why they cannot be read. */
