@@ -66,8 +66,7 @@ class LaggingServerRecoveryTest {
   static final int TRIALS = 3;
 
   private void trial(String name) throws Exception {
-    ensemble.awaitQuorum(Duration.ofSeconds(60));
-    int leader = ensemble.leaderIndex();
+    int leader = ensemble.awaitQuorum(Duration.ofSeconds(60));
     int lagging = (leader + 1) % 3;
     int other = (leader + 2) % 3;
     String dir = "/lagging/" + name;

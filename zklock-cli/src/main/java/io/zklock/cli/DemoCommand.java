@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "demo",
     header =
-        "A one-minute tour: an ensemble, contending worker processes, injected faults, a ledger that checks fencing tokens, a report.",
+        "A one-minute tour: an ensemble, contending worker processes, injected faults, a ledger"
+            + " that checks fencing tokens, a report.",
     mixinStandardHelpOptions = true,
     description = {
       "Starts a 3-server ZooKeeper ensemble (child processes) and worker processes that contend"
@@ -686,11 +687,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private void leaderFailover() throws InterruptedException {
-    int leader = ensemble.leaderIndex();
-    if (leader < 0) {
-      ensemble.awaitQuorum(Duration.ofSeconds(30));
-      leader = ensemble.leaderIndex();
-    }
+    int leader = ensemble.awaitQuorum(Duration.ofSeconds(30));
     Long before = watchEvents(leader);
     if (before != null && watchBase.containsKey(leader)) {
       watchFromRestarted += before - watchBase.get(leader);
@@ -700,12 +697,12 @@ final class DemoCommand implements Callable<Integer> {
     failoverFrom = now();
     fault("leader (server " + leader + ") SIGKILLed");
     ensemble.kill(leader);
-    ensemble.awaitQuorum(Duration.ofSeconds(60));
+    int next = ensemble.awaitQuorum(Duration.ofSeconds(60));
     fault(
         String.format(
             Locale.ROOT,
             "new leader: server %d after %.1fs; restarting server %d",
-            ensemble.leaderIndex(),
+            next,
             (System.nanoTime() - t0) / 1e9,
             leader));
     ensemble.restart(leader);

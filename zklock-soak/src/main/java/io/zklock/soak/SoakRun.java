@@ -252,8 +252,7 @@ public final class SoakRun {
     long session = config.sessionTimeout().toMillis();
     switch (fault) {
       case KILL_LEADER, KILL_FOLLOWER -> {
-        ensemble.awaitQuorum(Duration.ofSeconds(60));
-        int leader = ensemble.leaderIndex();
+        int leader = ensemble.awaitQuorum(Duration.ofSeconds(60));
         int victim = leader;
         if (fault == Fault.KILL_FOLLOWER) {
           do {

@@ -21,7 +21,8 @@ import java.util.StringJoiner;
  * <pre>{@code
  * try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).childProcesses().start()) {
  *   ZooKeeper client = new ZooKeeper(ensemble.connectString(), 4000, event -> {});
- *   ensemble.kill(ensemble.leaderIndex());
+ *   int leader = ensemble.awaitQuorum(Duration.ofSeconds(30));
+ *   ensemble.kill(leader);
  *   ensemble.awaitQuorum(Duration.ofSeconds(30));
  * }
  * }</pre>
@@ -141,14 +142,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
    * Waits until one server leads and every running, unpaused server serves clients as leader or
    * follower.
    *
+   * @return the index of the leader, as the look that found the quorum saw it: use it rather than a
+   *     {@link #leaderIndex()} asked again, in which a server slow to answer (a loaded machine) or
+   *     a new election reads as no leader (-1)
    * @throws IllegalStateException on timeout, naming each server's state
    * @throws InterruptedException if interrupted while waiting
    */
-  public void awaitQuorum(Duration timeout) throws InterruptedException {
+  public int awaitQuorum(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       List<String> states = new ArrayList<>();
       int leaders = 0;
+      int leader = -1;
       boolean allServing = true;
       for (Server s : servers) {
         if (!s.node.isRunning() || s.paused) {
@@ -159,12 +164,13 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         states.add(s.index + "=" + state);
         if ("leader".equals(state)) {
           leaders++;
+          leader = s.index;
         } else if (!"follower".equals(state)) {
           allServing = false;
         }
       }
       if (leaders == 1 && allServing) {
-        return;
+        return leader;
       }
       if (System.nanoTime() - deadline > 0) {
         throw new IllegalStateException("no quorum within " + timeout + ": servers " + states);
@@ -253,7 +259,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
   private String state(Server s) {
     try {
-      return FourLetterWords.mntr(Ports.LOOPBACK, s.clientPort, Duration.ofMillis(500))
+      // as long as mntr(i) waits: a loaded machine's server answers late, not never
+      return FourLetterWords.mntr(Ports.LOOPBACK, s.clientPort, Duration.ofSeconds(2))
           .getOrDefault("zk_server_state", "unknown");
     } catch (RuntimeException e) {
       return "unreachable";

@@ -18,14 +18,13 @@ class ZooKeeperEnsembleTest {
     try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).childProcesses().start();
         ZkClients.Recorded client = ZkClients.connect(ensemble.connectString(), 4000)) {
       client.zk.create("/before", "1".getBytes(), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-      int leader = ensemble.leaderIndex();
+      int leader = ensemble.awaitQuorum(Duration.ofSeconds(30));
       assertThat(leader).as("a leader after start").isBetween(0, 2);
 
       ensemble.kill(leader);
 
       assertThat(ensemble.isRunning(leader)).isFalse();
-      ensemble.awaitQuorum(Duration.ofSeconds(30));
-      assertThat(ensemble.leaderIndex())
+      assertThat(ensemble.awaitQuorum(Duration.ofSeconds(30)))
           .as("a new leader among the survivors")
           .isNotEqualTo(leader);
       Awaitility.await("a write through the surviving servers")
@@ -53,7 +52,7 @@ class ZooKeeperEnsembleTest {
   @Test
   void childProcesses_pausedFollower_isUnreachableUntilResumed() throws Exception {
     try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).childProcesses().start()) {
-      int follower = (ensemble.leaderIndex() + 1) % 3;
+      int follower = (ensemble.awaitQuorum(Duration.ofSeconds(30)) + 1) % 3;
 
       ensemble.pause(follower);
 
@@ -93,7 +92,7 @@ class ZooKeeperEnsembleTest {
   @Test
   void inProcess_servesAndFailsOver() throws Exception {
     try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).inProcess().start()) {
-      int leader = ensemble.leaderIndex();
+      int leader = ensemble.awaitQuorum(Duration.ofSeconds(30));
       int other = (leader + 1) % 3;
       try (ZkClients.Recorded a = ZkClients.connect(ensemble.connectString(leader), 4000)) {
         a.zk.create("/in-process", "x".getBytes(), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
