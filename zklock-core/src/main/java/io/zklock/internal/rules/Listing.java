@@ -22,10 +22,13 @@ public final class Listing extends AbstractList<QueueNode> implements RandomAcce
   private final boolean byCreation;
   private final boolean nearOverflow;
   private final int kindMask;
+  private final List<ForeignNode> foreign;
   private Map<String, Integer> byName; // creation order only, made on first use; guarded by this
   private CompletableFuture<Listing> creationOrder; // guarded by this
+  private CompletableFuture<List<ForeignNode>> foreignByStat; // guarded by this
 
-  private Listing(List<QueueNode> nodes, boolean byCreation) {
+  private Listing(List<QueueNode> nodes, boolean byCreation, List<ForeignNode> foreign) {
+    this.foreign = foreign;
     this.nodes = Collections.unmodifiableList(nodes);
     this.byCreation = byCreation;
     this.nearOverflow = !byCreation && QueueNode.nearOverflow(nodes);
@@ -45,9 +48,36 @@ public final class Listing extends AbstractList<QueueNode> implements RandomAcce
     return kindMask;
   }
 
+  /**
+   * The children of a lock directory that look like another program's lock nodes ({@link
+   * ForeignNode#classify}), in the order listed: kept apart from the queue, made once per listing
+   * from the names that are not queue nodes (none, in a directory of zklock's own).
+   */
+  public List<ForeignNode> foreign() {
+    return foreign;
+  }
+
   /** The children of a lock directory in queue order (by sequence, with wrap-around). */
   public static Listing of(Collection<String> children) {
-    return new Listing(QueueNode.queue(children), false);
+    List<QueueNode> queue = new java.util.ArrayList<>(children.size());
+    List<ForeignNode> foreign = List.of();
+    for (String child : children) {
+      QueueNode n = QueueNode.parse(child);
+      if (n != null) {
+        queue.add(n);
+        continue;
+      }
+      ForeignNode f = ForeignNode.classify(child);
+      if (f != null) {
+        if (foreign.isEmpty()) {
+          foreign = new java.util.ArrayList<>(2);
+        }
+        foreign.add(f);
+      }
+    }
+    queue.sort(QueueNode.ORDER);
+    return new Listing(
+        queue, false, foreign.isEmpty() ? List.of() : Collections.unmodifiableList(foreign));
   }
 
   /**
@@ -58,7 +88,7 @@ public final class Listing extends AbstractList<QueueNode> implements RandomAcce
   public static Listing byCreation(List<QueueNode> resolved) {
     List<QueueNode> sorted = new java.util.ArrayList<>(resolved);
     sorted.sort(QueueNode.BY_CREATION);
-    return new Listing(sorted, true);
+    return new Listing(sorted, true, List.of());
   }
 
   /**
@@ -79,6 +109,20 @@ public final class Listing extends AbstractList<QueueNode> implements RandomAcce
       creationOrder = resolve.get();
     }
     return creationOrder;
+  }
+
+  /**
+   * The foreign children of this listing whose names alone do not prove them lock nodes, proven by
+   * {@code read} (the ones whose stat shows an ephemeral node, {@link ForeignNode#ephemeral}), made
+   * once by whoever asks first; the others share its future (which completes with null if the reads
+   * failed).
+   */
+  public synchronized CompletableFuture<List<ForeignNode>> foreignByStat(
+      Supplier<CompletableFuture<List<ForeignNode>>> read) {
+    if (foreignByStat == null) {
+      foreignByStat = read.get();
+    }
+    return foreignByStat;
   }
 
   /**
