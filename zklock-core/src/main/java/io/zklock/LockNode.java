@@ -30,7 +30,8 @@ import java.util.Optional;
  *     ZkLocks#requestRelease(String)}
  * @param data every field of the node's data as written (values as text); empty for a node not
  *     written by zklock, except a Curator client's node in a Curator-compatible queue, whose data
- *     (as text) is under {@code "curator"}
+ *     (as text) is under {@code "curator"}, and another library's node ({@link Kind#FOREIGN}),
+ *     which names it under {@code "library"}
  * @param state where the request stands: {@link State#HOLDING} for the holders of {@link
  *     LockInfo#holders()}; for a waiter {@link State#ADMITTED} (a semaphore request let in by the
  *     admission queue, waiting for a permit) or {@link State#QUEUED}
@@ -123,7 +124,16 @@ public record LockNode(
      * A lease of a Curator-compatible {@link ZkLocks#semaphore(String, int, LockOptions)
      * semaphore}, named as Curator's {@code InterProcessSemaphoreV2} names its leases.
      */
-    CURATOR_LEASE("curator-lease");
+    CURATOR_LEASE("curator-lease"),
+    /**
+     * A lock node of another library (Python's kazoo, Go's zookeeper client, ...) in a lock's
+     * directory: zklock does not queue beside it, and refuses requests there. Its {@link
+     * LockNode#clientName() client name} is the likely library in parentheses, such as {@code
+     * "(kazoo)"}, also under {@code "library"} in {@link LockNode#data()}; {@link
+     * LockNode#ownerData()} is its data as text (kazoo's identifier). Whether it is shown holding
+     * or waiting is what its library's own rules likely decide among its own nodes.
+     */
+    FOREIGN("foreign");
 
     private final String label;
 

@@ -251,7 +251,8 @@ public interface ZkLocks extends AutoCloseable {
    *
    * <p>This breaks the lock's promise to its holder, which may still be in its critical section
    * until it hears of the deletion: use it on holders that are stuck, with fenced resources. The
-   * cooperative form is {@link #requestRelease}.
+   * cooperative form is {@link #requestRelease}. Another library's lock node ({@link
+   * LockNode.Kind#FOREIGN}) is left alone: its client would not hear of the deletion.
    *
    * @param name the lock's name
    * @return the holders whose nodes this call deleted (a holder that released meanwhile is not
@@ -279,7 +280,8 @@ public interface ZkLocks extends AutoCloseable {
    * soon as it hears of the request (usually within a round trip; at most about 75 ms plus a round
    * trip after its grant). Whether and when to release is up to the holder; a holder that ignores
    * the request keeps the lock. The request is marked in the holder's node (its data gains a field
-   * naming this client), so {@link #inspect} shows it, and it lasts as long as that node.
+   * naming this client), so {@link #inspect} shows it, and it lasts as long as that node. Another
+   * library's lock node ({@link LockNode.Kind#FOREIGN}) is not asked.
    *
    * @param name the lock's name
    * @return the holders asked (including any asked before by someone else); empty if the lock was

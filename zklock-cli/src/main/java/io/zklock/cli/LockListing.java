@@ -60,6 +60,12 @@ final class LockListing {
   /** The state field of a lock whose directory mixes recipes ({@link LockInfo#state()}). */
   static final String MIX = "mix";
 
+  /**
+   * The state field of a lock whose directory holds other libraries' lock nodes ({@link
+   * LockInfo#state()}): their likely libraries.
+   */
+  static final String FOREIGN = "foreign";
+
   /** Whether {@code lock} is a coordination recipe's entry: no queue, a state instead. */
   static boolean coordination(LockInfo lock) {
     return switch (lock.kind()) {
@@ -209,6 +215,16 @@ final class LockListing {
                     + " holders shown are zklock's reading (docs/migrating-from-curator.md)%n",
                 lock.name(),
                 mix.replace(",", ", ")));
+      }
+      String foreign = coordination(lock) ? null : lock.state().get(FOREIGN);
+      if (foreign != null) {
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "other libraries' lock nodes at %s: %s (likely); they do not queue behind"
+                    + " zklock's, so zklock refuses to queue there (docs/guarantees.md)%n",
+                lock.name(),
+                foreign.replace(",", ", ")));
       }
     }
     long held = locks.stream().filter(LockInfo::isHeld).count();

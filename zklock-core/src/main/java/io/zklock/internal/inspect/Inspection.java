@@ -2,6 +2,7 @@ package io.zklock.internal.inspect;
 
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.internal.rules.ForeignNode;
 import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
@@ -9,6 +10,7 @@ import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.StoredNumber;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +76,7 @@ public final class Inspection {
     int permits = 0;
     LockInfo.Kind kind;
     String mix; // the recipes its directory (or one of a semaphore's two) mixes, or null
+    String foreign; // the libraries of other programs' lock nodes found there, or null
     if (d.semaphore()) {
       kind = LockInfo.Kind.SEMAPHORE;
       int stored = StoredNumber.positive(d.dirData().get(PERMITS_FIELD));
@@ -129,6 +132,9 @@ public final class Inspection {
         }
         head = false;
       }
+      List<Read> others = new ArrayList<>(foreignOf(d.leases()));
+      others.addAll(foreignOf(d.admission()));
+      foreign = addForeign(others, holders, waiters);
     } else {
       Read simple = null;
       List<Read> queued = new ArrayList<>();
@@ -167,13 +173,31 @@ public final class Inspection {
         }
       }
       mix = KindMix.mixOf(kinds);
+      List<Read> others = foreignOf(d.nodes());
+      foreign = addForeign(others, holders, waiters);
+      if (foreign != null) {
+        for (Read r : others) {
+          ForeignNode f = ForeignNode.classify(r.name());
+          kind = stronger(kind, f.shared() ? NodeKind.READ : NodeKind.MUTEX);
+        }
+        // one queue in creation order, whichever library made each node
+        holders.sort(Comparator.comparingLong(LockNode::fencingToken));
+        waiters.sort(Comparator.comparingLong(LockNode::fencingToken));
+      }
     }
     if (holders.isEmpty() && waiters.isEmpty()) {
       return Optional.empty();
     }
     // recipes that order a directory differently: who holds is as zklock's rules decide, which
-    // the other recipe's clients do not follow (KindMix)
-    Map<String, String> state = mix == null ? Map.of() : Map.of(KindMix.MIX_FIELD, mix);
+    // the other recipe's clients do not follow (KindMix); another library's nodes: as its own
+    // rules likely decide, among its own nodes (ForeignNode)
+    Map<String, String> state = new java.util.TreeMap<>();
+    if (mix != null) {
+      state.put(KindMix.MIX_FIELD, mix);
+    }
+    if (foreign != null) {
+      state.put(FOREIGN_FIELD, foreign);
+    }
     return Optional.of(new LockInfo(d.name(), d.dir(), kind, permits, holders, waiters, state));
   }
 
@@ -206,6 +230,82 @@ public final class Inspection {
       }
     }
     return out;
+  }
+
+  /**
+   * The field of an inspected lock's state that names the libraries whose lock nodes its directory
+   * holds beside (or instead of) zklock's ({@link ForeignNode.Library#label()}, sorted, joined with
+   * {@code ","}).
+   */
+  public static final String FOREIGN_FIELD = "foreign";
+
+  /** The field of a foreign node's data naming the library that likely made it. */
+  public static final String LIBRARY_FIELD = "library";
+
+  /**
+   * The reads among {@code reads} that are another library's lock nodes: proven by the name, or by
+   * the stat for a name no known library makes (an ephemeral node, not a longer lock's directory).
+   */
+  static List<Read> foreignOf(List<Read> reads) {
+    List<Read> out = new ArrayList<>();
+    for (Read r : reads) {
+      ForeignNode f = ForeignNode.classify(r.name());
+      if (f != null && (f.certain() || ForeignNode.ephemeral(r.ephemeralOwner()))) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Adds {@code others} (another library's lock nodes) to the holders and waiters, as their own
+   * libraries likely decide ({@link ForeignNode#likelyHolders}); returns the libraries' labels, or
+   * null if there are none.
+   */
+  private static String addForeign(
+      List<Read> others, List<LockNode> holders, List<LockNode> waiters) {
+    if (others.isEmpty()) {
+      return null;
+    }
+    List<ForeignNode> nodes = new ArrayList<>();
+    for (Read r : others) {
+      nodes.add(ForeignNode.classify(r.name()));
+    }
+    Set<String> holding = ForeignNode.likelyHolders(nodes);
+    java.util.TreeSet<String> libraries = new java.util.TreeSet<>();
+    for (int i = 0; i < others.size(); i++) {
+      Read r = others.get(i);
+      ForeignNode f = nodes.get(i);
+      libraries.add(f.library().label());
+      boolean holds = holding.contains(r.name());
+      (holds ? holders : waiters)
+          .add(foreignNode(r, f, holds ? LockNode.State.HOLDING : LockNode.State.QUEUED));
+    }
+    return String.join(",", libraries);
+  }
+
+  /**
+   * A lock node of another library as {@code inspect} shows it: the client {@code (<library>)}, its
+   * data (kazoo's identifier, say) as owner data, and under {@link #LIBRARY_FIELD} the library.
+   */
+  static LockNode foreignNode(Read r, ForeignNode f, LockNode.State state) {
+    Map<String, String> data = new HashMap<>(r.data());
+    String text = data.remove(Inspector.CURATOR_FIELD); // not JSON: the node's data as text
+    data.put(LIBRARY_FIELD, f.library().label());
+    return new LockNode(
+        r.name(),
+        r.path(),
+        LockNode.Kind.FOREIGN,
+        "(" + f.library().label() + ")",
+        "",
+        0L,
+        r.ephemeralOwner(),
+        Instant.ofEpochMilli(r.ctimeMillis()),
+        r.czxid(),
+        text == null ? "" : text,
+        false,
+        data,
+        state);
   }
 
   // the layouts of the coordination recipes (io.zklock.internal.recipe: LatchImpl, BarrierImpl,

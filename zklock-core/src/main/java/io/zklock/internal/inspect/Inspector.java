@@ -5,6 +5,7 @@ import io.zklock.LockNode;
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.rules.ForeignNode;
 import io.zklock.internal.rules.Json;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
@@ -18,9 +19,11 @@ import io.zklock.internal.zk.ZkOps;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -213,16 +216,24 @@ public final class Inspector {
     boolean isLockDir = dir.length() > ns.length() && !dir.equals("/");
     boolean semaphore = false;
     String recipe = null;
+    Set<String> shown = new HashSet<>(); // its lock nodes, another library's too: no directories
     if (isLockDir) {
       String name = dir.substring(ns.length() + 1);
       Optional<LockInfo> info = read(zk, name, dir, children, stat);
       info.ifPresent(out::add);
       semaphore = info.map(i -> i.kind() == LockInfo.Kind.SEMAPHORE).orElse(false);
       recipe = recipeOf(info.map(LockInfo::kind).orElse(null), dir);
+      info.ifPresent(
+          i -> {
+            i.holders().forEach(n -> shown.add(n.name()));
+            i.waiters().forEach(n -> shown.add(n.name()));
+          });
     }
     Collections.sort(children);
     for (String child : children) {
       if (isLockNode(child)
+          || shown.contains(child)
+          || isCertainlyForeign(child)
           || Inspection.isRecipeNode(recipe, child)
           || (semaphore
               && (child.equals(LEASES)
@@ -304,8 +315,8 @@ public final class Inspector {
     }
     List<String> own = new ArrayList<>();
     for (String c : children) {
-      if (isLockNode(c)) {
-        own.add(c);
+      if (isLockNode(c) || ForeignNode.classify(c) != null) {
+        own.add(c); // ours, or what looks like another library's lock node (its stat decides)
       }
     }
     if (own.isEmpty() && !semaphore) {
@@ -331,6 +342,12 @@ public final class Inspector {
 
   static boolean isLockNode(String child) {
     return child.equals(NodeKind.SIMPLE_NODE) || QueueNode.parse(child) != null;
+  }
+
+  /** Whether {@code child}'s name alone proves it another library's lock node. */
+  static boolean isCertainlyForeign(String child) {
+    ForeignNode f = ForeignNode.classify(child);
+    return f != null && f.certain();
   }
 
   private static List<String> childrenOf(BlockingOps zk, String dir)
@@ -430,6 +447,9 @@ public final class Inspector {
     Optional<LockInfo> info = inspect(name);
     if (info.isPresent()) {
       for (LockNode holder : info.get().holders()) {
+        if (holder.kind() == LockNode.Kind.FOREIGN) {
+          continue; // another library's client does not watch its node: it would hold on
+        }
         if (forceRelease(holder)) {
           released.add(holder);
         }
@@ -466,6 +486,9 @@ public final class Inspector {
     Optional<LockInfo> info = inspect(name);
     if (info.isPresent()) {
       for (LockNode holder : info.get().holders()) {
+        if (holder.kind() == LockNode.Kind.FOREIGN) {
+          continue; // another library's client does not read zklock's request
+        }
         if (requestRelease(holder)) {
           asked.add(holder);
         }

@@ -205,6 +205,7 @@ public final class LockWatcher implements LockWatch {
           }
           for (String child : children) {
             if (Inspector.isLockNode(child)
+                || Inspector.isCertainlyForeign(child)
                 || child.equals(Inspector.HOLD_OFF)
                 || (dir.equals("/") && child.equals("zookeeper"))) {
               continue;
@@ -238,12 +239,20 @@ public final class LockWatcher implements LockWatch {
       return;
     }
     tell(nameOf(path));
+    String last = path.substring(path.lastIndexOf('/') + 1);
+    io.zklock.internal.rules.ForeignNode f = io.zklock.internal.rules.ForeignNode.classify(last);
+    if (f != null && !f.certain() && path.lastIndexOf('/') > 0) {
+      // another library's lock node, or a longer lock's directory: its name does not say which
+      tell(nameOfDir(path.substring(0, path.lastIndexOf('/'))));
+    }
   }
 
   /** The lock a changed znode belongs to, or null for the namespace itself (or outside it). */
   String nameOf(String path) {
     String last = path.substring(path.lastIndexOf('/') + 1);
-    if (Inspector.isLockNode(last) || last.equals(Inspector.HOLD_OFF)) {
+    if (Inspector.isLockNode(last)
+        || Inspector.isCertainlyForeign(last)
+        || last.equals(Inspector.HOLD_OFF)) {
       return nameOfDir(path.substring(0, path.lastIndexOf('/')));
     }
     return nameOfDir(path);

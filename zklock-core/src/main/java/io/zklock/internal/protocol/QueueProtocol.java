@@ -1,6 +1,7 @@
 package io.zklock.internal.protocol;
 
 import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.rules.ForeignNode;
 import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.NodeKind;
@@ -228,10 +229,74 @@ public final class QueueProtocol implements NodeProtocol {
    * wait, the watch already set is enough.
    */
   private void evaluate(Step step, Listing listing, boolean queueWatched) {
+    if (!listing.foreign().isEmpty()) {
+      refuseOrGoOn(step, listing, queueWatched);
+    } else {
+      evaluateQueue(step, listing, queueWatched);
+    }
+  }
+
+  /** {@link #evaluate} on a listing with no foreign node, or whose foreign names proved none. */
+  private void evaluateQueue(Step step, Listing listing, boolean queueWatched) {
     if (listing.nearOverflow()) {
       inCreationOrder(step, listing, queueWatched);
     } else {
       decide(step, listing, queueWatched);
+    }
+  }
+
+  // ---------------------------------------------------------------- nodes of other libraries
+
+  /**
+   * The listing holds children that look like another library's lock nodes ({@link ForeignNode}):
+   * refuses if one is, by its name or, for a name no known library makes, by its stat (read once
+   * per listing, pipelined); goes on deciding if none is. A client of that library holds without
+   * seeing our nodes, so we must not hold beside it.
+   */
+  private void refuseOrGoOn(Step step, Listing listing, boolean queueWatched) {
+    ForeignNode certain = ForeignNode.firstCertain(listing.foreign());
+    if (certain != null) {
+      refuse(step, certain);
+      return;
+    }
+    java.util.Set<String> notLockNodes = step.ctx().listings().notLockNodes(dir);
+    boolean unread = false;
+    for (ForeignNode f : listing.foreign()) {
+      unread |= !notLockNodes.contains(f.name());
+    }
+    if (!unread) {
+      evaluateQueue(step, listing, queueWatched);
+      return;
+    }
+    ZkOps zk = step.zk();
+    listing
+        .foreignByStat(() -> ForeignReads.read(zk, dir, listing.foreign(), notLockNodes))
+        .thenAccept(
+            found -> {
+              if (found == null) {
+                step.whenConnected(this::judge);
+              } else if (!found.isEmpty()) {
+                refuse(step, found.get(0));
+              } else {
+                evaluateQueue(step, listing, queueWatched);
+              }
+            });
+  }
+
+  /** Whether {@code listing} holds a foreign node, or a name not yet known not to be one. */
+  private boolean mayHoldForeign(Step step, Listing listing) {
+    java.util.Set<String> notLockNodes = step.ctx().listings().notLockNodes(dir);
+    for (ForeignNode f : listing.foreign()) {
+      if (f.certain() || !notLockNodes.contains(f.name())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void refuse(Step step, ForeignNode found) {
+    if (step.isLive()) {
+      step.fail(new RecipeMixException(ForeignNode.refusal(dir, kind, found), dir, step.session()));
     }
   }
 
@@ -487,8 +552,12 @@ public final class QueueProtocol implements NodeProtocol {
       return;
     }
     int index = queue.indexOfName(node.name());
-    if (index < 0 || queue.nearOverflow()) {
-      // our node is gone, or the queue must be read in creation order: judge it fully
+    if (index < 0
+        || queue.nearOverflow()
+        || mayHoldForeign(waiting, queue)
+        || KindMix.conflict(kind, queue) != null) {
+      // our node is gone, the queue must be read in creation order, or it holds a node we must
+      // not hold beside (another library's, another recipe's): judge it fully
       judgeNext(waiting);
       return;
     }

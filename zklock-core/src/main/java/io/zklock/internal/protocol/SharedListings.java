@@ -72,6 +72,22 @@ public final class SharedListings {
 
   private final ConcurrentHashMap<Key, Rounds<Reader>> rounds = new ConcurrentHashMap<>();
 
+  /** Per directory: children found not to be lock nodes ({@link ForeignReads}). */
+  private final ConcurrentHashMap<String, java.util.Set<String>> notLockNodes =
+      new ConcurrentHashMap<>();
+
+  /**
+   * The children of {@code dir} that this instance found not to be lock nodes although their names
+   * end in a sequence (a longer lock name's directory, {@code orders/0000000042} in {@code
+   * orders}): read once, not again. Such a child stays what it is for its life. A bounded cache.
+   */
+  public java.util.Set<String> notLockNodes(String dir) {
+    if (notLockNodes.size() >= ForeignReads.CACHE_MAX && !notLockNodes.containsKey(dir)) {
+      notLockNodes.clear();
+    }
+    return notLockNodes.computeIfAbsent(dir, d -> ConcurrentHashMap.newKeySet());
+  }
+
   /**
    * Lists {@code dir} on {@code ops} for {@code reader}, in a listing sent after this call: call it
    * only after sending what the listing must show. {@code reader} runs on ZooKeeper's event thread.

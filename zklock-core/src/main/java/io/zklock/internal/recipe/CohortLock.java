@@ -9,6 +9,7 @@ import io.zklock.internal.engine.Guard;
 import io.zklock.internal.engine.Handle;
 import io.zklock.internal.engine.Ticket;
 import io.zklock.internal.rules.CohortToken;
+import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -622,12 +623,14 @@ public final class CohortLock implements LockPart {
    * node is not in it (the listing came before the create, or the node is gone).
    */
   private boolean judge(String own, List<String> children) {
-    List<QueueNode> queue = QueueNode.queue(children);
+    Listing queue = Listing.of(children);
     int index = QueueNode.indexOf(queue, own);
     if (index < 0) {
       return false;
     }
-    boolean behind = waitsBehind(queue, index, shared);
+    // another library's node (ForeignNode) holds without waiting for ours: give the node back to
+    // the queue as if it waited, so that no local handoff extends this hold beside it
+    boolean behind = waitsBehind(queue, index, shared) || !queue.foreign().isEmpty();
     phase = behind ? Phase.HELD_BEHIND : Phase.HELD_CLEAR;
     if (shared && !behind) {
       grantWaiting(); // no writer behind (any more): readers waiting here join the holders

@@ -7,8 +7,11 @@ import io.zklock.LockHandle;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.internal.engine.LockRequest;
+import io.zklock.internal.protocol.ForeignReads;
 import io.zklock.internal.protocol.RecipeMixException;
+import io.zklock.internal.rules.ForeignNode;
 import io.zklock.internal.rules.KindMix;
+import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.QueueNode;
@@ -374,7 +377,14 @@ public final class Election implements LeaderElection {
                 out.completeExceptionally(leaderReadFailed(conn, code, queue.dir()));
                 return;
               }
-              List<QueueNode> nodes = QueueNode.queue(children);
+              Listing listing = Listing.of(children);
+              List<QueueNode> nodes = new ArrayList<>(listing);
+              ForeignNode other = ForeignNode.firstCertain(listing.foreign());
+              if (other != null) {
+                // another library's lock node: it may lead without seeing ours (ForeignNode)
+                out.completeExceptionally(foreignLeads(other));
+                return;
+              }
               QueueNode foreign = KindMix.conflict(kind, nodes);
               if (foreign != null) {
                 // another recipe's nodes beside ours: whoever is named, a client of the other
@@ -384,15 +394,48 @@ public final class Election implements LeaderElection {
                         KindMix.refusal(queue.dir(), kind, foreign), queue.dir(), 0L));
                 return;
               }
-              nodes.removeIf(n -> n.kind() != kind);
-              if (nodes.isEmpty()) {
-                out.complete(Optional.empty());
-              } else if (QueueNode.nearOverflow(nodes)) {
-                inCreationOrder(conn, nodes, tries, out);
-              } else {
-                readHead(conn, nodes.get(0).name(), tries, out);
+              if (listing.foreign().isEmpty()) {
+                leaderOf(conn, nodes, tries, out);
+                return;
               }
+              // names no known library makes: lock nodes if ephemeral
+              ForeignReads.read(
+                      conn.ops(),
+                      queue.dir(),
+                      listing.foreign(),
+                      ctx.requests().listings().notLockNodes(queue.dir()))
+                  .thenAccept(
+                      found -> {
+                        if (found == null) {
+                          out.completeExceptionally(
+                              leaderReadFailed(conn, Code.CONNECTIONLOSS, queue.dir()));
+                        } else if (!found.isEmpty()) {
+                          out.completeExceptionally(foreignLeads(found.get(0)));
+                        } else {
+                          leaderOf(conn, nodes, tries, out);
+                        }
+                      });
             });
+  }
+
+  private RecipeMixException foreignLeads(ForeignNode other) {
+    return new RecipeMixException(ForeignNode.refusal(queue.dir(), kind, other), queue.dir(), 0L);
+  }
+
+  /** The head of the election's own nodes, {@code nodes} in queue order. */
+  private void leaderOf(
+      Session.Conn conn,
+      List<QueueNode> nodes,
+      int tries,
+      CompletableFuture<Optional<String>> out) {
+    nodes.removeIf(n -> n.kind() != kind);
+    if (nodes.isEmpty()) {
+      out.complete(Optional.empty());
+    } else if (QueueNode.nearOverflow(nodes)) {
+      inCreationOrder(conn, nodes, tries, out);
+    } else {
+      readHead(conn, nodes.get(0).name(), tries, out);
+    }
   }
 
   /** Near the sequence counter's overflow the head is the node created first. */
