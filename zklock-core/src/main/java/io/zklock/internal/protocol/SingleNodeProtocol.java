@@ -1,7 +1,9 @@
 package io.zklock.internal.protocol;
 
 import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.rules.ForeignNode;
 import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.zk.Sync;
 import java.nio.charset.StandardCharsets;
@@ -45,6 +47,7 @@ public final class SingleNodeProtocol implements NodeProtocol {
 
   @Override
   public void create(Step step) {
+    boolean[] made = new boolean[1]; // the create's reply comes first: one session, in order
     step.zk()
         .create(
             path,
@@ -55,13 +58,71 @@ public final class SingleNodeProtocol implements NodeProtocol {
               Code code = Code.get(rc);
               if (code == Code.OK) {
                 step.created(path, stat.getCzxid());
-                step.granted();
+                made[0] = true; // granted on the listing's reply, right behind this one
               } else if (code == Code.NODEEXISTS) {
                 busy(step);
               } else {
                 step.createFailed(code);
               }
             });
+    // pipelined behind the create, no round trip of its own: the directory's other children
+    step.zk()
+        .getChildren(
+            dir,
+            null,
+            (rc, p, c, children, stat) -> {
+              if (made[0]) {
+                listed(step, rc, children);
+              }
+            });
+  }
+
+  /**
+   * We made the node: grant unless the directory holds another library's lock node ({@link
+   * ForeignNode}), whose client does not see {@code x-lock} and may hold too.
+   */
+  private void listed(Step step, int rc, java.util.List<String> children) {
+    Code code = Code.get(rc);
+    if (code != Code.OK) {
+      if (ErrorKind.retryWhenConnected(code)) {
+        step.whenConnected(this::listThenGrant);
+      }
+      return; // expiry: the session's news deal with it
+    }
+    java.util.List<ForeignNode> foreign = Listing.of(children).foreign();
+    if (foreign.isEmpty()) {
+      step.granted();
+      return;
+    }
+    ForeignNode certain = ForeignNode.firstCertain(foreign);
+    if (certain != null) {
+      refuse(step, certain);
+      return;
+    }
+    ForeignReads.read(step.zk(), dir, foreign, step.ctx().listings().notLockNodes(dir))
+        .thenAccept(
+            found -> {
+              if (found == null) {
+                step.whenConnected(this::listThenGrant);
+              } else if (found.isEmpty()) {
+                step.granted();
+              } else {
+                refuse(step, found.get(0));
+              }
+            });
+  }
+
+  /** We hold the node (made, or adopted): list the directory, then grant or refuse. */
+  private void listThenGrant(Step step) {
+    step.zk().getChildren(dir, null, (rc, p, c, children, stat) -> listed(step, rc, children));
+  }
+
+  private void refuse(Step step, ForeignNode found) {
+    if (step.isLive()) {
+      step.fail(
+          new RecipeMixException(
+              ForeignNode.refusal(dir, NodeKind.SIMPLE, found), dir, step.session()));
+    }
   }
 
   /** Someone else holds the node: watch it, or give up. */
@@ -119,7 +180,7 @@ public final class SingleNodeProtocol implements NodeProtocol {
                 step.again(); // the create never happened, or the node went since
               } else if (code == Code.OK && isOurs(data, stat, step.session(), step.attemptId())) {
                 step.adopted(path, stat.getCzxid(), false);
-                step.granted();
+                listThenGrant(step);
               } else if (code == Code.OK) {
                 busy(step); // someone else's
               }

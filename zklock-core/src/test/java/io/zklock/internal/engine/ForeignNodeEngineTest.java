@@ -207,6 +207,30 @@ class ForeignNodeEngineTest {
   }
 
   @Test
+  void theSimpleLock_besideAKazooNode_isRefused_andLeavesNoNode() {
+    String kazoo = kazooQueues(false);
+    Started r = f.simpleAcquire();
+
+    f.settle();
+
+    assertThat(failure(r)).hasMessageContaining(kazoo).hasMessageContaining("kazoo");
+    assertThat(f.nodes()).containsExactly(kazoo);
+  }
+
+  @Test
+  void theSimpleLock_isGrantedOnTheListingSentWithItsCreate_noOtherRead() {
+    Started r = f.simpleAcquire();
+    assertThat(zk.sent().stream().map(s -> s.op()).toList())
+        .as("the create and, pipelined behind it, the listing")
+        .containsExactly("create", "getChildren");
+
+    f.settle();
+
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(reads()).isEqualTo(1);
+  }
+
+  @Test
   void zklocksOwnKindsTogether_areNotRefused() {
     Started m = mutex();
     f.settle();
