@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.zklock.testkit.EmbeddedZooKeeper;
 import io.zklock.testkit.ServerFreePhase;
 import io.zklock.testkit.TestCertificates;
+import java.io.File;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,6 +50,36 @@ class TlsTest {
         assertThat(h.fencingToken()).isPositive();
       }
     }
+  }
+
+  /**
+   * What zklock brings for TLS and nothing more: ZooKeeper's dependency on Netty's native libraries
+   * is left out (BoringSSL, epoll), so its Netty socket runs on Java NIO with the JDK's TLS.
+   */
+  @Test
+  void tls_withoutNettysNativeLibraries_runsOnJavaNioAndTheJdksTls() throws Exception {
+    String paths =
+        System.getProperty("java.class.path")
+            + File.pathSeparator
+            + System.getProperty("jdk.module.path", "");
+    assertThat(paths)
+        .as("the test's class and module path: what zklock-core brings")
+        .doesNotContain("netty-tcnative")
+        .doesNotContain("netty-transport-native-epoll")
+        .contains("netty-transport-classes-epoll");
+    assertThat(isAvailable("io.netty.handler.ssl.OpenSsl")).as("OpenSSL (BoringSSL)").isFalse();
+    assertThat(isAvailable("io.netty.channel.epoll.Epoll")).as("native epoll").isFalse();
+
+    try (ZkLocks locks =
+        ZkLocks.builder(zk.secureConnectString()).tls(tls()).namespace("/tls-jdk").build()) {
+      try (LockHandle h = locks.mutex("secure").acquire()) {
+        assertThat(h.isHeld()).isTrue();
+      }
+    }
+  }
+
+  private static boolean isAvailable(String nettyClass) throws Exception {
+    return (Boolean) Class.forName(nettyClass).getMethod("isAvailable").invoke(null);
   }
 
   @Test

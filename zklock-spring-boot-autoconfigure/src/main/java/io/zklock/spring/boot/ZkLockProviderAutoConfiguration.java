@@ -14,7 +14,9 @@ import org.springframework.context.annotation.Bean;
  * {@link ZkLocks} bean, or one primary among several: with several, define the provider yourself.
  */
 @AutoConfiguration(after = ZkLocksAutoConfiguration.class)
-@ConditionalOnClass(ZkLockProvider.class)
+@ConditionalOnClass(
+    value = ZkLockProvider.class,
+    name = "net.javacrumbs.shedlock.core.LockProvider") // zklock-shedlock brings no ShedLock
 @ConditionalOnSingleCandidate(ZkLocks.class)
 public class ZkLockProviderAutoConfiguration {
   @Bean
