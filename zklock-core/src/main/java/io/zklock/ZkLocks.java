@@ -394,6 +394,25 @@ public interface ZkLocks extends AutoCloseable {
    */
   long droppedEvents();
 
+  /**
+   * Adds a lock event listener to this built instance, as {@link Builder#eventListener} does before
+   * the build (for instruments that find the instance already built: a framework's metrics of every
+   * client it is given). It first hears the session's current state (a {@link
+   * LockEvent.Type#SESSION} event), then every step that happens from now on: a request under way
+   * is told from its next step, if it was made while someone listened. Isolated as {@link
+   * LockEventListener} says. On a closed instance it does nothing.
+   *
+   * @throws NullPointerException if {@code listener} is null
+   */
+  void addEventListener(LockEventListener listener);
+
+  /**
+   * Removes a lock event listener added with {@link #addEventListener} or {@link
+   * Builder#eventListener} (the first one added, if it was added twice); a blocking listener's
+   * thread ends once it has heard what was already queued for it. Does nothing if it is not there.
+   */
+  void removeEventListener(LockEventListener listener);
+
   /** Adds a session listener. */
   void addSessionListener(SessionListener listener);
 

@@ -101,6 +101,30 @@ class LockEventsTest extends ZkTestSupport {
   }
 
   @Test
+  void addEventListener_onABuiltInstance_hearsTheSessionThenLaterRequests_untilRemoved()
+      throws Exception {
+    ZkLocks locks = track(builder().build()); // built with no listener: it makes no event
+    LockHandle before = locks.mutex("late").acquire(); // a request before anyone listens
+    Recorder r = new Recorder();
+
+    locks.addEventListener(r);
+    before.release();
+    locks.mutex("late").acquire().release();
+
+    assertThat(r.events.get(0).type()).as("first, the session's state").isEqualTo(Type.SESSION);
+    assertThat(r.events.get(0).sessionState()).isEqualTo(SessionState.CONNECTED);
+    assertThat(r.events.get(0).sessionId()).isEqualTo(locks.sessionId());
+    assertThat(r.of("late").stream().map(LockEvent::type))
+        .as("the request made before the listener is not told; the next one is, whole")
+        .containsExactly(Type.REQUESTED, Type.GRANTED, Type.RELEASED);
+
+    locks.removeEventListener(r);
+    int heard = r.events.size();
+    locks.mutex("late").acquire().release();
+    assertThat(r.events).as("nothing after the removal").hasSize(heard);
+  }
+
+  @Test
   void readWriteLock_readerQueuedBehindWriter_kindsNamed() throws Exception {
     Recorder r = new Recorder();
     ZkLocks locks = observed(r);

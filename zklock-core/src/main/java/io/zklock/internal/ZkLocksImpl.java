@@ -443,6 +443,17 @@ final class ZkLocksImpl implements ZkLocks {
   }
 
   @Override
+  public void addEventListener(io.zklock.LockEventListener listener) {
+    events.add(
+        java.util.Objects.requireNonNull(listener, "listener"), session::state, session::sessionId);
+  }
+
+  @Override
+  public void removeEventListener(io.zklock.LockEventListener listener) {
+    events.remove(listener);
+  }
+
+  @Override
   public void addSessionListener(SessionListener listener) {
     session.addListener(java.util.Objects.requireNonNull(listener, "listener"));
   }

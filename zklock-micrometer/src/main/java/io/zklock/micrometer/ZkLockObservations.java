@@ -1,6 +1,5 @@
 package io.zklock.micrometer;
 
-import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.zklock.LockEvent;
@@ -13,7 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Micrometer Observations of zklock's lock requests, made from the lock events of zklock-core: with
- * Micrometer Tracing, each request is a span. Add it to the {@link ZkLocks.Builder}:
+ * Micrometer Tracing each request is a span, and with Micrometer's meter handler (Spring Boot
+ * registers one) each is timed. Add it to the {@link ZkLocks.Builder}, or to a built instance
+ * ({@link ZkLocks#addEventListener}):
  *
  * <pre>{@code
  * ZkLocks locks = ZkLocks.builder(connect)
@@ -22,52 +23,51 @@ import java.util.concurrent.ConcurrentHashMap;
  * }</pre>
  *
  * <ul>
- *   <li>{@value #WAIT} ("zklock wait &lt;kind&gt;"): from the request to its outcome. Its parent is
- *       the observation current on the thread that asked for the lock (a request's span, say).
- *       Low-cardinality key values: {@code zklock.lock.kind}, {@code zklock.lock.outcome} (granted,
- *       timeout, busy, cancelled, failed; for a coordination recipe's wait, kinds {@code latch},
- *       {@code barrier}, {@code double-barrier-enter}, {@code double-barrier-leave}, {@code
- *       condition}: passed, timeout, cancelled, failed, lost) and {@code zklock.lock.name} as
- *       {@link LockNameTags} allows it; high-cardinality: the full {@code zklock.lock.name.full}
- *       and the grant's {@code zklock.lock.token}. Each time the request waits behind others, an
+ *   <li>a wait ({@value DefaultLockObservationConvention#WAIT_NAME}, "zklock wait &lt;kind&gt;"):
+ *       from the request to its outcome. Its parent is the observation current on the thread that
+ *       asked for the lock (a request's span, say). Each time the request waits behind others, an
  *       event {@code queued} is added. A failure is the observation's error.
- *   <li>{@value #HOLD} ("zklock hold &lt;kind&gt;"): from the grant to its release or loss, a child
- *       of its wait (a coordination wait has none: nothing is held); {@code zklock.lock.outcome} is
- *       {@code released} or {@code lost}, with {@code zklock.lock.loss.reason} ({@code none},
- *       {@code session_expired}, {@code node_deleted}, {@code suspended}, {@code closed}, {@code
- *       lease_expired}).
+ *   <li>a hold ({@value DefaultLockObservationConvention#HOLD_NAME}, "zklock hold &lt;kind&gt;"):
+ *       from the grant to its release or loss, a child of its wait (a coordination recipe's wait
+ *       has none: nothing is held).
  * </ul>
  *
- * A registry with a meter handler also makes timers of these observations; {@link ZkLockMetrics} is
- * the fuller set of meters, so use the two together only with tracing handlers, or accept both
- * sets. This listener is non-blocking: it runs on the thread of each step (the caller's for the
- * request, which is how it finds the parent).
+ * Their names and key values are {@link DefaultLockObservationConvention}'s unless a {@link
+ * LockObservationConvention} is given; the lock's name is a low-cardinality value only as {@link
+ * LockNameTags} allows. The meters that a meter handler makes of these observations are the very
+ * meters of {@link ZkLockMetrics} (same names, same tags): use one or the other for a {@link
+ * io.micrometer.core.instrument.MeterRegistry}, not both ({@link
+ * ZkLockMetrics.Builder#lockMeters}). This listener is non-blocking: it runs on the thread of each
+ * step (the caller's for the request, which is how it finds the parent).
  */
 public final class ZkLockObservations implements LockEventListener {
-  /** The observation of a wait. */
-  public static final String WAIT = "zklock.wait";
-
-  /** The observation of a hold. */
-  public static final String HOLD = "zklock.hold";
-
   private final ObservationRegistry registry;
   private final LockNameTags names;
+  private final LockObservationConvention waitConvention;
+  private final LockObservationConvention holdConvention;
   private final Map<Long, Observation> waits = new ConcurrentHashMap<>();
   private final Map<Long, Observation> holds = new ConcurrentHashMap<>();
 
-  private ZkLockObservations(ObservationRegistry registry, LockNameTags names) {
-    this.registry = Objects.requireNonNull(registry, "registry");
-    this.names = Objects.requireNonNull(names, "names");
+  private ZkLockObservations(Builder b) {
+    this.registry = b.registry;
+    this.names = b.names;
+    this.waitConvention = b.waitConvention;
+    this.holdConvention = b.holdConvention;
   }
 
   /** Observations into {@code registry}, with no lock name as a low-cardinality value. */
   public static ZkLockObservations of(ObservationRegistry registry) {
-    return new ZkLockObservations(registry, LockNameTags.none());
+    return builder(registry).build();
   }
 
   /** Observations into {@code registry}, lock names guarded by {@code names}. */
   public static ZkLockObservations of(ObservationRegistry registry, LockNameTags names) {
-    return new ZkLockObservations(registry, names);
+    return builder(registry).lockNameTags(names).build();
+  }
+
+  /** Starts building observations into {@code registry}. */
+  public static Builder builder(ObservationRegistry registry) {
+    return new Builder(registry);
   }
 
   @Override
@@ -82,7 +82,7 @@ public final class ZkLockObservations implements LockEventListener {
     }
     switch (e.type()) {
       case REQUESTED -> {
-        Observation wait = observation(WAIT, e, null);
+        Observation wait = observation(LockObservationContext.Phase.WAIT, e, null);
         wait.start();
         waits.put(e.requestId(), wait);
       }
@@ -94,8 +94,8 @@ public final class ZkLockObservations implements LockEventListener {
       }
       case GRANTED -> {
         Observation wait = endWait(e, "granted", null);
-        Observation hold = observation(HOLD, e, wait);
-        hold.highCardinalityKeyValue("zklock.lock.token", Long.toString(e.fencingToken()));
+        Observation hold = observation(LockObservationContext.Phase.HOLD, e, wait);
+        ((LockObservationContext) hold.getContext()).granted(e.fencingToken());
         hold.start();
         holds.put(e.requestId(), hold);
       }
@@ -115,13 +115,17 @@ public final class ZkLockObservations implements LockEventListener {
     }
   }
 
-  private Observation observation(String name, LockEvent e, Observation parent) {
+  private Observation observation(
+      LockObservationContext.Phase phase, LockEvent e, Observation parent) {
+    LockObservationContext context =
+        new LockObservationContext(phase, e.lockName(), names.tagValue(e.lockName()), e.kind());
+    boolean wait = phase == LockObservationContext.Phase.WAIT;
     Observation o =
-        Observation.createNotStarted(name, registry)
-            .contextualName(name.replace('.', ' ') + " " + e.kind())
-            .lowCardinalityKeyValue("zklock.lock.kind", e.kind())
-            .lowCardinalityKeyValue("zklock.lock.name", names.tagValue(e.lockName()))
-            .highCardinalityKeyValue("zklock.lock.name.full", e.lockName());
+        Observation.createNotStarted(
+            wait ? waitConvention : holdConvention,
+            wait ? DefaultLockObservationConvention.WAIT : DefaultLockObservationConvention.HOLD,
+            () -> context,
+            registry);
     if (parent != null) {
       o.parentObservation(parent);
     }
@@ -133,11 +137,11 @@ public final class ZkLockObservations implements LockEventListener {
     if (wait == null) {
       return null;
     }
-    wait.lowCardinalityKeyValue("zklock.lock.outcome", outcome);
+    LockObservationContext context = (LockObservationContext) wait.getContext();
     if (e.type() == LockEvent.Type.GRANTED) {
-      wait.highCardinalityKeyValue(
-          KeyValue.of("zklock.lock.token", Long.toString(e.fencingToken())));
+      context.granted(e.fencingToken());
     }
+    context.end(outcome, null);
     if (failure != null) {
       wait.error(failure);
     }
@@ -150,8 +154,49 @@ public final class ZkLockObservations implements LockEventListener {
     if (hold == null) {
       return;
     }
-    hold.lowCardinalityKeyValue("zklock.lock.outcome", outcome);
-    hold.lowCardinalityKeyValue("zklock.lock.loss.reason", reason);
+    ((LockObservationContext) hold.getContext()).end(outcome, reason);
     hold.stop();
+  }
+
+  /** Builds a {@link ZkLockObservations}. */
+  public static final class Builder {
+    private final ObservationRegistry registry;
+    private LockNameTags names = LockNameTags.none();
+    private LockObservationConvention waitConvention;
+    private LockObservationConvention holdConvention;
+
+    private Builder(ObservationRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /** Which lock names are low-cardinality values (default: none, every lock is "other"). */
+    public Builder lockNameTags(LockNameTags names) {
+      this.names = Objects.requireNonNull(names, "names");
+      return this;
+    }
+
+    /**
+     * Names and keys the observations of the phases whose context {@code convention} supports (a
+     * wait's, a hold's, or both). Without one, a registry's global convention for them is used,
+     * else {@link DefaultLockObservationConvention}'s, as Micrometer chooses.
+     */
+    public Builder convention(LockObservationConvention convention) {
+      Objects.requireNonNull(convention, "convention");
+      if (convention.supportsContext(sample(LockObservationContext.Phase.WAIT))) {
+        waitConvention = convention;
+      }
+      if (convention.supportsContext(sample(LockObservationContext.Phase.HOLD))) {
+        holdConvention = convention;
+      }
+      return this;
+    }
+
+    static LockObservationContext sample(LockObservationContext.Phase phase) {
+      return new LockObservationContext(phase, "", LockNameTags.OTHER, "mutex");
+    }
+
+    public ZkLockObservations build() {
+      return new ZkLockObservations(this);
+    }
   }
 }

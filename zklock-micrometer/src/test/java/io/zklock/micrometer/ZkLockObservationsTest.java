@@ -94,12 +94,14 @@ class ZkLockObservationsTest {
     assertThat(wait.getTraceId()).isEqualTo(parent.getTraceId()).isEqualTo(hold.getTraceId());
     assertThat(wait.getParentSpanId()).as("the wait's parent").isEqualTo(parent.getSpanId());
     assertThat(hold.getParentSpanId()).as("the hold's parent").isEqualTo(wait.getSpanId());
-    assertThat(attr(wait, "zklock.lock.name.full")).isEqualTo("orders/42");
-    assertThat(attr(wait, "zklock.lock.kind")).isEqualTo("mutex");
-    assertThat(attr(wait, "zklock.lock.outcome")).isEqualTo("granted");
-    assertThat(attr(wait, "zklock.lock.token")).isEqualTo(Long.toString(h.fencingToken()));
-    assertThat(attr(hold, "zklock.lock.outcome")).isEqualTo("released");
-    assertThat(attr(hold, "zklock.lock.token")).isEqualTo(Long.toString(h.fencingToken()));
+    assertThat(attr(wait, "lock.name")).isEqualTo("orders/42");
+    assertThat(attr(wait, "kind")).isEqualTo("mutex");
+    assertThat(attr(wait, "outcome")).isEqualTo("granted");
+    assertThat(attr(wait, "lock")).as("guarded: no name allowed").isEqualTo("other");
+    assertThat(attr(wait, "token")).isEqualTo(Long.toString(h.fencingToken()));
+    assertThat(attr(hold, "end")).isEqualTo("released");
+    assertThat(attr(hold, "reason")).isEqualTo("none");
+    assertThat(attr(hold, "token")).isEqualTo(Long.toString(h.fencingToken()));
   }
 
   @Test
@@ -112,7 +114,7 @@ class ZkLockObservationsTest {
 
     await().until(() -> spans.getFinishedSpanItems().size() == 1);
     SpanData wait = span("zklock wait mutex");
-    assertThat(attr(wait, "zklock.lock.outcome")).isEqualTo("busy");
+    assertThat(attr(wait, "outcome")).isEqualTo("busy");
     assertThat(wait.getParentSpanContext().isValid()).as("no caller span: a root").isFalse();
   }
 
@@ -130,9 +132,10 @@ class ZkLockObservationsTest {
     assertThatThrownBy(() -> lock.newCondition().await(gone)).isInstanceOf(LockLostException.class);
 
     await().until(() -> spans.getFinishedSpanItems().size() == 4);
-    assertThat(attr(span("zklock wait latch"), "zklock.lock.outcome")).isEqualTo("passed");
-    assertThat(attr(span("zklock wait condition"), "zklock.lock.outcome")).isEqualTo("lost");
-    assertThat(attr(span("zklock hold mutex"), "zklock.lock.outcome")).isEqualTo("lost");
+    assertThat(attr(span("zklock wait latch"), "outcome")).isEqualTo("passed");
+    assertThat(attr(span("zklock wait condition"), "outcome")).isEqualTo("lost");
+    assertThat(attr(span("zklock hold mutex"), "end")).isEqualTo("lost");
+    assertThat(attr(span("zklock hold mutex"), "reason")).isEqualTo("node_deleted");
     assertThat(spans.getFinishedSpanItems())
         .as("no hold span of a coordination wait")
         .extracting(SpanData::getName)

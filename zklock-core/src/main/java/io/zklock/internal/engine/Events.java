@@ -4,12 +4,14 @@ import io.zklock.LockEvent;
 import io.zklock.LockEventListener;
 import io.zklock.SessionState;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,36 +20,90 @@ import org.slf4j.LoggerFactory;
  * LockEventListener} documents: a non-blocking listener is called in place, any other through a
  * bounded queue drained by a daemon thread of its own that drops and counts on overflow; every
  * exception of a listener is caught and its first one logged. The JDK Flight Recorder events
- * ({@link FlightEvents}) are made here too, while a recording wants them. {@link #NONE} has no
- * listener: unless such a recording runs, {@link #on()} is false, and callers make no event at all.
+ * ({@link FlightEvents}) are made here too, while a recording wants them. Listeners may be added
+ * and removed at any time ({@link #add}, {@link #remove}); while there is none, unless such a
+ * recording runs, {@link #on()} is false, and callers make no event at all. {@link #NONE} never has
+ * one.
  */
 public final class Events {
   private static final Logger log = LoggerFactory.getLogger(Events.class);
 
-  /** No listener. */
-  public static final Events NONE = new Events(List.of(), "none");
+  /** No listener, ever: {@link #add} does nothing. */
+  public static final Events NONE = new Events("none", true);
 
-  private final Sink[] sinks;
-  private final boolean on;
+  private final String name;
   private final AtomicLong ids = new AtomicLong();
+  // copied on write, under this object's monitor; read without it by every emit
+  private volatile Sink[] sinks = new Sink[0];
+  private int threads; // guarded by this
+  private boolean closed; // guarded by this
 
-  private Events(List<LockEventListener> listeners, String name) {
-    List<Sink> list = new ArrayList<>();
-    int n = 0;
-    for (LockEventListener l : listeners) {
-      list.add(
-          l.isNonBlocking() ? new Sink(l) : new Queued(l, "zklock-events-" + name + "-" + ++n));
-    }
-    this.sinks = list.toArray(new Sink[0]);
-    this.on = sinks.length > 0;
+  private Events(String name, boolean closed) {
+    this.name = name;
+    this.closed = closed;
   }
 
   /**
-   * The dispatcher of {@code listeners}, or {@link #NONE} if there are none. Starts one thread per
+   * The dispatcher of {@code listeners}, more of which may be added later. Starts one thread per
    * blocking listener, named after {@code name}; {@link #close()} ends them.
    */
   public static Events of(List<LockEventListener> listeners, String name) {
-    return listeners.isEmpty() ? NONE : new Events(List.copyOf(listeners), name);
+    Events events = new Events(name, false);
+    for (LockEventListener l : listeners) {
+      events.add(l);
+    }
+    return events;
+  }
+
+  /**
+   * Adds a listener, which hears the events made from now on (a request under way when it is added
+   * is told from its next step, if it makes events at all). Does nothing once closed.
+   */
+  public synchronized void add(LockEventListener listener) {
+    if (closed) {
+      return;
+    }
+    Sink sink =
+        listener.isNonBlocking()
+            ? new Sink(listener)
+            : new Queued(listener, "zklock-events-" + name + "-" + ++threads);
+    Sink[] grown = Arrays.copyOf(sinks, sinks.length + 1);
+    grown[sinks.length] = sink;
+    sinks = grown;
+  }
+
+  /**
+   * {@link #add}s a listener and tells it, before anything else, the session's state: {@code state}
+   * and {@code sessionId}, read by the caller after the add. A session change told meanwhile waits
+   * for this ({@link #session} holds the same monitor), so the listener never hears an older state
+   * after a newer one.
+   */
+  public synchronized void add(
+      LockEventListener listener, Supplier<SessionState> state, LongSupplier sessionId) {
+    if (closed) {
+      return;
+    }
+    add(listener);
+    sinks[sinks.length - 1].accept(sessionEvent(state.get(), sessionId.getAsLong()));
+  }
+
+  /**
+   * Removes the first listener added that is {@code listener}; a blocking one's thread ends once it
+   * has delivered what was queued for it. Returns whether there was one.
+   */
+  public synchronized boolean remove(LockEventListener listener) {
+    Sink[] now = sinks;
+    for (int i = 0; i < now.length; i++) {
+      if (now[i].listener == listener) {
+        Sink[] shrunk = new Sink[now.length - 1];
+        System.arraycopy(now, 0, shrunk, 0, i);
+        System.arraycopy(now, i + 1, shrunk, i, now.length - i - 1);
+        sinks = shrunk;
+        now[i].close();
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -55,7 +111,7 @@ public final class Events {
    * enabled): when false, make no event.
    */
   public boolean on() {
-    return on || FlightEvents.recording();
+    return sinks.length > 0 || FlightEvents.recording();
   }
 
   /** A new request id, unique within this instance. */
@@ -78,22 +134,15 @@ public final class Events {
   }
 
   /** Tells a session change. */
-  public void session(SessionState state, long sessionId) {
+  public synchronized void session(SessionState state, long sessionId) {
     if (on()) {
-      emit(
-          new LockEvent(
-              LockEvent.Type.SESSION,
-              "",
-              "",
-              0L,
-              sessionId,
-              0L,
-              -1,
-              Duration.ZERO,
-              "",
-              null,
-              state));
+      emit(sessionEvent(state, sessionId));
     }
+  }
+
+  private static LockEvent sessionEvent(SessionState state, long sessionId) {
+    return new LockEvent(
+        LockEvent.Type.SESSION, "", "", 0L, sessionId, 0L, -1, Duration.ZERO, "", null, state);
   }
 
   /** Events dropped so far because a blocking listener's queue was full. */
@@ -109,7 +158,8 @@ public final class Events {
    * Ends the listeners' threads once they have delivered what was queued before. Idempotent. A
    * listener that never returns keeps its (daemon) thread.
    */
-  public void close() {
+  public synchronized void close() {
+    closed = true;
     for (Sink s : sinks) {
       s.close();
     }

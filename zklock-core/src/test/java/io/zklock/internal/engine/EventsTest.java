@@ -7,6 +7,7 @@ import io.zklock.LockEvent;
 import io.zklock.LockEventListener;
 import io.zklock.SessionState;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -16,8 +17,51 @@ class EventsTest {
 
   @Test
   void noListener_isOff() {
-    assertThat(Events.of(List.of(), "t")).isSameAs(Events.NONE);
+    assertThat(Events.of(List.of(), "t").on()).isFalse();
     assertThat(Events.NONE.on()).isFalse();
+  }
+
+  @Test
+  void addedLater_hearsTheSessionFirst_thenWhatComes_untilRemoved() {
+    Events events = Events.of(List.of(), "t");
+    List<String> heard = new CopyOnWriteArrayList<>();
+    LockEventListener listener =
+        new LockEventListener() {
+          @Override
+          public void onEvent(LockEvent e) {
+            heard.add(e.type() + ":" + e.sessionState());
+          }
+
+          @Override
+          public boolean isNonBlocking() {
+            return true;
+          }
+        };
+    events.session(SessionState.CONNECTED, 1L); // before: nobody hears it
+
+    events.add(listener, () -> SessionState.SUSPENDED, () -> 1L);
+    assertThat(events.on()).isTrue();
+    events.session(SessionState.CONNECTED, 1L);
+    assertThat(events.remove(listener)).isTrue();
+    events.session(SessionState.LOST, 1L);
+
+    assertThat(heard).containsExactly("SESSION:SUSPENDED", "SESSION:CONNECTED");
+    assertThat(events.on()).isFalse();
+    assertThat(events.remove(listener)).as("removed already").isFalse();
+  }
+
+  @Test
+  void addedToNoneOrAfterClose_hearsNothing() {
+    AtomicInteger heard = new AtomicInteger();
+    Events.NONE.add(e -> heard.incrementAndGet());
+    assertThat(Events.NONE.on()).isFalse();
+
+    Events events = Events.of(List.of(), "t");
+    events.close();
+    events.add(e -> heard.incrementAndGet(), () -> SessionState.CLOSED, () -> 0L);
+    events.session(SessionState.CLOSED, 0L);
+    assertThat(events.on()).isFalse();
+    assertThat(heard).hasValue(0);
   }
 
   @Test

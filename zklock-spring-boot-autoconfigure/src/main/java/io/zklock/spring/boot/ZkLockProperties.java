@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /**
  * The {@code zklock.*} properties of the auto-configured {@link io.zklock.ZkLocks}.
@@ -16,8 +17,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * zklock.session-timeout=15s
  * zklock.connect-in-background=false
  * zklock.client-name=orders-worker-1
- * zklock.auth.digest-file=/run/secrets/zklock-digest     # a file holding user:password
- * zklock.tls.trust-store=/etc/zklock/truststore.p12
+ * zklock.auth.username=orders-service                   # digest login: user and password
+ * zklock.auth.password=${ZK_PASSWORD}
+ * zklock.ssl.bundle=zookeeper                            # TLS from a Spring Boot SSL bundle
  * </pre>
  */
 @ConfigurationProperties("zklock")
@@ -51,19 +53,48 @@ public class ZkLockProperties {
   private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
 
   private final Auth auth = new Auth();
+  private final Ssl ssl = new Ssl();
   private final Tls tls = new Tls();
   private final Metrics metrics = new Metrics();
   private final Integration integration = new Integration();
   private final Shedlock shedlock = new Shedlock();
 
-  /** Digest authentication: nodes are then created readable by all, writable by this identity. */
+  /**
+   * Digest authentication: nodes are then created readable by all, writable by this identity. Its
+   * password is never shown by Actuator's configprops and env endpoints.
+   */
   public static class Auth {
-    /** user:password. Prefer digest-file, which keeps the secret out of the environment. */
+    /** The digest login's user name; with password. */
+    private String username;
+
+    /** The digest login's password; with username. */
+    private String password;
+
+    /** user:password in one value. Prefer username and password, or digest-file. */
     private String digest;
 
-    /** A file whose content (trimmed) is user:password. */
+    /** A file whose content (trimmed) is user:password, outside the environment. */
     private Path digestFile;
 
+    public String getUsername() {
+      return username;
+    }
+
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+
+    @DeprecatedConfigurationProperty(
+        replacement = "zklock.auth.password",
+        reason = "user and password in one value; zklock.auth.username and zklock.auth.password")
     public String getDigest() {
       return digest;
     }
@@ -81,7 +112,39 @@ public class ZkLockProperties {
     }
   }
 
-  /** TLS to the servers' secure client port; on when a trust store is given. */
+  /**
+   * TLS to the servers' secure client port from a Spring Boot SSL bundle ({@code spring.ssl.*}).
+   */
+  public static class Ssl {
+    /**
+     * The SSL bundle of TLS to ZooKeeper (its trust store, and key store for client certificates).
+     */
+    private String bundle;
+
+    /** Whether a server certificate must name the host connected to. */
+    private boolean hostnameVerification = true;
+
+    public String getBundle() {
+      return bundle;
+    }
+
+    public void setBundle(String bundle) {
+      this.bundle = bundle;
+    }
+
+    public boolean isHostnameVerification() {
+      return hostnameVerification;
+    }
+
+    public void setHostnameVerification(boolean hostnameVerification) {
+      this.hostnameVerification = hostnameVerification;
+    }
+  }
+
+  /**
+   * TLS to the servers' secure client port from store files; on when a trust store is given. {@code
+   * zklock.ssl.bundle} does the same with Spring Boot's SSL bundles.
+   */
   public static class Tls {
     /** Trust store (JKS, PKCS12 or PEM) of the certificates that sign the servers'. */
     private Path trustStore;
@@ -311,6 +374,10 @@ public class ZkLockProperties {
 
   public Auth getAuth() {
     return auth;
+  }
+
+  public Ssl getSsl() {
+    return ssl;
   }
 
   public Tls getTls() {

@@ -9,40 +9,68 @@ import java.nio.file.Files;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of zklock: a {@link ZkLocks} bean from the {@code zklock.*} properties (when
- * {@code zklock.connect-string} is set and the application has none of its own), its builder shaped
- * by every {@link ZkLocksBuilderCustomizer} bean; and the {@link ZkLocksLifecycle} that closes
- * every {@code ZkLocks} bean on a graceful shutdown. The health contributor and the adapters found
- * on the classpath are configured after it: the starter's health contributor, {@link
+ * Auto-configuration of zklock: a {@link ZkLocks} bean (unless the application has one of its own)
+ * where there are {@link ZkLocksConnectionDetails}: from the {@code zklock.*} properties when
+ * {@code zklock.connect-string} is set, or a bean of the application's or of Spring Boot's
+ * {@code @ServiceConnection}. Its builder is shaped by the properties, then by every {@link
+ * ZkLocksBuilderCustomizer} bean. The {@link ZkLocksLifecycle} closes every {@code ZkLocks} bean
+ * when the context stops and opens it again when it starts. The health contributor, {@link
  * ZkLocksMetricsAutoConfiguration}, {@link ZkLockRegistryAutoConfiguration}, {@link
- * ZkLockProviderAutoConfiguration}.
+ * ZkLockProviderAutoConfiguration} and {@link ZkLocksEndpointAutoConfiguration} come after it. And,
+ * with Actuator, the {@code zklock.*} secrets are masked in its {@code configprops} and {@code env}
+ * endpoints, whatever their {@code show-values} says.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass(ZkLocks.class)
 @EnableConfigurationProperties(ZkLockProperties.class)
 public class ZkLocksAutoConfiguration {
 
+  /** The connection details of the {@code zklock.*} properties, unless there are others. */
+  @Bean
+  @ConditionalOnMissingBean(ZkLocksConnectionDetails.class)
+  @ConditionalOnProperty("zklock.connect-string")
+  ZkLocksConnectionDetails zkLocksConnectionDetails(
+      ZkLockProperties properties, ObjectProvider<SslBundles> sslBundles) {
+    return new PropertiesZkLocksConnectionDetails(properties, sslBundles.getIfAvailable());
+  }
+
   /**
-   * The ZkLocks of the properties and customizers; connects at startup (fails it if unreachable),
-   * unless {@code zklock.connect-in-background}. Closed by {@link ZkLocksLifecycle} on a graceful
-   * shutdown, else when the context destroys it.
+   * The files of the SSL bundle's stores handed to ZooKeeper (see {@link SslBundleTls}), deleted
+   * when the context closes.
+   */
+  @Bean
+  @ConditionalOnMissingBean(ZkLocks.class)
+  SslBundleTls zkLocksSslBundleTls() {
+    return new SslBundleTls();
+  }
+
+  /**
+   * The ZkLocks of the connection details, the properties and the customizers; connects at startup
+   * (fails it if unreachable), unless {@code zklock.connect-in-background}. Closed by {@link
+   * ZkLocksLifecycle} when the context stops, else when the context destroys it.
    */
   @Bean
   @ConditionalOnMissingBean
-  @ConditionalOnProperty("zklock.connect-string")
+  @ConditionalOnBean(ZkLocksConnectionDetails.class)
   @SuppressWarnings("deprecation") // ZkLocksDecorator, still applied after the customizers
   public ZkLocks zkLocks(
       ZkLockProperties properties,
+      ZkLocksConnectionDetails connection,
+      SslBundleTls sslBundleTls,
       ObjectProvider<ZkLocksBuilderCustomizer> customizers,
       ObjectProvider<ZkLocksDecorator> decorators) {
-    ZkLocks.Builder builder = builder(properties);
+    ZkLocks.Builder builder = builder(properties, connection, sslBundleTls);
     customizers.orderedStream().forEach(c -> c.customize(builder));
     ZkLocks locks = builder.build();
     for (ZkLocksDecorator d : (Iterable<ZkLocksDecorator>) decorators.orderedStream()::iterator) {
@@ -52,8 +80,9 @@ public class ZkLocksAutoConfiguration {
   }
 
   /**
-   * Closes every ZkLocks bean in its phase of a graceful shutdown ({@link ZkLocksLifecycle#PHASE}).
-   * Static: a lifecycle bean, made early and apart from this configuration.
+   * Closes every ZkLocks bean when the context stops, and opens it again when it starts ({@link
+   * ZkLocksLifecycle#PHASE}). Static: a lifecycle bean, made early and apart from this
+   * configuration.
    */
   @Bean
   @ConditionalOnMissingBean
@@ -61,9 +90,20 @@ public class ZkLocksAutoConfiguration {
     return new ZkLocksLifecycle(beanFactory);
   }
 
-  static ZkLocks.Builder builder(ZkLockProperties p) {
+  /** Masks zklock's secrets in Actuator's {@code configprops} and {@code env} endpoints. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.SanitizingFunction")
+  static class Secrets {
+    @Bean
+    static ZkLocksSecrets zklockSecretsSanitizingFunction() {
+      return new ZkLocksSecrets();
+    }
+  }
+
+  static ZkLocks.Builder builder(
+      ZkLockProperties p, ZkLocksConnectionDetails connection, SslBundleTls sslBundleTls) {
     ZkLocks.Builder b =
-        ZkLocks.builder(p.getConnectString())
+        ZkLocks.builder(connection.getConnectString())
             .namespace(p.getNamespace())
             .sessionTimeout(p.getSessionTimeout())
             .connectTimeout(p.getConnectTimeout())
@@ -74,12 +114,35 @@ public class ZkLocksAutoConfiguration {
     if (p.getClientName() != null) {
       b.clientName(p.getClientName());
     }
-    String digest = digest(p.getAuth());
-    if (digest != null) {
-      b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
+    ZkLockProperties.Auth auth = p.getAuth();
+    String user = connection.getUsername();
+    String password = connection.getPassword();
+    if (user != null || password != null) {
+      if (user == null || password == null) {
+        throw new IllegalArgumentException(
+            "set both zklock.auth.username and zklock.auth.password (the password is not shown)");
+      }
+      if (auth.getDigest() != null || auth.getDigestFile() != null) {
+        throw new IllegalArgumentException(
+            "set zklock.auth.username and zklock.auth.password, or zklock.auth.digest-file, not"
+                + " both");
+      }
+      b.digest(user, password);
+    } else {
+      String digest = digest(auth);
+      if (digest != null) {
+        b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
+      }
     }
     ZkLockProperties.Tls tls = p.getTls();
-    if (tls.getTrustStore() != null) {
+    SslBundle bundle = connection.getSslBundle();
+    if (bundle != null) {
+      if (tls.getTrustStore() != null || tls.getKeyStore() != null) {
+        throw new IllegalArgumentException(
+            "set zklock.ssl.bundle or zklock.tls.trust-store (and key-store), not both");
+      }
+      b.tls(sslBundleTls.tlsConfig(bundle, p.getSsl().isHostnameVerification()));
+    } else if (tls.getTrustStore() != null) {
       TlsConfig.Builder t =
           TlsConfig.builder()
               .trustStore(tls.getTrustStore(), chars(tls.getTrustStorePassword()))

@@ -1,57 +1,69 @@
 package io.zklock.spring.boot;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.observation.ObservationRegistry;
 import io.zklock.micrometer.LockNameTags;
+import io.zklock.micrometer.LockObservationConvention;
 import io.zklock.micrometer.ZkLockMetrics;
+import io.zklock.micrometer.ZkLockObservations;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 
 /**
- * zklock-micrometer, where the application has a {@link MeterRegistry} bean (Spring Boot's metrics
- * auto-configuration makes one with Actuator): a {@link ZkLockMetrics} bean, which Spring Boot
- * binds to the application's registries as it binds every {@link MeterBinder} bean, is added as a
- * lock event listener to the ZkLocks the starter builds (through a {@link
- * ZkLocksBuilderCustomizer}). Ordered after Spring Boot's own metrics auto-configurations, of
- * either Boot line, so that their registry is seen. Lock names are tagged as {@code
+ * zklock-micrometer on every {@link io.zklock.ZkLocks} bean of the context, the application's own
+ * as well as the one the starter builds ({@link ZkLocksInstrumentation}): observations into the
+ * application's {@link ObservationRegistry} (with Micrometer Tracing, spans), and meters into its
+ * {@link MeterRegistry} (Spring Boot makes both with Actuator). One set of meters either way, with
+ * one vocabulary ({@link io.zklock.micrometer.DefaultLockObservationConvention}, or the
+ * application's {@link LockObservationConvention} beans): where the observation registry has
+ * Micrometer's meter handler (Spring Boot's), the lock meters are made of the observations, and
+ * {@link ZkLockMetrics} adds only the session gauge, tagged {@code client} with the bean's name;
+ * otherwise {@link ZkLockMetrics} makes the same meters itself. Lock names are tagged as {@code
  * zklock.metrics.lock-names} lists them, or else the first {@code zklock.metrics.max-lock-names}
- * distinct ones; by default none. Where the application defines its own ZkLocks beans (no {@code
- * zklock.connect-string}), add a {@link ZkLockMetrics} to their builders yourself.
+ * distinct ones; by default none.
+ *
+ * <p>Off switches: {@code zklock.metrics.enabled=false} (or Spring Boot's {@code
+ * management.metrics.enable.zklock=false}) removes the meters and keeps the observations' spans;
+ * Spring Boot's {@code management.observations.enable.zklock=false} removes the observations, and
+ * the meters then come from {@link ZkLockMetrics}. An application that defines a {@link
+ * ZkLockMetrics} or {@link ZkLockObservations} bean instruments its clients itself.
  */
-@AutoConfiguration(
-    after = ZkLocksAutoConfiguration.class,
-    afterName = {
-      // Spring Boot 4
-      "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-      "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
-      // Spring Boot 3
-      "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
+@AutoConfiguration(after = ZkLocksAutoConfiguration.class)
+@ConditionalOnClass(
+    value = ZkLockObservations.class,
+    name = {
+      "io.micrometer.core.instrument.MeterRegistry",
+      "io.micrometer.observation.ObservationRegistry"
     })
-@ConditionalOnClass({ZkLockMetrics.class, MeterBinder.class})
-@ConditionalOnBean(MeterRegistry.class)
-@ConditionalOnProperty(value = "zklock.metrics.enabled", matchIfMissing = true)
 public class ZkLocksMetricsAutoConfiguration {
 
-  /** The meters, bound by Spring Boot to its registries. */
+  /** Adds the observations and meters to every ZkLocks bean as it is made. */
   @Bean
-  @ConditionalOnMissingBean
-  @ConditionalOnProperty("zklock.connect-string") // only where the starter builds the ZkLocks
-  public ZkLockMetrics zkLockMetrics(ZkLockProperties properties) {
-    return ZkLockMetrics.builder().lockNameTags(lockNameTags(properties.getMetrics())).build();
+  @ConditionalOnMissingBean({ZkLockMetrics.class, ZkLockObservations.class})
+  static ZkLocksInstrumentation zkLocksInstrumentation(
+      ConfigurableListableBeanFactory beanFactory,
+      ObjectProvider<ZkLockProperties> properties,
+      ObjectProvider<ObservationRegistry> observationRegistry,
+      ObjectProvider<MeterRegistry> meterRegistry,
+      ObjectProvider<LockObservationConvention> conventions) {
+    return new ZkLocksInstrumentation(
+        beanFactory, properties, observationRegistry, meterRegistry, conventions);
   }
 
-  /** Adds the meters' listener to the ZkLocks the starter builds. */
+  /**
+   * {@code zklock.metrics.enabled=false}: no zklock meter, in any registry Spring Boot configures
+   * (those made of the observations included).
+   */
   @Bean
-  public ZkLocksBuilderCustomizer zkLockMetricsCustomizer(ObjectProvider<ZkLockMetrics> metrics) {
-    return builder -> metrics.ifAvailable(builder::eventListener);
+  @ConditionalOnProperty(value = "zklock.metrics.enabled", havingValue = "false")
+  MeterFilter zklockMetricsDisabled() {
+    return MeterFilter.denyNameStartsWith("zklock.");
   }
 
   static LockNameTags lockNameTags(ZkLockProperties.Metrics m) {

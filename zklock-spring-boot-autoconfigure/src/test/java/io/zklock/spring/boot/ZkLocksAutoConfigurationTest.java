@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -56,7 +57,6 @@ class ZkLocksAutoConfigurationTest {
               AutoConfigurations.of(
                   ZkLocksAutoConfiguration.class,
                   ZkLocksMetricsAutoConfiguration.class,
-                  ZkLocksObservationAutoConfiguration.class,
                   ZkLockRegistryAutoConfiguration.class,
                   ZkLockProviderAutoConfiguration.class));
 
@@ -125,21 +125,19 @@ class ZkLocksAutoConfigurationTest {
 
               @Override
               public void onStop(Observation.Context context) {
-                stopped.add(
-                    context.getName()
-                        + ":"
-                        + context.getLowCardinalityKeyValue("zklock.lock.outcome").getValue());
+                KeyValue outcome = context.getLowCardinalityKeyValue("outcome");
+                KeyValue end = context.getLowCardinalityKeyValue("end");
+                stopped.add(context.getName() + ":" + (outcome != null ? outcome : end).getValue());
               }
             });
     connected()
         .withBean(ObservationRegistry.class, () -> registry)
         .run(
             ctx -> {
-              assertThat(ctx).hasSingleBean(ZkLockObservations.class);
               ctx.getBean(ZkLocks.class).mutex("observed").acquire().release();
-              assertThat(stopped).containsExactly("zklock.wait:granted", "zklock.hold:released");
+              assertThat(stopped)
+                  .containsExactly("zklock.lock.wait:granted", "zklock.lock.hold:released");
             });
-    connected().run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLockObservations.class));
   }
 
   @Test
@@ -152,11 +150,7 @@ class ZkLocksAutoConfigurationTest {
               assertThat(ctx).hasSingleBean(LockRegistry.class);
               assertThat(ctx).hasSingleBean(LockProvider.class);
               ZkLocks locks = ctx.getBean(ZkLocks.class);
-              assertThat(ctx).hasSingleBean(ZkLockMetrics.class);
-
-              MeterRegistry registry = new SimpleMeterRegistry();
-              // Spring Boot binds every MeterBinder bean: the metrics listener is one
-              ctx.getBeansOfType(MeterBinder.class).values().forEach(b -> b.bindTo(registry));
+              MeterRegistry registry = ctx.getBean(MeterRegistry.class);
               locks.mutex("billing").acquire().release();
               ctx.getBean(ZkLockRegistry.class).executeLocked("k", () -> {});
 
@@ -221,8 +215,7 @@ class ZkLocksAutoConfigurationTest {
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .run(
             ctx -> {
-              MeterRegistry registry = new SimpleMeterRegistry();
-              ctx.getBeansOfType(MeterBinder.class).values().forEach(b -> b.bindTo(registry));
+              MeterRegistry registry = ctx.getBean(MeterRegistry.class);
               LockProvider provider = ctx.getBean(LockProvider.class);
               LockConfiguration config =
                   new LockConfiguration(
@@ -256,14 +249,17 @@ class ZkLocksAutoConfigurationTest {
     connected()
         .withClassLoader(
             new FilteredClassLoader(
-                ZkLockRegistry.class, ZkLockProvider.class, ZkLockMetrics.class))
+                ZkLockRegistry.class,
+                ZkLockProvider.class,
+                ZkLockMetrics.class,
+                ZkLockObservations.class))
         .run(
             ctx -> {
               assertThat(ctx).hasSingleBean(ZkLocks.class);
               assertThat(ctx).doesNotHaveBean(ZkLockRegistry.class);
               assertThat(ctx).doesNotHaveBean(ZkLockProvider.class);
               assertThat(ctx).doesNotHaveBean(MeterBinder.class);
-              assertThat(ctx).doesNotHaveBean(ZkLockMetrics.class);
+              assertThat(ctx).doesNotHaveBean(ZkLocksInstrumentation.class);
             });
   }
 

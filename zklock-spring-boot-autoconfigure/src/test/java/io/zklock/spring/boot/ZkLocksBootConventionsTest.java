@@ -173,8 +173,18 @@ class ZkLocksBootConventionsTest {
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .run(
             ctx -> {
-              assertThat(ctx).hasSingleBean(ZkLockMetrics.class);
-              assertThat(ctx).hasBean("zkLockMetricsCustomizer");
+              ctx.getBean(ZkLocks.class).mutex("m").acquire().release();
+              MeterRegistry registry = ctx.getBean(MeterRegistry.class);
+              assertThat(registry.get("zklock.lock.wait").tag("outcome", "granted").timer().count())
+                  .isEqualTo(1);
+              assertThat(
+                      registry
+                          .get("zklock.session.state")
+                          .tags("state", "connected", "client", "zkLocks")
+                          .gauge()
+                          .value())
+                  .as("the session gauge, named by the bean")
+                  .isEqualTo(1.0);
             });
   }
 

@@ -44,6 +44,7 @@ class ZkLocksEndpointTest {
     runner
         .withPropertyValues(
             "zklock.connect-string=" + zk.connectString(),
+            "management.endpoints.web.exposure.include=zklock",
             "zklock.namespace=/endpoint-test",
             "zklock.client-name=orders-service")
         .run(
@@ -99,6 +100,26 @@ class ZkLocksEndpointTest {
 
   @Test
   void noZkLocks_noEndpoint() {
-    runner.run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLocksEndpoint.class));
+    runner
+        .withPropertyValues("management.endpoints.web.exposure.include=zklock")
+        .run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLocksEndpoint.class));
+  }
+
+  @Test
+  void notExposed_orAccessNone_noEndpoint_asSpringBootsOwn() {
+    ApplicationContextRunner connected =
+        runner.withPropertyValues("zklock.connect-string=" + zk.connectString());
+    connected.run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLocksEndpoint.class));
+    connected
+        .withPropertyValues("management.endpoints.web.exposure.include=health,zklock")
+        .run(ctx -> assertThat(ctx).hasSingleBean(ZkLocksEndpoint.class));
+    connected
+        .withPropertyValues(
+            "management.endpoints.web.exposure.include=zklock",
+            "management.endpoint.zklock.access=NONE")
+        .run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLocksEndpoint.class));
+    connected
+        .withPropertyValues("management.endpoints.jmx.exposure.include=zklock")
+        .run(ctx -> assertThat(ctx).doesNotHaveBean(ZkLocksEndpoint.class).as("JMX is off"));
   }
 }
