@@ -420,8 +420,32 @@ public interface ZkLocks extends AutoCloseable {
   void removeSessionListener(SessionListener listener);
 
   /**
+   * Stops this instance without closing it: as {@link #close()}, it releases every lock it holds
+   * (their handles are lost, reason {@link LockLostException.Reason#CLOSED}), withdraws every
+   * waiting request (they fail with {@link ZkLockException}) and ends the session at once, so that
+   * other clients get the locks without waiting for a session timeout; but the instance, its lock
+   * objects and its listeners stay, and {@link #start()} opens a new session for them. While
+   * stopped, every request fails at once with a {@link ZkLockException} saying so, and {@link
+   * #sessionState()} is {@link SessionState#CLOSED}. What was under way on the instance ends with
+   * the session: a leader election, a lock watch or a cohort lock's holds; make them again after
+   * {@link #start()}. For a framework's lifecycle: Spring's context stop and start, a checkpoint
+   * and its restore. Does nothing if stopped or closed already.
+   */
+  void stop();
+
+  /**
+   * Opens a new session after {@link #stop()}, waiting for it as {@link Builder#build()} does (up
+   * to the connect timeout, {@code connectInBackground} or not): then the instance's lock objects
+   * work again. Does nothing if the instance runs.
+   *
+   * @throws ZkLockException if the instance is closed, or if no session could be opened: it then
+   *     stays stopped, and {@code start()} may be called again
+   */
+  void start();
+
+  /**
    * Releases every lock this instance holds, withdraws every waiting request (they fail with {@link
-   * ZkLockException}) and ends the session. Idempotent.
+   * ZkLockException}) and ends the session, for good: see {@link #stop()} for a pause. Idempotent.
    */
   @Override
   void close();

@@ -72,6 +72,7 @@ final class ZkLocksImpl implements ZkLocks {
 
   private final Requests requests;
   private final Clock clock;
+  private final Object restart = new Object(); // stop() and start()
 
   private ZkLocksImpl(
       SessionConfig config,
@@ -466,6 +467,40 @@ final class ZkLocksImpl implements ZkLocks {
   @Override
   public long droppedEvents() {
     return events.dropped();
+  }
+
+  @Override
+  public void stop() {
+    synchronized (restart) {
+      if (!lifecycle.stop()) {
+        return;
+      }
+      session.close(); // its observers: every request fails or loses its hold, as at close()
+      cohorts.clear(); // their state ended with the session; start() makes new ones
+      cohortRws.clear();
+    }
+  }
+
+  @Override
+  public void start() {
+    synchronized (restart) {
+      if (!lifecycle.isStopped()) {
+        lifecycle.checkOpen(); // closed: say so; running: nothing to do
+        return;
+      }
+      session.restart();
+      try {
+        createNamespace();
+        Session.Conn conn = session.current();
+        if (conn != null) {
+          dirs.learnIdentities(conn, config);
+        }
+      } catch (RuntimeException e) {
+        session.close();
+        throw e;
+      }
+      lifecycle.started();
+    }
   }
 
   @Override

@@ -10,12 +10,14 @@ import java.util.function.Function;
 
 /**
  * Whether a {@code ZkLocks} is open, and when its requests may start: the instance's closed flag,
- * its {@link StartGate} and its session's state, as the recipes ask them.
+ * its stopped flag ({@code ZkLocks#stop()} until {@code start()}), its {@link StartGate} and its
+ * session's state, as the recipes ask them.
  */
 public final class Lifecycle {
   private final Session session;
   private final StartGate gate;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile boolean stopped;
 
   public Lifecycle(Session session, StartGate gate) {
     this.session = session;
@@ -27,17 +29,43 @@ public final class Lifecycle {
     return closed.compareAndSet(false, true);
   }
 
-  /** Whether {@link #close()} was called. */
+  /**
+   * Marks the instance stopped; returns true if it was running (not closed, not stopped already).
+   * Called holding the instance's restart lock.
+   */
+  public boolean stop() {
+    if (closed.get() || stopped) {
+      return false;
+    }
+    stopped = true;
+    return true;
+  }
+
+  /** Whether the instance is stopped and not closed: {@code start()} may open it again. */
+  public boolean isStopped() {
+    return stopped && !closed.get();
+  }
+
+  /** Marks a stopped instance running again, once its new session is connected. */
+  public void started() {
+    stopped = false;
+  }
+
+  /** Whether the instance is closed, or stopped: no request may start, nothing may rejoin. */
   public boolean isClosed() {
-    return closed.get();
+    return closed.get() || stopped;
   }
 
   /**
-   * @throws ZkLockException if the instance is closed
+   * @throws ZkLockException if the instance is closed, or stopped
    */
   public void checkOpen() {
     if (closed.get()) {
       throw new ZkLockException("this ZkLocks instance is closed");
+    }
+    if (stopped) {
+      throw new ZkLockException(
+          "this ZkLocks instance is stopped: its start() opens a new session");
     }
   }
 

@@ -762,6 +762,32 @@ public final class Session implements SessionPort {
     observers.remove(o);
   }
 
+  /**
+   * After {@link #close()}: forgets the session that ended and opens a new one, waiting for it as
+   * {@link #start()} does. Does nothing if this session is not closed.
+   *
+   * @throws ZkLockException as {@link #start()}; the session is then closed again
+   */
+  public void restart() {
+    synchronized (lock) {
+      if (!closed) {
+        return;
+      }
+      closed = false;
+      state = SessionState.SUSPENDED;
+      currentZk = null;
+      conn = null;
+      ready = new CompletableFuture<>();
+      ended = new CompletableFuture<>();
+    }
+    try {
+      start();
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
   /** Ends the session. Idempotent. */
   public void close() {
     ZkClient c;

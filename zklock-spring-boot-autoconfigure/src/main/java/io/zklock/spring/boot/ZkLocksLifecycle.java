@@ -7,10 +7,15 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Closes every {@link ZkLocks} bean of the context on a graceful shutdown, in the {@link #PHASE} of
- * the context's lifecycle: each one releases the locks it holds, withdraws its waiting requests and
- * ends its session, so that other instances get the locks at once rather than after the session
- * timeout.
+ * Stops every {@link ZkLocks} bean of the context when the context stops (a graceful shutdown, or
+ * {@code ConfigurableApplicationContext#stop()}, a checkpoint), in the {@link #PHASE} of the
+ * context's lifecycle: each one releases the locks it holds, withdraws its waiting requests and
+ * ends its session ({@link ZkLocks#stop()}), so that other instances get the locks at once rather
+ * than after the session timeout. When the context starts again (after a {@code stop()}, or a
+ * restore), each opens a new session ({@link ZkLocks#start()}) for the same lock objects, before
+ * the lifecycle beans of the phases above it start (the schedulers, Spring Integration's leader
+ * initiator and endpoints, the web server). A leader election or lock watch made directly on a
+ * ZkLocks ends with the stop: make it again on start.
  *
  * <h2>The phase</h2>
  *
@@ -31,14 +36,14 @@ import org.springframework.context.SmartLifecycle;
  * </ul>
  *
  * And it is above the destruction of beans: a bean's {@code @PreDestroy} that releases a lock finds
- * it released already (harmless: a release is idempotent). The locks are closed before the context
- * is gone, not left to the session timeout. After a stop the {@link ZkLocks} beans stay closed: a
- * context that is started again needs new ones.
+ * it released already (harmless: a release is idempotent). The locks are released before the
+ * context is gone, not left to the session timeout; the beans are closed when they are destroyed.
  */
 public class ZkLocksLifecycle implements SmartLifecycle {
   /**
-   * The phase of the close: {@value}, after (below) Spring's schedulers, Spring Integration's
-   * endpoints and leader initiator, and the web server's graceful shutdown.
+   * The phase of the stop: {@value}, after (below) Spring's schedulers, Spring Integration's
+   * endpoints and leader initiator, and the web server's graceful shutdown (and so, at a start,
+   * before them).
    */
   public static final int PHASE = -1024;
 
@@ -51,14 +56,24 @@ public class ZkLocksLifecycle implements SmartLifecycle {
     this.beanFactory = beanFactory;
   }
 
-  /** Nothing to start: a {@link ZkLocks} connects when it is built. */
+  /**
+   * Opens a new session for every {@link ZkLocks} singleton this lifecycle stopped (at the first
+   * start there is nothing to do: a ZkLocks connects when it is built).
+   *
+   * @throws io.zklock.ZkLockException if one cannot connect: the context's start fails
+   */
   @Override
   public void start() {
+    for (String name : beanFactory.getBeanNamesForType(ZkLocks.class, false, false)) {
+      if (beanFactory.containsSingleton(name)) {
+        ((ZkLocks) beanFactory.getSingleton(name)).start();
+      }
+    }
     running = true;
   }
 
   /**
-   * Closes every {@link ZkLocks} singleton that the context has made (none is made to be closed):
+   * Stops every {@link ZkLocks} singleton that the context has made (none is made to be stopped):
    * its holds are released, its waiting requests fail, its session ends.
    */
   @Override
@@ -69,9 +84,9 @@ public class ZkLocksLifecycle implements SmartLifecycle {
         continue;
       }
       try {
-        ((ZkLocks) beanFactory.getSingleton(name)).close();
+        ((ZkLocks) beanFactory.getSingleton(name)).stop();
       } catch (RuntimeException e) {
-        log.warn("closing the ZkLocks bean '{}' failed", name, e);
+        log.warn("stopping the ZkLocks bean '{}' failed", name, e);
       }
     }
   }

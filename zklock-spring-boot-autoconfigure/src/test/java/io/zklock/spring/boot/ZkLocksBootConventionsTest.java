@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
 import io.zklock.LockNode;
 import io.zklock.SessionState;
@@ -277,6 +278,80 @@ class ZkLocksBootConventionsTest {
           .get()
           .satisfies(LockHandle::release);
       assertThat(other.inspect("nightly").map(i -> i.holders().isEmpty()).orElse(true)).isTrue();
+    }
+  }
+
+  @Test
+  void contextStopThenStart_stopReleasesTheLocksAtOnce_startOpensANewSessionForTheSameBeans() {
+    List<String> starts = new CopyOnWriteArrayList<>();
+    connected()
+        .withBean(
+            "scheduler",
+            SmartLifecycle.class,
+            () -> new StartRecorder(starts),
+            d -> d.setDependsOn("zkLocks"))
+        .run(
+            ctx -> {
+              ZkLocks locks = ctx.getBean(ZkLocks.class);
+              ((StartRecorder) ctx.getBean("scheduler")).locks = locks;
+              DistributedLock job = locks.mutex("restarted-job");
+              LockHandle held = job.acquire();
+              long first = locks.sessionId();
+
+              ctx.stop();
+
+              assertThat(held.lost()).isCompleted();
+              assertThat(locks.sessionState()).isEqualTo(SessionState.CLOSED);
+              try (ZkLocks other = client("other")) {
+                assertThat(other.mutex("restarted-job").tryAcquire())
+                    .as("released at the stop, not after the session timeout")
+                    .hasValueSatisfying(LockHandle::release);
+              }
+
+              ctx.start();
+
+              assertThat(locks.sessionState()).isEqualTo(SessionState.CONNECTED);
+              assertThat(locks.sessionId()).isNotEqualTo(first);
+              try (LockHandle again = job.acquire()) {
+                assertThat(again.isHeld()).as("the same lock object, on the new session").isTrue();
+              }
+              assertThat(starts)
+                  .as("a scheduler's start (a later phase) finds the locks connected")
+                  .containsExactly("start: session CONNECTED");
+            });
+  }
+
+  /** A lifecycle of a scheduler's phase that records the session it finds when it starts again. */
+  static final class StartRecorder implements SmartLifecycle {
+    final List<String> starts;
+    volatile ZkLocks locks;
+    volatile boolean running;
+
+    StartRecorder(List<String> starts) {
+      this.starts = starts;
+    }
+
+    @Override
+    public void start() {
+      if (locks != null) {
+        starts.add("start: session " + locks.sessionState());
+      }
+      running = true;
+    }
+
+    @Override
+    public void stop() {
+      running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+      return running;
+    }
+
+    @Override
+    public int getPhase() {
+      return ExecutorConfigurationSupport.DEFAULT_PHASE;
     }
   }
 
