@@ -3,9 +3,13 @@ package com.example.scheduledjob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.zklock.LockHandle;
 import io.zklock.ZkLocks;
 import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.FaultProxy;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -13,7 +17,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
@@ -85,7 +91,71 @@ class ScheduledJobApplicationTest {
     }
   }
 
-  /** A counter of Actuator's metrics endpoint, for one lock name; 0 before its first count. */
+  @Test
+  void zooKeeperAway_eachJobLogsOneLinePerTick_noStackTrace_quietClient_endpointExposed()
+      throws Exception {
+    try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.standalone().start();
+        FaultProxy proxy = FaultProxy.start(zk.connectString());
+        ConfigurableApplicationContext app =
+            new SpringApplicationBuilder(ScheduledJobApplication.class)
+                .run(
+                    "--zklock.connect-string=" + proxy.connectString(),
+                    "--zklock.session-timeout=30s", // the outage stays shorter than the session
+                    "--example.report.every=100ms",
+                    "--example.report.at-least=PT0S",
+                    "--example.settlement.every=100ms",
+                    "--server.port=0")) {
+      String base = "http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port");
+      Ledger ledger = app.getBean(Ledger.class);
+      await("a settlement").atMost(Duration.ofSeconds(30)).until(() -> ledger.entries() >= 1);
+      JsonNode locks = get(base + "/actuator/zklock");
+      assertThat(locks.path("sessionState").asText())
+          .as("/actuator/zklock, exposed: " + locks)
+          .isEqualTo("CONNECTED");
+      assertThat(LoggerFactory.getLogger("org.apache.zookeeper.ZooKeeper").isInfoEnabled())
+          .as("ZooKeeper's client environment (about 20 INFO lines at its first connection)")
+          .isFalse();
+
+      // When ZooKeeper is away
+      Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+      ListAppender<ILoggingEvent> away = new ListAppender<>();
+      away.start();
+      root.addAppender(away);
+      try {
+        proxy.refuse();
+        await("ticks while ZooKeeper is away")
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    count(away, "settlement skipped: ") >= 3
+                        && count(away, "ShedLock 'report' not taken") >= 3);
+        proxy.pass();
+      } finally {
+        root.detachAppender(away);
+      }
+
+      // Then each tick logged one line: no stack trace, no report of the scheduler's
+      assertThat(away.list)
+          .as("what was logged while ZooKeeper was away")
+          .allSatisfy(
+              e -> {
+                assertThat(e.getThrowableProxy()).as(e.getFormattedMessage()).isNull();
+                assertThat(e.getFormattedMessage())
+                    .doesNotContain("Unexpected error occurred in scheduled task");
+              });
+      await("settling again once ZooKeeper is back")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> ledger.entries() >= 2);
+    }
+  }
+
+  private static long count(ListAppender<ILoggingEvent> events, String text) {
+    return List.copyOf(events.list).stream()
+        .filter(e -> e.getFormattedMessage().contains(text))
+        .count();
+  }
+
+
   /** How many requests of {@code lock} ended with {@code outcome}: the wait timer's count. */
   private double count(String base, String lock, String outcome) throws Exception {
     String meter = "zklock.lock.wait";
