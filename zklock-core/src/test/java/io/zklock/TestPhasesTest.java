@@ -32,11 +32,11 @@ import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
  * The module's tests run in two phases (the pom's two Surefire executions): every test that is not
- * tagged {@code server} or {@code late}, then those that are. This check discovers the compiled test classes as
- * Surefire's JUnit Platform provider does, with each phase's tag filter, and holds that the phases
- * split the tests without loss or overlap: every test runs in exactly one phase, no class has tests
- * in both (their reports would overwrite each other), and no class with tests is named so that
- * Surefire never runs it.
+ * tagged {@code server} or {@code late}, then those that are. This check discovers the compiled
+ * test classes as Surefire's JUnit Platform provider does, with each phase's tag filter, and holds
+ * that the phases split the tests without loss or overlap: every test runs in exactly one phase, no
+ * class has tests in both (their reports would overwrite each other), and no class with tests is
+ * named so that Surefire never runs it.
  */
 class TestPhasesTest {
   /** Surefire's default includes, as class names: Test*, *Test, *Tests, *TestCase. */
