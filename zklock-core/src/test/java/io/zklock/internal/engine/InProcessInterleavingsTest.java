@@ -8,6 +8,7 @@ import static io.zklock.internal.engine.Interleavings.start;
 import io.zklock.ThreadHolds;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.RandomIds;
+import io.zklock.internal.rules.WallClock;
 import io.zklock.internal.rules.Waiting;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -51,7 +52,8 @@ class InProcessInterleavingsTest {
         executor,
         null,
         Events.NONE,
-        RandomIds.SECURE);
+        RandomIds.SECURE,
+        WallClock.SYSTEM);
   }
 
   /**
