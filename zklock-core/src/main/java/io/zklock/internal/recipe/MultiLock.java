@@ -5,6 +5,7 @@ import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.internal.engine.Guard;
 import io.zklock.internal.engine.Handle;
+import io.zklock.internal.engine.SessionEndedException;
 import io.zklock.internal.rules.Waiting;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -173,7 +174,12 @@ public final class MultiLock implements StartableLock {
           return;
         }
         try {
-          f = parts.get(got.size()).start(waiting);
+          LockPart part = parts.get(got.size());
+          long bound = part instanceof NodeLock ? sessionOfPartsBefore(part) : 0L;
+          f =
+              bound != 0L && part instanceof NodeLock n
+                  ? n.start(waiting, null, bound)
+                  : part.start(waiting);
         } catch (RuntimeException e) {
           // the instance was closed since the part before was granted: this part cannot be asked
           // for, and the acquisition ends as when a part fails (thrown here, it would be lost in
@@ -204,6 +210,10 @@ public final class MultiLock implements StartableLock {
                   err instanceof CompletionException && err.getCause() != null
                       ? err.getCause()
                       : err;
+              if (cause instanceof SessionEndedException) {
+                startOver(r); // the parts before it went with the session: from the first again
+                return;
+              }
               fail(cause instanceof CancellationException ? null : cause);
               return;
             }
@@ -217,6 +227,28 @@ public final class MultiLock implements StartableLock {
             h.lost().thenAccept(ex -> partLost(r));
             next();
           });
+    }
+
+    /**
+     * Called holding the monitor: the session the parts taken so far hold their nodes on, when
+     * {@code next} and one of them are node locks of the same {@code ZkLocks} (0 otherwise). The
+     * next part is bound to it ({@link io.zklock.internal.engine.LockRequest#boundTo}): if that
+     * session ends before the part is granted, the part is not created again on the new session
+     * ahead of the parts before it, which went with the session; the acquisition starts over from
+     * the first part, in the canonical order, as a new one would.
+     */
+    private long sessionOfPartsBefore(LockPart next) {
+      for (int i = 0; i < got.size(); i++) {
+        if (parts.get(i) instanceof NodeLock
+            && parts.get(i).ctx().requests() == next.ctx().requests()
+            && got.get(i) instanceof Handle h) {
+          Guard g = h.guard();
+          // a part lost already: bound to no session, the next part ends before any create, and
+          // the acquisition starts over (as the loss's own news makes it do too)
+          return g.holds() ? g.session() : -1L;
+        }
+      }
+      return 0L;
     }
 
     /** On the executor: hands the set to the caller if every part is still held. */

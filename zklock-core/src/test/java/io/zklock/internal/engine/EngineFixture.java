@@ -43,13 +43,52 @@ public final class EngineFixture {
   public final RequestContext ctx;
   private long nextSession = FIRST_SESSION + 1;
 
+  /**
+   * The library's executor's tasks, when it is deferred ({@link #deferred()}): run by {@link
+   * #runTasks()}. Empty (and unused) for the usual direct executor.
+   */
+  private final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
+
   public EngineFixture() {
     this(SuspensionPolicy.WAIT_FOR_EXPIRY);
   }
 
   EngineFixture(SuspensionPolicy policy) {
-    this(new FakeZooKeeper(), new ManualScheduler.FakeClock(), null, FIRST_SESSION, policy);
+    this(new FakeZooKeeper(), new ManualScheduler.FakeClock(), null, FIRST_SESSION, policy, false);
     zk.mkdirs(DIR);
+  }
+
+  private EngineFixture(boolean deferred) {
+    this(
+        new FakeZooKeeper(),
+        new ManualScheduler.FakeClock(),
+        null,
+        FIRST_SESSION,
+        SuspensionPolicy.WAIT_FOR_EXPIRY,
+        deferred);
+    zk.mkdirs(DIR);
+  }
+
+  /**
+   * A fixture whose library executor does not run a task at once but queues it until {@link
+   * #runTasks()}: for the races between what the executor runs (a loss told, a future completed)
+   * and what the session does meanwhile (a new session connects).
+   */
+  public static EngineFixture deferred() {
+    return new EngineFixture(true);
+  }
+
+  /** Runs the deferred executor's tasks, and those they queue, until none is left. */
+  public void runTasks() {
+    Runnable t;
+    while ((t = tasks.poll()) != null) {
+      t.run();
+    }
+  }
+
+  /** Whether the deferred executor has tasks waiting. */
+  public boolean hasTasks() {
+    return !tasks.isEmpty();
   }
 
   /**
@@ -62,7 +101,8 @@ public final class EngineFixture {
       ManualScheduler.FakeClock clock,
       ManualScheduler scheduler,
       long sessionId,
-      SuspensionPolicy policy) {
+      SuspensionPolicy policy,
+      boolean deferred) {
     this.zk = zk;
     this.clock = clock;
     this.scheduler = scheduler != null ? scheduler : new ManualScheduler(clock);
@@ -82,7 +122,7 @@ public final class EngineFixture {
             Ids.OPEN_ACL_UNSAFE,
             policy,
             clock,
-            Runnable::run,
+            deferred ? tasks::add : Runnable::run,
             this.scheduler,
             Events.NONE,
             RandomIds.SECURE,
@@ -125,7 +165,7 @@ public final class EngineFixture {
    */
   public EngineFixture otherClient(long sessionId) {
     EngineFixture other =
-        new EngineFixture(zk, clock, scheduler, sessionId, SuspensionPolicy.WAIT_FOR_EXPIRY);
+        new EngineFixture(zk, clock, scheduler, sessionId, SuspensionPolicy.WAIT_FOR_EXPIRY, false);
     zk.useSession(session.sessionId());
     return other;
   }
