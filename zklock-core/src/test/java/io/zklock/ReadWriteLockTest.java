@@ -161,6 +161,34 @@ class ReadWriteLockTest extends ZkTestSupport {
   }
 
   @Test
+  void downgrade_sessionExpires_bothHandlesLost_nothingCreatedAgain_theWriterBehindHolds()
+      throws Exception {
+    // Given a write hold downgraded (its read hold shares the node) and a writer queued behind
+    ZkLocks c = client("down-expires");
+    ReadWriteLock rw = c.readWriteLock("down3");
+    LockHandle w = rw.writeLock().acquire();
+    LockHandle r = rw.downgrade(w);
+    CompletableFuture<LockHandle> writer =
+        client().readWriteLock("down3").writeLock().acquireAsync();
+    awaitNodes(2);
+
+    // When the session of the downgraded hold expires
+    long expired = c.sessionId();
+    server.expireSession(expired);
+
+    // Then both handles are lost, the writer behind holds, and the client makes no node again
+    assertThat(r.lost().get(20, TimeUnit.SECONDS).reason())
+        .isEqualTo(LockLostException.Reason.SESSION_EXPIRED);
+    assertThat(w.lost().get(20, TimeUnit.SECONDS).reason())
+        .isEqualTo(LockLostException.Reason.SESSION_EXPIRED);
+    LockHandle w2 = writer.get(20, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(20)).until(() -> c.sessionId() != expired);
+    assertThat(lockNodes()).as("only the new writer's node").containsExactly(w2.path());
+    w2.release();
+    assertNoLockNodes();
+  }
+
+  @Test
   void downgrade_readReleasedFirst_nodeGoesWithTheWriteHandle() throws Exception {
     ReadWriteLock rw = client().readWriteLock("down2");
     LockHandle w = rw.writeLock().acquire();

@@ -132,6 +132,43 @@ class CuratorLeaderLatchTest extends CuratorTestBase {
   }
 
   @Test
+  void zklockFollowerExpires_joinsAgainBehindTheCuratorLatchThatJoinedMeanwhile() throws Exception {
+    // Given a Curator latch leading and a zklock participant following it
+    String name = newName("latch-follower-expires");
+    CuratorClient c1 = curator("c1");
+    LeaderLatch l1 = leads(latch(c1, name));
+    ZkLocks z = zklock("z");
+    Heard heard = new Heard();
+    LeaderElection e = started(z, name, heard);
+    awaitChildren(c1, name, 2);
+    long expired = z.sessionId();
+
+    // When its session expires, and another Curator latch joins before it is back
+    server.expireSession(expired);
+    awaitChildren(c1, name, 1);
+    LeaderLatch l2 = latch(curator("c2"), name);
+    awaitChildren(c1, name, 2);
+    await().atMost(WAIT).until(() -> z.sessionId() != expired && children(c1, name).size() == 3);
+
+    // Then it joined again with one node, on its new session, behind the latch that joined
+    // meanwhile: when the leader leaves, that latch leads, then the zklock participant
+    List<LockNode> zNodes =
+        z.inspect(name).orElseThrow().waiters().stream()
+            .filter(n -> n.participantId().orElse("").equals("z1"))
+            .toList();
+    assertThat(zNodes).hasSize(1);
+    assertThat(zNodes.get(0).sessionId()).isEqualTo(z.sessionId());
+    l1.close();
+    leads(l2);
+    assertThat(e.isLeader()).isFalse();
+    assertThat(heard.events).as("never elected meanwhile").isEmpty();
+    l2.close();
+    assertThat(e.awaitLeadership(WAIT)).isTrue();
+    e.close();
+    awaitChildren(c1, name, 0);
+  }
+
+  @Test
   void curatorLeaderExpires_zklockParticipantBehindLeads() throws Exception {
     String name = newName("latch-curator-expires");
     CuratorClient c = curator("c");

@@ -1,6 +1,7 @@
 package io.zklock.curator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.zklock.DistributedLock;
 import io.zklock.LockHandle;
@@ -271,6 +272,41 @@ class CuratorReadWriteLockTest extends CuratorTestBase {
         .as("Curator's reader was not granted after the zklock writer's session expired")
         .isTrue();
     c1.run(() -> run(rw1.readLock(), false)).get();
+  }
+
+  @Test
+  void zklockWaitingWriterExpires_queuesAgainBehindTheCuratorReaderQueuedMeanwhile()
+      throws Exception {
+    // Given a Curator writer holding, a zklock writer waiting behind it
+    String name = newName("rw-waiter-expires");
+    CuratorSide w0 = curatorSide("c0", name, true).held();
+    CuratorClient c0 = w0.client();
+    ZkLocks z = zklock("z");
+    CompletableFuture<LockHandle> writer = z.readWriteLock(name, COMPAT).writeLock().acquireAsync();
+    awaitChildren(c0, name, 2);
+    long expired = z.sessionId();
+
+    // When its session expires, and a Curator reader queues before it is back
+    server.expireSession(expired);
+    awaitChildren(c0, name, 1);
+    CuratorSide r1 = curatorSide("c1", name, false);
+    Future<Boolean> reader = r1.waiting();
+    awaitChildren(c0, name, 2);
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(10))
+        .until(() -> z.sessionId() != expired && children(c0, name).size() == 3);
+
+    // Then it has one node, on its new session, behind the reader: the reader is granted first
+    List<LockNode> zNodes = nodesOf(z, name, "z");
+    assertThat(zNodes).hasSize(1);
+    assertThat(zNodes.get(0).sessionId()).isEqualTo(z.sessionId());
+    w0.release();
+    assertThat(reader.get(SECONDS, TimeUnit.SECONDS)).isTrue();
+    assertThat(writer).isNotDone();
+    r1.release();
+    holdsWithTokenThenReleases(writer);
+    awaitChildren(c0, name, 0);
   }
 
   @Test

@@ -390,6 +390,46 @@ class LockDelayEngineTest {
   }
 
   @Test
+  void waitersSessionExpiresDuringTheDelay_queuesAgainBehindTheNewcomer_withoutItsMark() {
+    // Given a waiter waiting out the delay after the holder's session expired (its node marked)
+    holderHolds();
+    Started w = waiterBehind();
+    holder.session.expire();
+    f.settle();
+    String first = w.request().path();
+    assertThat(new String(zk.data(first), StandardCharsets.UTF_8))
+        .contains(QueueProtocol.LOCK_DELAY_UNTIL);
+    advance(DELAY.dividedBy(2));
+
+    // When its own session expires, and another client queues before it is back
+    f.session.expire();
+    EngineFixture third = f.otherClient(THIRD_SESSION);
+    Started n = waitForever(third);
+    f.settle();
+    f.session.newSession(f.nextSessionId());
+    f.settle();
+
+    // Then it has one node again, on its new session, behind the newcomer, and no mark: the node
+    // with the mark went with the session; what the request re-creates is its queue node only
+    assertThat(f.nodes()).hasSize(2).doesNotContain(first.substring(DIR.length() + 1));
+    String again = w.request().path();
+    assertThat(again).isNotNull().isNotEqualTo(first);
+    assertThat(new String(zk.data(again), StandardCharsets.UTF_8))
+        .doesNotContain(QueueProtocol.LOCK_DELAY_UNTIL);
+    assertThat(w.state()).isEqualTo(State.WAITING);
+
+    // and the newcomer, first now, waits out a delay of its own (the expired waiter's node went
+    // without a release record), then holds; the re-queued request after its clean release
+    assertThat(n.state()).as("first after an unclean end: the delay").isEqualTo(State.WAITING);
+    advance(DELAY);
+    assertThat(n.state()).isEqualTo(State.HELD);
+    assertThat(w.state()).isEqualTo(State.WAITING);
+    n.handle().releaseAsync();
+    f.settle();
+    assertThat(w.state()).as("after a clean release: at once").isEqualTo(State.HELD);
+  }
+
+  @Test
   void waitersNodeDeletedDuringTheDelay_queuesAgain_insteadOfAGrantWithoutANode() {
     holderHolds();
     Started w = waiterBehind();
