@@ -2,21 +2,32 @@ package io.zklock.curator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.zklock.LeaderElection;
+import io.zklock.LockEvent;
+import io.zklock.LockHandle;
 import io.zklock.LockOptions;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import jdk.jfr.consumer.RecordingFile;
+import jdk.jfr.consumer.RecordingStream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One recipe per path (issue 28): Curator 5.9 orders the nodes of its different recipes apart (a
@@ -195,5 +206,74 @@ class CuratorRecipeMixTest extends CuratorTestBase {
     assertThatThrownBy(e::leader)
         .isInstanceOf(ZkLockException.class)
         .hasMessageContaining("LeaderSelector");
+  }
+
+  @Test
+  void plainQueue_curatorJoinsLater_nextInLineIsGrantedBesideIt_theFirstZklockListingTells(
+      @TempDir Path dir) throws Exception {
+    // Given a plain zklock mutex held by z1, and z2 waiting next in line
+    String name = newName("mix-plain-joined");
+    LockHandle a = zklock("z1").mutex(name).acquire();
+    CompletableFuture<LockHandle> b = zklock("z2").mutex(name).acquireAsync();
+    CuratorClient reader = curator("reader");
+    awaitChildren(reader, name, 2);
+
+    // When a Curator client joins later: Curator orders zklock's plain nodes after its own, so it
+    // holds at once, beside z1 (nothing on zklock's side can stop it)
+    CuratorClient c = curator("c");
+    InterProcessMutex m = new InterProcessMutex(c.framework, "/" + name);
+    assertThat(c.run(() -> m.acquire(10, TimeUnit.SECONDS)).get()).isTrue();
+    String curatorNode =
+        children(reader, name).stream().filter(n -> n.startsWith("_c_")).findFirst().orElseThrow();
+    try (RecordingStream rs = new RecordingStream()) {
+      rs.enable("io.zklock.RecipeMix");
+      rs.startAsync();
+
+      // Then the first zklock client to list the directory refuses, and tells: its caller gets
+      // the refusal (its listeners a FAILED event with it), a warning is logged, and a Flight
+      // Recorder event io.zklock.RecipeMix names the node
+      List<LockEvent> heard = new CopyOnWriteArrayList<>();
+      ZkLocks z3 =
+          ZkLocks.builder(server.connectString())
+              .namespace("/")
+              .clientName("z3")
+              .eventListener(heard::add)
+              .build();
+      addCloseable(z3);
+      assertThatThrownBy(() -> z3.mutex(name).acquire())
+          .isInstanceOf(ZkLockException.class)
+          .hasMessageContaining(curatorNode);
+      assertThat(heard)
+          .anySatisfy(
+              e -> {
+                assertThat(e.type()).isEqualTo(LockEvent.Type.FAILED);
+                assertThat(e.failure()).hasMessageContaining(curatorNode);
+              });
+      AtomicInteger dumps = new AtomicInteger();
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                Path file = dir.resolve("mix-" + dumps.incrementAndGet() + ".jfr");
+                rs.dump(file);
+                assertThat(RecordingFile.readAllEvents(file))
+                    .filteredOn(e -> e.getEventType().getName().equals("io.zklock.RecipeMix"))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getString("lockName")).isEqualTo(name);
+                          assertThat(e.getString("refusal")).contains(curatorNode);
+                        });
+              });
+    }
+
+    // And the window, as docs/migrating-from-curator.md describes it: z2, next in line, listed
+    // before the Curator node came; its predecessor's deletion is its grant, with no listing, so
+    // when z1 releases it holds beside the Curator client
+    a.release();
+    LockHandle h = b.get(SECONDS, TimeUnit.SECONDS);
+    assertThat(h.isHeld()).as("z2 holds beside Curator's holder: the documented window").isTrue();
+    assertThat(m.isAcquiredInThisProcess()).isTrue();
+    h.release();
+    c.call(m::release);
   }
 }

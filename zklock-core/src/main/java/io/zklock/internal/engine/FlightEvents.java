@@ -20,10 +20,11 @@ import jdk.jfr.Timespan;
  * recording has them enabled: {@code io.zklock.LockWait} and {@code io.zklock.LockHold} (durations:
  * from request to outcome, from grant to release or loss; a coordination recipe's wait is a {@code
  * LockWait} with no hold, outcome {@code passed} when it passed), {@code io.zklock.LockLost} and
- * {@code io.zklock.SessionState} (instants). No recording, no cost beyond one static check per
- * request: the recorder is asked only once it is initialized, and then only whether these events
- * are on. The default thresholds are in the classes; the shipped {@code META-INF/zklock.jfc} sets
- * them for a recording (docs/ops.md).
+ * {@code io.zklock.SessionState} (instants); and {@code io.zklock.RecipeMix} (an instant, told by
+ * the request that refused, not made from the lock events). No recording, no cost beyond one static
+ * check per request: the recorder is asked only once it is initialized, and then only whether these
+ * events are on. The default thresholds are in the classes; the shipped {@code META-INF/zklock.jfc}
+ * sets them for a recording (docs/ops.md).
  */
 final class FlightEvents {
   private FlightEvents() {}
@@ -104,12 +105,53 @@ final class FlightEvents {
     long sessionId;
   }
 
+  @Name("io.zklock.RecipeMix")
+  @Label("Lock Directory Mixes Recipes")
+  @Description(
+      "A request refused to queue beside a node of another recipe or library in its lock's"
+          + " directory: that node's client holds without seeing zklock's nodes, so zklock's holder"
+          + " and its waiter next in line may hold beside it")
+  @Category({"zklock", "Locks"})
+  @StackTrace(false)
+  static final class Mix extends Event {
+    @Label("Lock Name")
+    String lockName;
+
+    @Label("Directory")
+    String dir;
+
+    @Label("Refusal")
+    String refusal;
+
+    @Label("Session Id")
+    long sessionId;
+  }
+
+  /**
+   * A request of {@code lockName} refused to queue in {@code dir} beside another recipe's or
+   * library's node ({@code refusal} says which): an instant event, whatever the lock event
+   * listeners, since the refusal is what zklock's side sees of a client that may hold beside its
+   * holder. Costs one static check while no recording was ever started.
+   */
+  static void recipeMix(String lockName, String dir, String refusal, long sessionId) {
+    if (!FlightRecorder.isInitialized() || !Types.MIX.isEnabled()) {
+      return;
+    }
+    Mix m = new Mix();
+    m.lockName = lockName;
+    m.dir = dir;
+    m.refusal = refusal;
+    m.sessionId = sessionId;
+    m.commit();
+  }
+
   /** The event types, looked up once a recording exists. */
   private static final class Types {
     static final EventType WAIT = EventType.getEventType(Wait.class);
     static final EventType HOLD = EventType.getEventType(Hold.class);
     static final EventType LOST = EventType.getEventType(Lost.class);
     static final EventType SESSION = EventType.getEventType(Session.class);
+    static final EventType MIX = EventType.getEventType(Mix.class);
   }
 
   /** Waits and holds in progress, by request id (of every instance: ids are per instance). */

@@ -8,6 +8,7 @@ import io.zklock.SuspensionPolicy;
 import io.zklock.ZkLockException;
 import io.zklock.internal.protocol.Node;
 import io.zklock.internal.protocol.NodeProtocol;
+import io.zklock.internal.protocol.RecipeMixException;
 import io.zklock.internal.protocol.Step;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.NodeKind;
@@ -1075,8 +1076,27 @@ public final class LockRequest implements Handle {
           return;
         }
       }
+      if (e instanceof RecipeMixException) {
+        mixed(e);
+      }
       giveUp(e);
     }
+  }
+
+  /**
+   * This request refused to queue beside a node of another recipe or library ({@code refusal} names
+   * it). Its own caller hears the refusal; the warning and the Flight Recorder event are for the
+   * holders' side: that node's client holds without seeing zklock's nodes, so whoever zklock's rule
+   * lets hold (and the waiter next in line, granted on its predecessor's deletion without a
+   * listing) may hold beside it until they release. The first zklock client to list the node says
+   * so here; nothing is sent to the holders themselves.
+   */
+  private void mixed(ZkLockException refusal) {
+    log.warn(
+        "{}: the holder of this lock by zklock's rule, and its waiter next in line, may hold beside"
+            + " that node's client until they release (see zklock ls)",
+        refusal.getMessage());
+    FlightEvents.recipeMix(lockName, protocol.dir(), refusal.getMessage(), session);
   }
 
   /** The second watch {@code w} fired (and so is gone from the server): nothing to remove. */
