@@ -3,8 +3,10 @@ package io.zklock.consumers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zklock.LockHandle;
+import io.zklock.SessionState;
 import io.zklock.ZkLocks;
 import io.zklock.testkit.EmbeddedZooKeeper;
+import io.zklock.testkit.TestCertificates;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -29,8 +31,8 @@ import org.springframework.context.annotation.Bean;
  * A Spring Boot application of this line with Actuator and zklock's starter, as an application
  * runs it (auto-configuration, a web server, Actuator's HTTP endpoints), asked from outside: the
  * meters it lists and counts (one set, whichever of metrics and observations make them; every
- * ZkLocks bean's), and what its configprops and env endpoints show of zklock's secrets with {@code
- * show-values=always}.
+ * ZkLocks bean's), what its configprops and env endpoints show of zklock's secrets with {@code
+ * show-values=always}, and TLS from an SSL bundle on what the application resolves.
  */
 class BootApplicationTest {
   private static EmbeddedZooKeeper zk;
@@ -149,6 +151,64 @@ class BootApplicationTest {
       assertThat(env).contains("alice").doesNotContain("s3cret");
       assertThat(zklockEnv).doesNotContain("s3cret");
     }
+  }
+
+  /**
+   * The case as it was reported: the digest login in one {@code user:password} value, which Spring
+   * Boot's own sanitizer does not recognise by its name.
+   */
+  @Test
+  void deprecatedDigest_showValuesAlways_shownNowhere() throws Exception {
+    try (ConfigurableApplicationContext app =
+        start(
+            StarterApp.class,
+            "--zklock.connect-string=" + zk.connectString(),
+            "--zklock.namespace=/digest",
+            "--zklock.auth.digest=alice:s3cret",
+            "--management.endpoint.configprops.show-values=always",
+            "--management.endpoint.env.show-values=always")) {
+      String base = base(app);
+      assertThat(get(base + "/actuator/configprops"))
+          .contains("\"/digest\"")
+          .doesNotContain("s3cret");
+      assertThat(get(base + "/actuator/env")).contains("/digest").doesNotContain("s3cret");
+      assertThat(get(base + "/actuator/env/zklock.auth.digest")).doesNotContain("s3cret");
+    }
+  }
+
+  /**
+   * TLS on what this application resolves, Netty's native libraries left out: the starter's
+   * ZkLocks connects to a server's secure port with an SSL bundle's stores, on Java NIO and the
+   * JDK's TLS, with the Netty this line brings.
+   */
+  @Test
+  void tls_fromAnSslBundle_withoutNettysNativeLibraries_connectsAndLocks() throws Exception {
+    assertThat(isAvailable("io.netty.handler.ssl.OpenSsl")).as("OpenSSL (BoringSSL)").isFalse();
+    assertThat(isAvailable("io.netty.channel.epoll.Epoll")).as("native epoll").isFalse();
+    try (TestCertificates certs = TestCertificates.generate();
+        EmbeddedZooKeeper secure = EmbeddedZooKeeper.standalone().tls(certs).start();
+        ConfigurableApplicationContext app =
+            start(
+                StarterApp.class,
+                "--zklock.connect-string=" + secure.secureConnectString(),
+                "--zklock.namespace=/tls",
+                "--zklock.ssl.bundle=zookeeper",
+                "--spring.ssl.bundle.jks.zookeeper.truststore.location=file:"
+                    + certs.trustStore(),
+                "--spring.ssl.bundle.jks.zookeeper.truststore.password=" + certs.password(),
+                "--spring.ssl.bundle.jks.zookeeper.keystore.location=file:"
+                    + certs.clientKeyStore(),
+                "--spring.ssl.bundle.jks.zookeeper.keystore.password=" + certs.password())) {
+      ZkLocks locks = app.getBean(ZkLocks.class);
+      assertThat(locks.sessionState()).isEqualTo(SessionState.CONNECTED);
+      try (LockHandle h = locks.mutex("secure").acquire()) {
+        assertThat(h.isHeld()).isTrue();
+      }
+    }
+  }
+
+  private static boolean isAvailable(String nettyClass) throws Exception {
+    return (Boolean) Class.forName(nettyClass).getMethod("isAvailable").invoke(null);
   }
 
   // ------------------------------------------------------------------ Actuator over HTTP

@@ -78,6 +78,24 @@ class LineDependenciesTest {
         .allSatisfy(s -> assertThat(s).endsWith(":" + tested));
   }
 
+  /**
+   * The versions this application declares (Spring Boot's parent, its ShedLock, ShedLock's
+   * provider tests) are the ones zklock's parent pom pins for this line: one place to move them.
+   */
+  @Test
+  void springBootAndShedLock_theVersionsZklocksParentPomPinsForThisLine() throws Exception {
+    assertThat(versionsOf("spring-boot-autoconfigure"))
+        .containsExactly(
+            "spring-boot-autoconfigure:"
+                + rootPomProperty(System.getProperty("expected.spring-boot.property")));
+    assertThat(versionsOf("shedlock-core"))
+        .containsExactly(
+            "shedlock-core:" + rootPomProperty(System.getProperty("expected.shedlock.property")));
+    assertThat(versionsOf("shedlock-test-support"))
+        .containsExactly(
+            "shedlock-test-support:" + rootPomProperty("shedlock-test-support.version"));
+  }
+
   /** A property of zklock's parent pom (the repository's root). */
   private static String rootPomProperty(String name) throws Exception {
     String pom =
