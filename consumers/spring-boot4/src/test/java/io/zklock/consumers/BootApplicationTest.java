@@ -92,6 +92,7 @@ class BootApplicationTest {
       for (int i = 0; i < 3; i++) {
         locks.mutex("orders").acquire().release();
       }
+      locks.mutex("reports/2026-11-28").acquire().release(); // a name not listed for a tag
       String base = base(app);
 
       assertThat(zklockMeterNames(base))
@@ -106,6 +107,10 @@ class BootApplicationTest {
           .as("three waits, counted once each")
           .isEqualTo(3.0);
       assertThat(count(base, "zklock.lock.hold", "lock:orders", "end:released")).isEqualTo(3.0);
+      assertThat(count(base, "zklock.lock.wait", "lock:other", "outcome:granted"))
+          .as("the lock name's cardinality guard: an unlisted name is tagged 'other'")
+          .isEqualTo(1.0);
+      assertThat(get(base + "/actuator/metrics/zklock.lock.wait")).doesNotContain("reports/");
     }
   }
 
