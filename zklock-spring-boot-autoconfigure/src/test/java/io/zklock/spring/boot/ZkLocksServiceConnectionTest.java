@@ -1,6 +1,7 @@
 package io.zklock.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zklock.LockHandle;
 import io.zklock.SessionState;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsNotFoundException;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.springframework.test.context.ContextConfiguration;
 import org.springframework.test.context.TestContextManager;
@@ -60,6 +62,13 @@ class ZkLocksServiceConnectionTest {
     @Autowired ZkLocksConnectionDetails details;
   }
 
+  /** The same application with a container of another service's image. */
+  @ContextConfiguration(classes = ApplicationTest.App.class)
+  static class OtherImageTest {
+    @ServiceConnection
+    static final Container<?> queue = startedContainer("example/queue:1.0", zk.clientPort());
+  }
+
   @AfterAll
   static void stopServer() {
     zk.close();
@@ -84,6 +93,15 @@ class ZkLocksServiceConnectionTest {
       spring.getTestContext().markApplicationContextDirty(null);
       spring.afterTestClass();
     }
+  }
+
+  @Test
+  void serviceConnection_onAnotherImagesContainer_notTakenForZooKeeper() {
+    TestContextManager spring = new TestContextManager(OtherImageTest.class);
+    assertThatThrownBy(() -> spring.prepareTestInstance(new OtherImageTest()))
+        .rootCause()
+        .isInstanceOf(ConnectionDetailsNotFoundException.class)
+        .hasMessageContaining("OtherImageTest.queue");
   }
 
   /**
