@@ -311,4 +311,24 @@ class ReadmeCoordinatesTest {
           .isEqualTo(projectVersion());
     }
   }
+
+  /**
+   * The example service is a Spring Boot 4 application with its own parent (Spring Boot's) and its
+   * own ShedLock property: both at the versions zklock's parent pom pins for that line, the ones
+   * zklock's Boot 4 modules are built and tested with.
+   */
+  @Test
+  void exampleService_springBootAndShedLock_atTheParentPomsVersions() throws Exception {
+    Element rootProps = child(parse(DocSnippetsTest.repo().resolve("pom.xml")), "properties");
+    Path pom = DocSnippetsTest.repo().resolve("examples/scheduled-job/pom.xml");
+    Element example = parse(pom);
+    Element parent = child(example, "parent");
+    assertThat(text(parent, "artifactId")).isEqualTo("spring-boot-starter-parent");
+    assertThat(text(parent, "version"))
+        .as("%s: Spring Boot's parent at the parent pom's <spring-boot.version>", pom)
+        .isEqualTo(text(rootProps, "spring-boot.version"));
+    assertThat(text(child(example, "properties"), "shedlock.version"))
+        .as("%s: <shedlock.version> is the parent pom's", pom)
+        .isEqualTo(text(rootProps, "shedlock.version"));
+  }
 }
