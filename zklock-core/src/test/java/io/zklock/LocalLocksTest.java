@@ -3,6 +3,7 @@ package io.zklock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.zklock.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -94,6 +95,53 @@ class LocalLocksTest extends ZkTestSupport {
         .allSatisfy(r -> assertThat(r.kind()).isEqualTo(LockNode.Kind.SEMAPHORE));
     read.release();
     lease.release();
+  }
+
+  @Test
+  void localLocks_connectionCut_saysSuspendedSinceWhenAndNoServer_thenTheServerAgain()
+      throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(server.connectString())) {
+      ZkLocks app =
+          track(
+              ZkLocks.builder(proxy.connectString())
+                  .namespace(namespace)
+                  .clientName("app")
+                  .sessionTimeout(Duration.ofSeconds(20))
+                  .build());
+      LockHandle held = app.mutex("orders").acquire();
+      LocalLocks connected = app.localLocks();
+      assertThat(connected.sessionState()).isEqualTo(SessionState.CONNECTED);
+      assertThat(connected.connectedServer())
+          .as("the server it talks to: the proxy's address")
+          .isEqualTo("127.0.0.1:" + proxy.port());
+
+      proxy.refuse(); // the connection drops and stays down; the session lives on in the ensemble
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> app.localLocks().sessionState() == SessionState.SUSPENDED);
+      LocalLocks suspended = app.localLocks();
+      Thread.sleep(50);
+      LocalLocks later = app.localLocks();
+
+      assertThat(suspended.connectedServer()).as("no server while suspended").isEmpty();
+      assertThat(later.sessionStateFor())
+          .as("the time in SUSPENDED grows from the transition")
+          .isGreaterThan(suspended.sessionStateFor())
+          .isLessThan(Duration.ofSeconds(15));
+      assertThat(later.held())
+          .as("what this process last knew: still shown held while suspended")
+          .extracting(LocalRequest::path)
+          .containsExactly(held.path());
+
+      proxy.pass();
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> app.localLocks().sessionState() == SessionState.CONNECTED);
+      LocalLocks again = app.localLocks();
+      assertThat(again.connectedServer()).isEqualTo("127.0.0.1:" + proxy.port());
+      assertThat(again.sessionStateFor()).isLessThan(later.sessionStateFor().plusSeconds(15));
+      held.release();
+    }
   }
 
   @Test

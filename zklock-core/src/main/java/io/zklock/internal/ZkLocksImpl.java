@@ -409,13 +409,23 @@ final class ZkLocksImpl implements ZkLocks {
 
   @Override
   public LocalLocks localLocks() {
+    long since;
+    SessionState state;
+    long id;
+    do { // the state, its start and the id of one moment: read again if a transition came between
+      since = session.stateSinceNanos();
+      state = sessionState();
+      id = sessionId();
+    } while (since != session.stateSinceNanos());
     return new LocalLocks(
         clientName(),
         namespace(),
-        sessionState(),
-        sessionId(),
+        state,
+        id,
         negotiatedSessionTimeout(),
-        requests.snapshot(clock));
+        requests.snapshot(clock),
+        java.time.Duration.ofNanos(Math.max(0L, clock.nanoTime() - since)),
+        session.server());
   }
 
   @Override

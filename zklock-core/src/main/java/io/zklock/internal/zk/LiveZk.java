@@ -3,6 +3,8 @@ package io.zklock.internal.zk;
 import io.zklock.TlsConfig;
 import io.zklock.ZkLockException;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -34,7 +36,7 @@ final class LiveZk implements ZkConnector {
     try {
       synchronized (client) {
         client.zk =
-            new ZooKeeper(
+            new Handle(
                 config.connectString(),
                 (int) config.sessionTimeout().toMillis(),
                 watcher,
@@ -94,6 +96,34 @@ final class LiveZk implements ZkConnector {
     return c;
   }
 
+  /** ZooKeeper's handle, which tells the address of the server it is connected to. */
+  private static final class Handle extends ZooKeeper {
+    Handle(
+        String connectString,
+        int sessionTimeout,
+        Watcher watcher,
+        boolean canBeReadOnly,
+        ZKClientConfig clientConfig)
+        throws IOException {
+      super(connectString, sessionTimeout, watcher, canBeReadOnly, clientConfig);
+    }
+
+    /** The server's address, or empty while not connected. */
+    String server() {
+      SocketAddress a;
+      try {
+        a = testableRemoteSocketAddress();
+      } catch (RuntimeException notConnected) {
+        return ""; // no socket at this moment
+      }
+      if (a instanceof InetSocketAddress i) {
+        String host = i.getAddress() != null ? i.getAddress().getHostAddress() : i.getHostString();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + i.getPort();
+      }
+      return a == null ? "" : a.toString();
+    }
+  }
+
   /** One ZooKeeper handle. */
   static final class Client implements ZkClient {
     private ZooKeeper zk; // set once, under the monitor, before any news is told
@@ -120,6 +150,11 @@ final class LiveZk implements ZkConnector {
     @Override
     public int sessionTimeoutMillis() {
       return handle().getSessionTimeout();
+    }
+
+    @Override
+    public String server() {
+      return handle() instanceof Handle h ? h.server() : "";
     }
 
     @Override

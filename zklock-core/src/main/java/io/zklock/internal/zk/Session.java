@@ -122,6 +122,7 @@ public final class Session implements SessionPort {
 
   // guarded by lock
   private SessionState state = SessionState.SUSPENDED;
+  private long stateSinceNanos; // when state (or closed) last changed, by the clock
   private ZkClient currentZk; // the client in use; events of any other are late and ignored
   private Conn conn; // the session of currentZk once it has connected; null after an expiry
   private CompletableFuture<Conn> ready = new CompletableFuture<>();
@@ -171,6 +172,7 @@ public final class Session implements SessionPort {
     this.scheduler = scheduler;
     this.clock = clock;
     this.background = background;
+    this.stateSinceNanos = clock.nanoTime();
   }
 
   /** The session timeout the ensemble granted to the current (or last) session; 0 before. */
@@ -347,6 +349,7 @@ public final class Session implements SessionPort {
             beat(c); // at once: a reconnection does not tell when the server last heard us
             if (state != SessionState.CONNECTED) {
               state = SessionState.CONNECTED;
+              stateSinceNanos = clock.nanoTime();
               CompletableFuture<Conn> r = ready;
               news =
                   () -> {
@@ -361,6 +364,7 @@ public final class Session implements SessionPort {
           if (state == SessionState.CONNECTED && conn != null) {
             Conn c = conn;
             state = SessionState.SUSPENDED;
+            stateSinceNanos = clock.nanoTime();
             ready = new CompletableFuture<>();
             news =
                 () -> {
@@ -399,6 +403,7 @@ public final class Session implements SessionPort {
     long closeAt = SessionDeadline.closeNanos(heardSentAt, timeoutNanos);
     CompletableFuture<Void> oldEnded = ended;
     state = SessionState.LOST;
+    stateSinceNanos = clock.nanoTime();
     if (ready.isDone()) {
       ready = new CompletableFuture<>();
     }
@@ -604,6 +609,31 @@ public final class Session implements SessionPort {
     }
   }
 
+  /**
+   * When the session entered its {@link #state()}, by the clock: the last transition, or the
+   * session's construction for the first {@link SessionState#SUSPENDED} (not yet connected).
+   */
+  public long stateSinceNanos() {
+    synchronized (lock) {
+      return stateSinceNanos;
+    }
+  }
+
+  /**
+   * The server the session is connected to, {@code host:port} as the client resolved it, or empty
+   * when it is not {@link SessionState#CONNECTED}.
+   */
+  public String server() {
+    ZkClient c;
+    synchronized (lock) {
+      if (closed || state != SessionState.CONNECTED || conn == null) {
+        return "";
+      }
+      c = conn.client;
+    }
+    return c == null ? "" : c.server();
+  }
+
   /** The live handle, or null if not connected. */
   @Override
   public Conn current() {
@@ -799,6 +829,7 @@ public final class Session implements SessionPort {
         return;
       }
       closed = true;
+      stateSinceNanos = clock.nanoTime();
       c = currentZk;
       id = c == null || conn == null ? 0L : conn.sessionId();
       r = ready;

@@ -29,6 +29,14 @@ public interface ZkClient {
    */
   List<ClientInfo> whoAmI() throws InterruptedException;
 
+  /**
+   * The server this client is connected to, {@code host:port}, or empty when it is not connected or
+   * cannot tell.
+   */
+  default String server() {
+    return "";
+  }
+
   /** Whether this client logs in with SASL (its identity is then the server's to tell). */
   boolean saslLogin();
 

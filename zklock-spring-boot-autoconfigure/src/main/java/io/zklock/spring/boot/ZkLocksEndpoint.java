@@ -14,9 +14,11 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 /**
  * {@code /actuator/zklock}: the application's own view of its locks, from {@link
  * ZkLocks#localLocks()}: the locks it holds and waits for, with wait and hold times and fencing
- * tokens, and its session's state and negotiated timeout. Read from memory, without a request to
- * ZooKeeper. Exposed like any endpoint ({@code management.endpoints.web.exposure.include=zklock});
- * {@code zklock ui} shows every client's view.
+ * tokens, and its session's state (since when, and the server it is connected to) and negotiated
+ * timeout; {@code heldMillis} counts from the grant, {@code waitedMillis} from the request. While
+ * the session is not {@code CONNECTED}, a {@code held} request is what this process last knew. Read
+ * from memory, without a request to ZooKeeper. Exposed like any endpoint ({@code
+ * management.endpoints.web.exposure.include=zklock}); {@code zklock ui} shows every client's view.
  */
 @Endpoint(id = "zklock")
 public class ZkLocksEndpoint {
@@ -34,6 +36,8 @@ public class ZkLocksEndpoint {
     out.put("clientName", view.clientName());
     out.put("namespace", view.namespace());
     out.put("sessionState", view.sessionState().name());
+    out.put("sessionStateForMillis", view.sessionStateFor().toMillis());
+    out.put("connectedServer", view.connectedServer());
     out.put("sessionId", "0x" + Long.toHexString(view.sessionId()));
     out.put("negotiatedSessionTimeoutMillis", view.negotiatedSessionTimeout().toMillis());
     out.put("held", view.held().size());

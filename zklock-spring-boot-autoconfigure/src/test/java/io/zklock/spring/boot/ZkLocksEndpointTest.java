@@ -68,6 +68,8 @@ class ZkLocksEndpointTest {
                 assertThat(view)
                     .containsEntry("clientName", "orders-service")
                     .containsEntry("sessionState", "CONNECTED")
+                    .containsEntry("connectedServer", locks.localLocks().connectedServer())
+                    .containsKey("sessionStateForMillis")
                     .containsEntry("held", 1)
                     .containsEntry("waiting", 1)
                     .containsEntry("sessionId", "0x" + Long.toHexString(locks.sessionId()))
@@ -91,8 +93,29 @@ class ZkLocksEndpointTest {
                           assertThat(r).containsEntry("state", "waiting");
                           assertThat(r).containsEntry("heldMillis", 0L);
                         });
+                assertThat(locks.localLocks().connectedServer())
+                    .as("the server it is connected to")
+                    .endsWith(":" + zk.clientPort());
+                // held counts from the grant: a request that waited 1 s and was granted just now
+                Awaitility.await()
+                    .atMost(10, TimeUnit.SECONDS)
+                    .until(() -> locks.localLocks().waiting().get(0).waited().toMillis() >= 1_000);
+                long beforeGrant = System.nanoTime();
                 blocking.release();
-                waiting.get(10, TimeUnit.SECONDS).release();
+                LockHandle granted = waiting.get(10, TimeUnit.SECONDS);
+                @SuppressWarnings("unchecked")
+                Map<String, Object> billing =
+                    ((List<Map<String, Object>>) endpoint.locks().get("requests"))
+                        .stream()
+                            .filter(r -> r.get("lock").equals("billing"))
+                            .findFirst()
+                            .orElseThrow();
+                long sinceRelease = (System.nanoTime() - beforeGrant) / 1_000_000 + 1;
+                assertThat((Long) billing.get("waitedMillis")).isGreaterThanOrEqualTo(1_000L);
+                assertThat((Long) billing.get("heldMillis"))
+                    .as("held since the grant, not since the request: " + billing)
+                    .isLessThanOrEqualTo(sinceRelease);
+                granted.release();
               }
               held.release();
             });
