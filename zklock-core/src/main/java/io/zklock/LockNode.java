@@ -18,7 +18,7 @@ import java.util.Optional;
  * @param sessionId the ZooKeeper session that owns the node (its ephemeral owner, as the ensemble
  *     knows it)
  * @param since when the node was created, by the clock of the server that created it (for a holder
- *     this is when it queued, not when it was granted)
+ *     this is when it queued, not when it was granted: see {@link #granted()})
  * @param fencingToken the node's creation zxid: a holder's {@link LockHandle#fencingToken()}. A
  *     semaphore request still waiting for admission has no lease yet: this is the token of its
  *     admission node, and its lease will have a greater one. A cohort node ({@link Kind#COHORT},
@@ -35,6 +35,8 @@ import java.util.Optional;
  * @param state where the request stands: {@link State#HOLDING} for the holders of {@link
  *     LockInfo#holders()}; for a waiter {@link State#ADMITTED} (a semaphore request let in by the
  *     admission queue, waiting for a permit) or {@link State#QUEUED}
+ * @param granted for a holder, when it was granted, as far as ZooKeeper's records tell (see {@link
+ *     Grant}); empty for a waiter
  */
 public record LockNode(
     String name,
@@ -49,7 +51,8 @@ public record LockNode(
     String ownerData,
     boolean releaseRequested,
     Map<String, String> data,
-    State state) {
+    State state,
+    Optional<Grant> granted) {
 
   /**
    * Where a request stands. A request is shown once, whichever library made it and however many
@@ -67,6 +70,45 @@ public record LockNode(
     ADMITTED,
     /** It waits in the queue; a semaphore request waits for admission. */
     QUEUED
+  }
+
+  /**
+   * When a holder was granted, bounded by what ZooKeeper records, by the clock of the servers that
+   * stamped the nodes (as {@link LockNode#since()}).
+   *
+   * <p>ZooKeeper stamps a node's creation with a time, but a deletion with none that a reader can
+   * see afterwards; a request queued behind others is granted by the deletion of the last one ahead
+   * of it. What it does record, the directory's count of child changes and the number each
+   * sequential node got from it, tells whether anything was deleted since a holder's creation, and
+   * between which later creations. So: a holder that held from its creation (nothing ahead of it
+   * was deleted since) has an exact grant, its creation time. Otherwise the grant came after its
+   * creation and no later than the creation of the first node that follows the last change, or,
+   * when a change follows every node there is, no later than the read: {@link #latest()} is then
+   * empty. A simple lock's holder, whose node is created holding, is always exact.
+   *
+   * @param earliest the grant came at or after this: the node's creation ({@link LockNode#since()})
+   * @param latest the grant came at or before this, or empty when only the time of the read bounds
+   *     it; equal to {@code earliest} when the grant time is exact
+   */
+  public record Grant(Instant earliest, Optional<Instant> latest) {
+    /** Checks that no component is null, and that the window is not reversed. */
+    public Grant {
+      Objects.requireNonNull(earliest, "earliest");
+      Objects.requireNonNull(latest, "latest");
+      if (latest.isPresent() && latest.get().isBefore(earliest)) {
+        throw new IllegalArgumentException("latest " + latest.get() + " before " + earliest);
+      }
+    }
+
+    /** A grant known exactly: at {@code at}. */
+    public static Grant exactly(Instant at) {
+      return new Grant(at, Optional.of(at));
+    }
+
+    /** Whether the grant time is known exactly: {@link #latest()} is {@link #earliest()}. */
+    public boolean exact() {
+      return latest.isPresent() && latest.get().equals(earliest);
+    }
   }
 
   /** The kinds of lock node. */
@@ -157,7 +199,40 @@ public record LockNode(
     Objects.requireNonNull(since, "since");
     Objects.requireNonNull(ownerData, "ownerData");
     Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(granted, "granted");
     data = Map.copyOf(data);
+  }
+
+  /** A node without {@link #granted()} (empty): a waiter, or a holder whose grant is not told. */
+  public LockNode(
+      String name,
+      String path,
+      Kind kind,
+      String clientName,
+      String host,
+      long pid,
+      long sessionId,
+      Instant since,
+      long fencingToken,
+      String ownerData,
+      boolean releaseRequested,
+      Map<String, String> data,
+      State state) {
+    this(
+        name,
+        path,
+        kind,
+        clientName,
+        host,
+        pid,
+        sessionId,
+        since,
+        fencingToken,
+        ownerData,
+        releaseRequested,
+        data,
+        state,
+        Optional.empty());
   }
 
   /**

@@ -171,6 +171,51 @@ class InspectTest extends ZkTestSupport {
   }
 
   @Test
+  void granted_heldFromItsCreation_exact_grantedAfterAWait_boundedByTheNextArrival()
+      throws Exception {
+    ZkLocks viewer = client("viewer");
+    LockHandle first = client("first").mutex("jobs/report").acquire();
+    LockHandle simple = client("simple").simpleLock("nightly").acquire();
+    LockHandle lease = client("lease").semaphore("quota", 2).acquire();
+    LockInfo uncontended = awaitShape(viewer, "jobs/report", 1, 0);
+    LockNode.Grant exact = uncontended.holders().get(0).granted().orElseThrow();
+    assertThat(exact.exact()).as("held from its creation: " + exact).isTrue();
+    assertThat(exact.earliest()).isEqualTo(uncontended.holders().get(0).since());
+    assertThat(viewer.inspect("nightly").orElseThrow().holders().get(0).granted().orElseThrow())
+        .as("a simple lock's node is created holding")
+        .matches(LockNode.Grant::exact);
+    assertThat(viewer.inspect("quota").orElseThrow().holders().get(0).granted().orElseThrow())
+        .matches(LockNode.Grant::exact);
+
+    // a second request queues at t1, is granted by the release at t2 > t1
+    CompletableFuture<LockHandle> second = client("second").mutex("jobs/report").acquireAsync();
+    LockNode queued = awaitShape(viewer, "jobs/report", 1, 1).waiters().get(0);
+    assertThat(queued.granted()).as("a waiter has no grant").isEmpty();
+    Thread.sleep(30); // the release comes visibly later than the request's creation
+    Instant beforeRelease = Instant.now();
+    first.release();
+    LockHandle granted = second.get(10, TimeUnit.SECONDS);
+    LockNode.Grant afterWait =
+        viewer.inspect("jobs/report").orElseThrow().holders().get(0).granted().orElseThrow();
+    assertThat(afterWait.exact()).as("granted by a deletion: " + afterWait).isFalse();
+    assertThat(afterWait.earliest()).isEqualTo(queued.since());
+    assertThat(afterWait.latest()).as("nothing came after the deletion: only the read").isEmpty();
+
+    // a third request arrives after the grant: its creation bounds the grant from above
+    CompletableFuture<LockHandle> third = client("third").mutex("jobs/report").acquireAsync();
+    LockInfo withThird = awaitShape(viewer, "jobs/report", 1, 1);
+    LockNode.Grant bounded = withThird.holders().get(0).granted().orElseThrow();
+    assertThat(bounded.latest()).contains(withThird.waiters().get(0).since());
+    assertThat(bounded.latest().orElseThrow())
+        .as("no earlier than the release that granted it (same machine's clock)")
+        .isAfterOrEqualTo(beforeRelease.minusMillis(1));
+    granted.release();
+    third.get(10, TimeUnit.SECONDS).release();
+    simple.release();
+    lease.release();
+  }
+
+  @Test
   void election_leaderThenFollowersInOrder() throws Exception {
     List<LeaderElection> es = new ArrayList<>();
     ZkLocks viewer = client("viewer");

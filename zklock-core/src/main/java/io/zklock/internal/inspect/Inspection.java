@@ -3,6 +3,7 @@ package io.zklock.internal.inspect;
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
 import io.zklock.internal.rules.ForeignNode;
+import io.zklock.internal.rules.GrantWindow;
 import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
@@ -67,7 +68,51 @@ public final class Inspection {
       List<Read> nodes,
       boolean semaphore,
       List<Read> leases,
-      List<Read> admission) {}
+      List<Read> admission,
+      Listing nodesListing,
+      Listing leasesListing) {
+
+    /** What was read, without the listings: no grant is bounded but a simple lock's. */
+    public Dir(
+        String name,
+        String dir,
+        Map<String, String> dirData,
+        List<Read> nodes,
+        boolean semaphore,
+        List<Read> leases,
+        List<Read> admission) {
+      this(
+          name,
+          dir,
+          dirData,
+          nodes,
+          semaphore,
+          leases,
+          admission,
+          Listing.UNKNOWN,
+          Listing.UNKNOWN);
+    }
+  }
+
+  /**
+   * One listing of a directory: its {@code pzxid} (the transaction of its last child change), its
+   * own {@code czxid} and the names listed, for {@link GrantWindow}.
+   *
+   * @param known whether the listing was read ({@link #UNKNOWN} otherwise)
+   */
+  public record Listing(boolean known, long pzxid, long dirCzxid, List<String> names) {
+    /** No listing. */
+    public static final Listing UNKNOWN = new Listing(false, 0L, 0L, List.of());
+
+    public Listing {
+      names = List.copyOf(names);
+    }
+
+    /** A listing read with its stat. */
+    public static Listing of(long pzxid, long dirCzxid, List<String> names) {
+      return new Listing(true, pzxid, dirCzxid, names);
+    }
+  }
 
   /** Decides who holds and who waits; empty if nobody does. */
   public static Optional<LockInfo> decide(Dir d) {
@@ -112,7 +157,12 @@ public final class Inspection {
         int[] indexes = request.stream().mapToInt(Integer::intValue).toArray();
         boolean holds = Ordering.leaseRequest(p, q, indexes) instanceof Ordering.Hold;
         if (holds) {
-          holders.add(node(r, leaseKind, LockNode.State.HOLDING));
+          // a request of several permits holds once all its leases do: after the last one's grant
+          Optional<LockNode.Grant> g = Optional.empty();
+          for (int k : indexes) {
+            g = later(g, grantOf(leases.get(k), d.leasesListing(), leases));
+          }
+          holders.add(node(r, leaseKind, LockNode.State.HOLDING, g));
         } else {
           waiters.add(node(r, leaseKind, LockNode.State.ADMITTED)); // only admitted requests lease
         }
@@ -150,7 +200,13 @@ public final class Inspection {
       List<NodeKind> kinds = new ArrayList<>(); // for a mix of recipes
       kind = simple != null ? LockInfo.Kind.SIMPLE : null;
       if (simple != null) {
-        holders.add(node(simple, NodeKind.SIMPLE, LockNode.State.HOLDING));
+        // created holding: its grant is its creation
+        holders.add(
+            node(
+                simple,
+                NodeKind.SIMPLE,
+                LockNode.State.HOLDING,
+                Optional.of(LockNode.Grant.exactly(Instant.ofEpochMilli(simple.ctimeMillis())))));
         kinds.add(NodeKind.SIMPLE);
       }
       for (int i = 0; i < queue.size(); i++) {
@@ -167,7 +223,12 @@ public final class Inspection {
           holds = Ordering.forKind(k).decide(q, i) instanceof Ordering.Hold;
         }
         if (holds) {
-          holders.add(node(queue.get(i), k, LockNode.State.HOLDING));
+          holders.add(
+              node(
+                  queue.get(i),
+                  k,
+                  LockNode.State.HOLDING,
+                  grantOf(queue.get(i), d.nodesListing(), queue)));
         } else {
           waiters.add(node(queue.get(i), k, LockNode.State.QUEUED));
         }
@@ -479,10 +540,78 @@ public final class Inspection {
     return out;
   }
 
+  /**
+   * The window of a holder's grant ({@link GrantWindow}) from the listing of its directory and the
+   * creation times read of the nodes it lists; empty without a listing.
+   */
+  static Optional<LockNode.Grant> grantOf(Read holder, Listing listing, List<Read> reads) {
+    if (!listing.known()) {
+      return Optional.empty();
+    }
+    QueueNode self = QueueNode.parse(holder.name());
+    if (self == null) {
+      return Optional.empty();
+    }
+    int ahead = 0; // the sequential children listed before it
+    for (String n : listing.names()) {
+      QueueNode q = QueueNode.parse(n);
+      if (q != null && QueueNode.ORDER.compare(q, self) < 0) {
+        ahead++;
+      }
+    }
+    Read last = holder; // the child read with the greatest czxid
+    for (Read r : reads) {
+      if (r.czxid() > last.czxid()) {
+        last = r;
+      }
+    }
+    GrantWindow.Window w =
+        GrantWindow.of(
+            self.sequence(),
+            holder.czxid(),
+            holder.ctimeMillis(),
+            ahead,
+            listing.pzxid(),
+            last.czxid(),
+            last.ctimeMillis(),
+            listing.dirCzxid());
+    return Optional.of(
+        new LockNode.Grant(
+            Instant.ofEpochMilli(w.earliestMillis()),
+            w.bounded() ? Optional.of(Instant.ofEpochMilli(w.latestMillis())) : Optional.empty()));
+  }
+
+  /** The later of two grants (a request of several leases): the greater bounds of both. */
+  private static Optional<LockNode.Grant> later(
+      Optional<LockNode.Grant> a, Optional<LockNode.Grant> b) {
+    if (a.isEmpty()) {
+      return b;
+    }
+    if (b.isEmpty()) {
+      return a;
+    }
+    Instant earliest =
+        a.get().earliest().isAfter(b.get().earliest()) ? a.get().earliest() : b.get().earliest();
+    Optional<Instant> latest =
+        a.get().latest().isEmpty() || b.get().latest().isEmpty()
+            ? Optional.empty()
+            : Optional.of(
+                a.get().latest().get().isAfter(b.get().latest().get())
+                    ? a.get().latest().get()
+                    : b.get().latest().get());
+    return Optional.of(
+        new LockNode.Grant(earliest, latest.map(l -> l.isBefore(earliest) ? earliest : l)));
+  }
+
   /** The client name shown for a Curator client's node in a compatible queue. */
   public static final String CURATOR_CLIENT = "(curator)";
 
   public static LockNode node(Read r, NodeKind kind, LockNode.State state) {
+    return node(r, kind, state, Optional.empty());
+  }
+
+  static LockNode node(
+      Read r, NodeKind kind, LockNode.State state, Optional<LockNode.Grant> granted) {
     Map<String, String> d = r.data();
     long pid = 0;
     try {
@@ -508,6 +637,7 @@ public final class Inspection {
         curatorClient ? curatorData : d.getOrDefault(OWNER_FIELD, ""),
         r.version() > 0 || d.containsKey(RELEASE_FIELD),
         d,
-        state);
+        state,
+        granted);
   }
 }

@@ -289,14 +289,15 @@ public final class Inspector {
         return Inspection.decideCoordination(name, dir, data, children);
       }
     }
-    return readLock(zk, name, dir, children);
+    return readLock(zk, name, dir, children, stat);
   }
 
   private Optional<LockInfo> readLock(
-      BlockingOps zk, String name, String dir, List<String> children)
+      BlockingOps zk, String name, String dir, List<String> children, Stat stat)
       throws KeeperException, InterruptedException {
     Map<String, String> dirData = Map.of();
     List<String> leases = List.of();
+    Inspection.Listing leasesListing = Inspection.Listing.UNKNOWN;
     List<String> admission = List.of();
     boolean semaphore = false;
     // a Curator-compatible semaphore admits through <dir>/locks, as Curator's semaphore does
@@ -306,7 +307,12 @@ public final class Inspector {
             : QUEUE;
     if (children.contains(LEASES) || children.contains(QUEUE)) {
       dirData = dataOf(zk, dir);
-      leases = childrenOf(zk, dir + "/" + LEASES);
+      Stat leasesStat = new Stat();
+      leases = childrenOf(zk, dir + "/" + LEASES, leasesStat);
+      leasesListing =
+          leases.isEmpty()
+              ? Inspection.Listing.UNKNOWN
+              : Inspection.Listing.of(leasesStat.getPzxid(), leasesStat.getCzxid(), leases);
       admission = childrenOf(zk, dir + "/" + admissionDir);
       semaphore =
           NodeKind.SEMAPHORE.label().equals(dirData.get("kind"))
@@ -337,7 +343,9 @@ public final class Inspector {
             collect(ownReads),
             semaphore,
             collect(leaseReads),
-            collect(admissionReads)));
+            collect(admissionReads),
+            Inspection.Listing.of(stat.getPzxid(), stat.getCzxid(), children),
+            leasesListing));
   }
 
   static boolean isLockNode(String child) {
@@ -352,8 +360,13 @@ public final class Inspector {
 
   private static List<String> childrenOf(BlockingOps zk, String dir)
       throws KeeperException, InterruptedException {
+    return childrenOf(zk, dir, null);
+  }
+
+  private static List<String> childrenOf(BlockingOps zk, String dir, Stat stat)
+      throws KeeperException, InterruptedException {
     try {
-      return zk.getChildren(dir, null);
+      return zk.getChildren(dir, stat);
     } catch (KeeperException.NoNodeException gone) {
       return List.of();
     }
