@@ -425,11 +425,11 @@ public final class Checker {
         if (from == null) {
           continue;
         }
+        // the last mute up to the cut, if it came after the fault's start (mutes are in time order)
         long since =
             mutes.getOrDefault(target, List.of()).stream()
-                .filter(t -> t >= from && t <= e.t())
-                .reduce((x, y) -> y)
-                .orElse(from);
+                .filter(t -> t <= e.t())
+                .reduce(from, Math::max);
         long n =
             handles.values().stream()
                 .filter(h -> target.equals(h.proc) && h.requestT >= since && h.requestT < e.t())
@@ -629,7 +629,7 @@ public final class Checker {
               why.add(a.h + ": " + w);
             }
           }
-          if (over > 0 && stale < over) {
+          if (stale < over) { // stale >= 0: only a lease over the permits is judged
             violation(
                 "EXCLUSION",
                 b.h
@@ -650,7 +650,7 @@ public final class Checker {
             if (!a.side.conflictsWith(b.side)) {
               continue;
             }
-            Handle older = a.token < b.token ? a : b;
+            Handle older = a.token <= b.token ? a : b; // a token tie: the earlier grant, a
             Handle newer = older == a ? b : a;
             String why = unexcused(older, newer);
             if (why == null) {
@@ -735,7 +735,7 @@ public final class Checker {
       }
     }
     String told =
-        older.lossT >= 0 && older.lossT == end(older)
+        older.lossT == end(older) // end() is never negative: equal only if it was told
             ? "told of its loss only at " + rel(older.lossT)
             : "never told of its loss and still held until " + rel(end(older));
     return "its running holder was "
@@ -934,7 +934,7 @@ public final class Checker {
         anchors.add(new long[] {e.t()});
       }
     }
-    anchors.sort(Comparator.comparingLong(a -> a[0]));
+    // in time order already: faults are, and each anchor is its fault event's time
     Map<String, List<Handle>> byDir = new HashMap<>();
     for (Handle h : handles.values()) {
       if (h.side != null && h.side != Side.SEMAPHORE && h.requestT >= 0) {
@@ -960,7 +960,8 @@ public final class Checker {
       }
       long deadline = death + limit;
       for (long[] a : anchors) {
-        if (a[0] > death && a[0] <= deadline) {
+        // an anchor at or before the death moves nothing: it is at most death + limit
+        if (a[0] <= deadline) {
           deadline = Math.max(deadline, a[0] + limit);
         }
       }
@@ -1213,7 +1214,7 @@ public final class Checker {
                   x.size(),
                   x.get(0),
                   x.get(x.size() / 2),
-                  x.get(Math.min(x.size() - 1, (int) (x.size() * 0.99))),
+                  x.get((int) (x.size() * 0.99)), // < size: n * 0.99 < n
                   x.get(x.size() - 1)));
         });
     s.append("  violations: ").append(violations.size()).append('\n');

@@ -1868,4 +1868,600 @@ class SoakCheckerTest {
     assertThat(report.violations()).noneMatch(v -> v.startsWith("SIGNAL"));
     assertThat(report.counter("signal.unchecked")).isEqualTo(1);
   }
+
+  // ------------------------------------------ the rules' ties and figures, decided (mutation)
+  // Each case below decides one comparison of the checker at equality, or one figure, that no
+  // other case decided (a mutant of the checker survived it).
+
+  @Test
+  void stampZero_aKillBegunThen_excusesAWriteRejectedBeforeTheProcessDied() {
+    start("b", "s-b");
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    store(0.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    ev(1, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(1, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    close(5, "b");
+
+    assertThat(check().violations()).noneMatch(v -> v.contains("store rejected"));
+  }
+
+  @Test
+  void guardedWritesLoggedOutOfZxidOrder_judgedInZxidOrder() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2.1, 3);
+    zwrite(2.2, "b/1", Side.MUTEX, 12, 15);
+    zwrite(2.3, "a/1", Side.MUTEX, 10, 11); // applied at 11, before b's write: logged late
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void guardedWriteAppliedAtItsNodesOwnZxid_guardedViolation() {
+    start("a", "s1");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 2);
+    zwrite(1.1, "a/1", Side.MUTEX, 10, 10);
+    close(10, "a");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(
+            v -> v.startsWith("GUARDED") && v.contains("not after its node's creation at 10"));
+  }
+
+  @Test
+  void staleGuardedWrite_namesTheFirstWriterOfTheHighestToken() {
+    zwrite(1, "a/1", Side.MUTEX, 12, 13);
+    zwrite(2, "b/1", Side.MUTEX, 12, 14); // the same token again (a fencing fault of its own)
+    zwrite(3, "c/1", Side.MUTEX, 10, 16);
+
+    assertThat(check().violations())
+        .singleElement()
+        .satisfies(v -> assertThat(v).startsWith("GUARDED: c/1").contains("after a/1 (token 12)"));
+  }
+
+  @Test
+  void overlapOfTwoHoldersWithTheSameToken_theEarlierGrantIsTheOlder() {
+    // a (paused, its session expired) and b hold at once with one token: fencing reports the
+    // token; exclusion judges b's grant against a, the earlier grant, and finds it excused
+    start("a", "s1");
+    start("b", "s2");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("a", "a/1", Side.MUTEX, 12, "s1", 1, 6.2);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    ev(6.3, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations())
+        .singleElement()
+        .satisfies(v -> assertThat(v).startsWith("FENCING: b/1 granted at"));
+    assertThat(report.counter("overlaps.excusedByExpiry")).isEqualTo(1);
+  }
+
+  @Test
+  void grantedAThirdOfTheSessionTimeoutAfterThePauseBegan_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 6.2);
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2.5, 3); // 1.5 s + 3 s / 3
+    ev(6.3, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.excusedByExpiry")).isEqualTo(1);
+  }
+
+  @Test
+  void cutOffHolderPausedAtTheVeryMomentOfTheOtherGrant_excused() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 7.2);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(3.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(4.6, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 4.6, 5);
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.05, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.1, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.excusedByExpiry")).isEqualTo(1);
+  }
+
+  @Test
+  void stampZero_anExpiryHeardThen_hasTheFaultThatBeganThenAsItsCause() {
+    start("b", "s-b");
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    ev(0, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(0, "SESSION", "proc", "a", "state", "LOST", "session", "s-a");
+    req("b", "b/1", 0.2);
+    grant("b", "b/1", 0.5, 12);
+    ev(2, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(2.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(5, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(5.1, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s-a");
+    ev(5.2, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(5.3, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    close(10, "a");
+    close(10, "b");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("overlaps.excusedByExpiry")).isEqualTo(1);
+    assertThat(report.counter("overlaps.expiredWithoutFault")).isZero();
+    assertThat(report.counter("handover.checked")).isEqualTo(1);
+  }
+
+  /**
+   * a is cut off (1.5-2, suspended at 1.6), reconnects only at the moment it hears of the expiry
+   * (7.2), paused from 3: the pause is the cause, and a write of a refused at 2.5 was refused
+   * before its loss began.
+   */
+  @Test
+  void reconnectedAtTheStampOfTheExpiry_theSuspensionBeforeItIsNotTheLast() {
+    ev(0, "RUN_START", "seed", 1, "seconds", 60);
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 7.3);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_SHORT", "target", "a");
+    ev(1.6, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(2, "FAULT_END", "kind", "BLACKHOLE_SHORT", "target", "a");
+    store(2.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    ev(3, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.2, "SESSION", "proc", "a", "state", "CONNECTED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("FENCING: store rejected a/1") && v.contains("only at 3.000s"));
+  }
+
+  /**
+   * The suspension of the session itself dates the cause: a LOST or another session's event in
+   * between does not (a second instance of the process connects at 3).
+   */
+  @Test
+  void causeIsDatedByTheSessionsOwnSuspension_notByAnotherSessionsEvent() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 7.3);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(2, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(2.5, "SESSION", "proc", "a", "state", "LOST", "session", "s0");
+    ev(3, "SESSION", "proc", "a", "state", "CONNECTED", "session", "s9");
+    store(3.5, "STORE_REJECT", Side.MUTEX, 10, "a/1", "end");
+    ev(4, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.5, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).noneMatch(v -> v.startsWith("FENCING"));
+  }
+
+  @Test
+  void ensembleFaultBeganAtTheSuspension_isTheCause() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 8);
+    ev(1.5, "FAULT_START", "kind", "CUT_CLIENT", "target", "a");
+    ev(1.5, "FAULT_END", "kind", "CUT_CLIENT", "target", "a");
+    ev(2, "FAULT_START", "kind", "KILL_LEADER", "target", "zk0");
+    ev(2, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2.05, 3);
+    ev(5, "FAULT_END", "kind", "KILL_LEADER", "target", "zk0");
+    ev(6, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations())
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("told of its loss only at"))
+        .noneMatch(v -> v.contains("sooner than its session can expire"));
+  }
+
+  @Test
+  void clientFaultAfterAnEnsembleFault_isTheCause_andOneAtTheSameMomentToo() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 0.5, 7.3);
+    ev(1, "FAULT_START", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 2, 2.2); // within a third of the timeout of the pause
+    ev(3, "FAULT_END", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(7.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+    assertThat(check().violations())
+        .as("the pause after the follower's kill")
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("sooner than its session"));
+
+    log.removeIf(e -> "zk1".equals(e.get("target")));
+    ev(1.5, "FAULT_START", "kind", "KILL_FOLLOWER", "target", "zk1");
+    ev(3, "FAULT_END", "kind", "KILL_FOLLOWER", "target", "zk1");
+
+    assertThat(check().violations())
+        .as("the pause beside the follower's kill")
+        .anyMatch(v -> v.startsWith("EXCLUSION") && v.contains("sooner than its session"));
+  }
+
+  @Test
+  void suspendedAtTheMomentThePauseBegan_noThirdOfTimeoutBound() {
+    start("a", "s1");
+    start("b", "s2");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 0.5, 6.5);
+    ev(1.5, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(1.5, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    hold("b", "b/1", Side.MUTEX, 12, "s2", 1.6, 2);
+    ev(6, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(6.1, "SESSION", "proc", "a", "state", "SUSPENDED", "session", "s1");
+    ev(6.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(6.2, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void stampZero_aHolderToldThen_isNeitherUntoldNorInDoubt_aReleaseThenIsARelease() {
+    ev(0, "FAULT_START", "kind", "CUT_CLIENT", "target", "a");
+    ev(0, "FAULT_END", "kind", "CUT_CLIENT", "target", "a");
+    req("a", "a/1", 0);
+    grant("a", "a/1", 0, 10);
+    req("a", "a/2", 0);
+    grant("a", "a/2", 0, 11);
+    ev(0, "SESSION", "proc", "a", "state", "LOST", "session", "s-a");
+    ev(0, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s-a");
+    ev(0, "LOSS", "proc", "a", "h", "a/2", "reason", "SESSION_EXPIRED", "session", "s-a");
+    ev(0.5, "RELEASE_START", "proc", "a", "h", "a/1", "held", false);
+    ev(0.6, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    ev(5, "RELEASE_START", "proc", "a", "h", "a/2", "held", false);
+    ev(5.1, "RELEASE_DONE", "proc", "a", "h", "a/2");
+    req("c", "c/1", 0);
+    grant("c", "c/1", 0, 12);
+    ev(0, "RELEASE_START", "proc", "c", "h", "c/1", "held", true);
+    ev(0.1, "RELEASE_DONE", "proc", "c", "h", "c/1");
+    ev(0.5, "SESSION", "proc", "c", "state", "LOST", "session", "s-c");
+    close(10, "a");
+    close(10, "c");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("releasesInDoubt")).isZero();
+  }
+
+  @Test
+  void releasedAtTheVeryMomentTheFaultBegan_inDoubt() {
+    start("a", "s1");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 1.5);
+    ev(1.5, "FAULT_START", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7, "FAULT_END", "kind", "BLACKHOLE_LONG", "target", "a");
+    ev(7.1, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(10, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("releasesInDoubt")).isEqualTo(1);
+  }
+
+  @Test
+  void lossToldAtTheMomentAFaultBegan_measuredFromThatFault() {
+    start("a", "s1");
+    hold("a", "a/1", Side.MUTEX, 10, "s1", 1, 5.1);
+    ev(5, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    ev(5, "FAULT_START", "kind", "CUT_CLIENT", "target", "a");
+    ev(5, "FAULT_END", "kind", "CUT_CLIENT", "target", "a");
+    ev(5, "LOSS", "proc", "a", "h", "a/1", "reason", "SESSION_EXPIRED", "session", "s1");
+    close(10, "a");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.delaysMillis().get("loss.afterFaultEnd")).containsExactly(0L);
+    assertThat(report.counter("losses.withoutClientFault")).isZero();
+  }
+
+  @Test
+  void handover_holderReleasingAtTheMomentItsPauseBegan_diedHolding() {
+    start("a", "s1");
+    start("b", "s2");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s1");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s1");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.MUTEX, "session", "s2");
+    ev(2, "FAULT_START", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(2, "RELEASE_START", "proc", "a", "h", "a/1", "held", true);
+    ev(5.5, "GRANT", "proc", "b", "h", "b/1", "side", Side.MUTEX, "token", 12, "session", "s2");
+    ev(5.6, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(5.7, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    ev(7, "FAULT_END", "kind", "PAUSE_CLIENT", "target", "a");
+    ev(7.1, "RELEASE_DONE", "proc", "a", "h", "a/1");
+    ev(7.2, "SESSION", "proc", "a", "state", "LOST", "session", "s1");
+    close(20, "a");
+    close(20, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("handover.checked")).isEqualTo(1);
+    assertThat(report.delaysMillis().get("handover")).containsExactly(3_500L);
+  }
+
+  @Test
+  void handover_aGrantAtTheDeathOrARequestAtIt_isNoHandover() {
+    killedHolderAndAWaiter(); // a killed at 2; b waits from 1.5
+    start("d", "s-d");
+    req("c", "c/1", 1.8);
+    grant("c", "c/1", 2, 11); // granted at the death's stamp
+    ev(2.5, "RELEASE_START", "proc", "c", "h", "c/1", "held", true);
+    ev(2.6, "RELEASE_DONE", "proc", "c", "h", "c/1");
+    req("d", "d/1", 2); // asked at the death's stamp
+    grant("d", "d/1", 3, 12);
+    ev(3.5, "RELEASE_START", "proc", "d", "h", "d/1", "held", true);
+    ev(3.6, "RELEASE_DONE", "proc", "d", "h", "d/1");
+    grant("b", "b/1", 4, 13);
+    ev(4.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(4.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(30, "b");
+    close(30, "d");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.delaysMillis().get("handover")).containsExactly(2_000L);
+  }
+
+  @Test
+  void handover_aLiveReaderHoldingUntilTheDeadline_keepsTheWriterWaiting() {
+    start("a", "s-a");
+    start("b", "s-b");
+    start("c", "s-c");
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.READ, "session", "s-a");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.READ, "token", 10, "session", "s-a");
+    ev(1.1, "REQUEST", "proc", "c", "h", "c/1", "side", Side.READ, "session", "s-c");
+    ev(1.2, "GRANT", "proc", "c", "h", "c/1", "side", Side.READ, "token", 11, "session", "s-c");
+    ev(1.5, "REQUEST", "proc", "b", "h", "b/1", "side", Side.WRITE, "session", "s-b");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+    ev(10, "RELEASE_START", "proc", "c", "h", "c/1", "held", true); // the deadline: 2 + 3 + 5 s
+    ev(10.1, "RELEASE_DONE", "proc", "c", "h", "c/1");
+    ev(15, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(30, "b");
+    close(30, "c");
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void handover_aWaiterFromExactlyASecondBeforeTheDeadline_orUntilIt_isNoWitness() {
+    killedHolderAndAWaiter(); // a killed at 2: deadline 10
+    log.removeIf(e -> "b/1".equals(e.get("h")));
+    req("b", "b/1", 9);
+    ev(15, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(30, "b");
+    assertThat(check().violations()).as("asked at 9 s").isEmpty();
+
+    log.removeIf(e -> "b/1".equals(e.get("h")));
+    req("b", "b/1", 1.5);
+    ev(10, "TIMEOUT", "proc", "b", "h", "b/1");
+    assertThat(check().violations()).as("gave up at 10 s").isEmpty();
+  }
+
+  @Test
+  void handover_aGrantAtTheDeadlineLoggedAfterItsLoss_isInTime() {
+    killedHolderAndAWaiter(); // a killed at 2: deadline 10; b waits from 1.5
+    req("c", "c/1", 1.6);
+    ev(9.5, "SESSION", "proc", "c", "state", "LOST", "session", "s-c");
+    ev(9.5, "LOSS", "proc", "c", "h", "c/1", "reason", "SESSION_EXPIRED", "session", "s-c");
+    grant("c", "c/1", 10, 12);
+    ev(10.1, "RELEASE_START", "proc", "c", "h", "c/1", "held", false);
+    ev(10.2, "RELEASE_DONE", "proc", "c", "h", "c/1");
+    ev(15, "TIMEOUT", "proc", "b", "h", "b/1");
+    close(30, "b");
+
+    assertThat(check().violations()).isEmpty();
+  }
+
+  @Test
+  void stampZero_aWitnessWhoseProcessWasKilledThen_isNoWitness() {
+    start("a", "s-a");
+    req("b", "b/1", 0);
+    ev(0, "PROC_KILLED", "proc", "b", "pid", 2);
+    ev(0.9, "REQUEST", "proc", "a", "h", "a/1", "side", Side.MUTEX, "session", "s-a");
+    ev(1, "GRANT", "proc", "a", "h", "a/1", "side", Side.MUTEX, "token", 10, "session", "s-a");
+    ev(2, "FAULT_START", "kind", "KILL_CLIENT", "target", "a");
+    ev(2, "PROC_KILLED", "proc", "a", "pid", 1);
+    ev(2, "FAULT_END", "kind", "KILL_CLIENT", "target", "a");
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("handover.noWaiter")).isEqualTo(1);
+  }
+
+  @Test
+  void latchAndConditionFigures() {
+    start("a", "s1");
+    start("b", "s2");
+    countDown(1, "a", "a/1", "L0");
+    countDown(1.5, "b", "b/1", "L0");
+    await(5, "a", "a/2");
+    await(5.2, "b", "b/2");
+    signalAll(5.5, 5.6, "a", "a/3");
+    woken(5.7, "a", "a/2", true);
+    woken(5.8, "b", "b/2", true);
+    await(6, "a", "a/4");
+    woken(8.1, "a", "a/4", false);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.counter("latch.countDowns")).isEqualTo(2);
+    assertThat(report.counter("cond.wakeups.signalled")).isEqualTo(2);
+    assertThat(report.counter("cond.wakeups.timeout")).isEqualTo(1);
+    assertThat(report.counter("cond.signalAlls")).isEqualTo(1);
+  }
+
+  @Test
+  void signalBegunAtTheAwaitsStampOrDoneAtItsDeadline_notOwed() {
+    start("a", "s1");
+    start("b", "s2");
+    await(5, "b", "b/1");
+    signalAll(5, 5.1, "a", "a/1"); // begun at the await's stamp: not known to come after it
+    signalAll(6.5, 7, "a", "a/2"); // done at the deadline (5 + 2 s)
+    woken(7.2, "b", "b/1", false);
+    close(10, "a");
+    close(10, "b");
+    clean();
+
+    Checker.Report report = check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.counter("signal.checked")).isZero();
+  }
+
+  /**
+   * b awaits at 10 (until 12), a signals at 10.5, b wakes at 12 unsignalled: a violation unless
+   * something blurs [10 - 3 s timeout - 1 s, 12 + 1 s] = [6, 13] for b or a.
+   */
+  private void lostSignal(Object... blur) {
+    log.clear();
+    start("a", "s1");
+    start("b", "s2");
+    await(10, "b", "b/1");
+    signalAll(10.5, 10.6, "a", "a/1");
+    woken(12, "b", "b/1", false);
+    close(20, "a");
+    close(20, "b");
+    for (int i = 0; i < blur.length; i += 3) {
+      Object[] e = (Object[]) blur[i + 2];
+      ev((Double) blur[i], (String) blur[i + 1], e);
+    }
+  }
+
+  private static Object[] at(double t, String ev, Object... kv) {
+    return new Object[] {t, ev, kv};
+  }
+
+  private void assertSignalChecked(boolean checked, String why, Object[]... blur) {
+    lostSignal(java.util.Arrays.stream(blur).flatMap(java.util.Arrays::stream).toArray());
+    Checker.Report report = check();
+    if (checked) {
+      assertThat(report.violations()).as(why).anyMatch(v -> v.startsWith("SIGNAL"));
+    } else {
+      assertThat(report.violations()).as(why).noneMatch(v -> v.startsWith("SIGNAL"));
+      assertThat(report.counter("signal.unchecked")).as(why).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void signal_faultsAndSessionEventsAtTheEdgesOfTheWindow_blurIt_justOutside_doNot() {
+    assertSignalChecked(true, "nothing blurs it");
+    assertSignalChecked(
+        false,
+        "an ensemble fault ending at the window's start",
+        at(5, "FAULT_START", "kind", "KILL_LEADER", "target", "zk0"),
+        at(6, "FAULT_END", "kind", "KILL_LEADER", "target", "zk0"));
+    assertSignalChecked(
+        true,
+        "an ensemble fault ending just before it",
+        at(5, "FAULT_START", "kind", "KILL_LEADER", "target", "zk0"),
+        at(5.9, "FAULT_END", "kind", "KILL_LEADER", "target", "zk0"));
+    assertSignalChecked(
+        false,
+        "an ensemble fault beginning at the window's end",
+        at(13, "FAULT_START", "kind", "KILL_LEADER", "target", "zk0"),
+        at(14, "FAULT_END", "kind", "KILL_LEADER", "target", "zk0"));
+    assertSignalChecked(
+        true,
+        "an ensemble fault beginning just after it",
+        at(13.1, "FAULT_START", "kind", "KILL_LEADER", "target", "zk0"),
+        at(14, "FAULT_END", "kind", "KILL_LEADER", "target", "zk0"));
+    assertSignalChecked(
+        false,
+        "a fault on the waiter ending at the window's start",
+        at(5, "FAULT_START", "kind", "CUT_CLIENT", "target", "b"),
+        at(6, "FAULT_END", "kind", "CUT_CLIENT", "target", "b"));
+    assertSignalChecked(
+        true,
+        "a fault on the waiter ending just before it",
+        at(5, "FAULT_START", "kind", "CUT_CLIENT", "target", "b"),
+        at(5.9, "FAULT_END", "kind", "CUT_CLIENT", "target", "b"));
+    assertSignalChecked(
+        false,
+        "a fault on the signaller beginning at the window's end",
+        at(13, "FAULT_START", "kind", "CUT_CLIENT", "target", "a"),
+        at(14, "FAULT_END", "kind", "CUT_CLIENT", "target", "a"));
+    assertSignalChecked(
+        true,
+        "a fault on the signaller beginning just after it",
+        at(13.1, "FAULT_START", "kind", "CUT_CLIENT", "target", "a"),
+        at(14, "FAULT_END", "kind", "CUT_CLIENT", "target", "a"));
+    assertSignalChecked(
+        false,
+        "the waiter's suspension at the window's start",
+        at(6, "SESSION", "proc", "b", "state", "SUSPENDED", "session", "s2"),
+        at(6.5, "SESSION", "proc", "b", "state", "CONNECTED", "session", "s2"));
+    assertSignalChecked(
+        false,
+        "the waiter's suspension at the window's end",
+        at(13, "SESSION", "proc", "b", "state", "SUSPENDED", "session", "s2"));
+    assertSignalChecked(
+        true,
+        "the waiter's suspension just outside it, and a reconnection inside",
+        at(5.9, "SESSION", "proc", "b", "state", "SUSPENDED", "session", "s2"),
+        at(11, "SESSION", "proc", "b", "state", "CONNECTED", "session", "s2"),
+        at(13.1, "SESSION", "proc", "b", "state", "SUSPENDED", "session", "s2"));
+    assertSignalChecked(
+        false,
+        "the waiter's kill begun, at the clock's origin, before the window",
+        at(0, "FAULT_START", "kind", "KILL_CLIENT", "target", "b"),
+        at(0, "FAULT_END", "kind", "KILL_CLIENT", "target", "b"));
+  }
 }
