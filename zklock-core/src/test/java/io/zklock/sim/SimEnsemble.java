@@ -321,13 +321,31 @@ public final class SimEnsemble {
     commit(null, null, session, new Txn.CloseSession(session, true), -1);
   }
 
+  // ------------------------------------------------------------------ the links between servers
+
+  private final long[] lastUp = new long[16]; // per server: its stream to the leader
+  private final long[] lastDown = new long[16]; // per server: the leader's stream to it
+
+  /** A message from {@code from} to the leader: one TCP stream, in the order sent. */
+  private void toLeader(SimServer from, String what, Runnable r) {
+    long t = Math.max(lastUp[from.id], sim.now() + net.serverLatency());
+    lastUp[from.id] = t;
+    sim.at(t, Sim.WORLD, what, r);
+  }
+
+  /** A message from the leader to {@code to}: one TCP stream, in the order sent. */
+  private void fromLeader(SimServer to, String what, Runnable r) {
+    long t = Math.max(lastDown[to.id], sim.now() + net.serverLatency());
+    lastDown[to.id] = t;
+    sim.at(t, to, what, r);
+  }
+
   // ------------------------------------------------------------------ the leader's work
 
   /** A write or sync from {@code from}'s client, arriving at the leader after a server hop. */
   void forward(SimServer from, SimServer.Pending p) {
-    sim.after(
-        net.serverLatency(),
-        Sim.WORLD,
+    toLeader(
+        from,
         "forward",
         () -> {
           if (!leaderHasQuorum() || !from.alive || !from.serving || isolated[from.id]) {
@@ -341,7 +359,7 @@ public final class SimEnsemble {
     long session = p.link.session;
     if (p.req instanceof Req.Sync) {
       long z = lastZxid();
-      sim.after(net.serverLatency(), from, "sync-ok", () -> from.syncTo(p, z));
+      fromLeader(from, "sync-ok", () -> from.syncTo(p, z));
       return;
     }
     Sess s = sessions.get(session);
@@ -382,7 +400,7 @@ public final class SimEnsemble {
     l.applyUpTo(upTo); // the leader applies at once
     for (SimServer s : servers) {
       if (s != l && s.alive && s.serving) {
-        sim.after(net.serverLatency(), s, "commit", () -> s.commitArrives(upTo));
+        fromLeader(s, "commit", () -> s.commitArrives(upTo));
       }
     }
   }
@@ -414,9 +432,8 @@ public final class SimEnsemble {
   }
 
   void createSession(SimServer from, Link l, int requestedMs) {
-    sim.after(
-        net.serverLatency(),
-        Sim.WORLD,
+    toLeader(
+        from,
         "createSession",
         () -> {
           if (!leaderHasQuorum() || !from.serving || !l.serverOpen) {
@@ -430,14 +447,13 @@ public final class SimEnsemble {
           timeouts.put(id, t);
           touch(id);
           commit(null, null, id, new Txn.CreateSession(id, t), -1);
-          sim.after(net.serverLatency(), from, "session-made", () -> from.awaitSession(id, l));
+          fromLeader(from, "session-made", () -> from.awaitSession(id, l));
         });
   }
 
   void revalidate(SimServer from, Link l, long session) {
-    sim.after(
-        net.serverLatency(),
-        Sim.WORLD,
+    toLeader(
+        from,
         "revalidate",
         () -> {
           if (!leaderHasQuorum() || !from.serving) {
@@ -452,8 +468,7 @@ public final class SimEnsemble {
             touch(session);
             t = s.timeoutMs;
           }
-          sim.after(
-              net.serverLatency(), from, "revalidated", () -> from.revalidated(l, session, t));
+          fromLeader(from, "revalidated", () -> from.revalidated(l, session, t));
         });
   }
 
@@ -515,9 +530,8 @@ public final class SimEnsemble {
           if (s.alive && s.serving && !s.touched.isEmpty() && s != leaderServer()) {
             List<Long> ids = List.copyOf(s.touched);
             s.touched.clear();
-            sim.after(
-                net.serverLatency(),
-                Sim.WORLD,
+            toLeader(
+                s,
                 "touches",
                 () -> {
                   if (tick == leaderTick && leaderHasQuorum() && !isolated[s.id]) {

@@ -376,7 +376,9 @@ final class SimServer implements Sim.Owner {
       List<OpResult> rs = new ArrayList<>();
       for (Txn op : m.ops()) {
         if (op instanceof Txn.Create c) {
-          rs.add(new OpResult.CreateResult(c.path(), statOrNull(c.path())));
+          // Op.create is OpCode.create, whose result in a multi carries no stat; a container's
+          // (OpCode.createContainer) does (FinalRequestProcessor).
+          rs.add(new OpResult.CreateResult(c.path(), c.container() ? statOrNull(c.path()) : null));
         } else if (op instanceof Txn.Delete) {
           rs.add(new OpResult.DeleteResult());
         } else if (op instanceof Txn.SetData sd) {
@@ -412,6 +414,12 @@ final class SimServer implements Sim.Owner {
         if (!p.ready) {
           return;
         }
+        if (l.client.loseReply()) {
+          // a flaky network: the request was applied, its reply is lost with the connection
+          trace("loses the reply to " + l);
+          l.closeByServer();
+          return;
+        }
         if (p.rc == Code.SESSIONMOVED.intValue()) {
           // FinalRequestProcessor: a connection-level error (ZOOKEEPER-710): no reply, the
           // connection is torn down, and the client revalidates elsewhere
@@ -428,6 +436,11 @@ final class SimServer implements Sim.Owner {
   }
 
   private void read(Link l, Pending p) {
+    if (l.client.loseReply()) {
+      trace("loses the reply to " + l);
+      l.closeByServer();
+      return;
+    }
     int rc = 0;
     Object result = null;
     if (p.req instanceof Req.GetData g) {

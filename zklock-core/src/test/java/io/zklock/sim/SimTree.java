@@ -2,6 +2,7 @@ package io.zklock.sim;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,7 +27,14 @@ final class SimTree {
     final long ctime;
     long mtime;
     int version;
+
+    /**
+     * Children ever created, as the server's StatPersisted keeps it: the sequence number of the
+     * next sequential child. The client sees creates plus deletes, {@code 2 * cversion - children}
+     * (DataNode.copyStat).
+     */
     int cversion;
+
     final long ephemeralOwner;
     final boolean container;
     final TreeSet<String> children = new TreeSet<>();
@@ -51,7 +59,7 @@ final class SimTree {
       s.setCtime(ctime);
       s.setMtime(mtime);
       s.setVersion(version);
-      s.setCversion(cversion);
+      s.setCversion(2 * cversion - children.size());
       s.setAversion(0);
       s.setEphemeralOwner(ephemeralOwner);
       s.setDataLength(data.length);
@@ -64,7 +72,15 @@ final class SimTree {
   record Trigger(String path, EventType type, boolean childTable) {}
 
   private final Map<String, Node> nodes = new HashMap<>();
-  private final Map<Long, TreeSet<String>> ephemerals = new TreeMap<>();
+
+  /**
+   * Each session's ephemerals as the server keeps them: a HashSet per session, never dropped when
+   * it empties, whose iteration order (with the same history, the same JDK class) is the order in
+   * which a closed or expired session's ephemerals are deleted (PrepRequestProcessor lists them
+   * from a clone of it into the CloseSessionTxn) and so the order of their watch events.
+   */
+  private final Map<Long, HashSet<String>> ephemerals = new TreeMap<>();
+
   private final TreeSet<String> containers = new TreeSet<>();
   private final TreeSet<Long> sessions = new TreeSet<>();
   long lastZxid;
@@ -85,7 +101,7 @@ final class SimTree {
     return containers;
   }
 
-  Map<Long, TreeSet<String>> ephemerals() {
+  Map<Long, HashSet<String>> ephemerals() {
     return ephemerals;
   }
 
@@ -126,7 +142,7 @@ final class SimTree {
       parent.cversion++;
       parent.pzxid = zxid;
       if (c.ephemeralOwner() != 0) {
-        ephemerals.computeIfAbsent(c.ephemeralOwner(), k -> new TreeSet<>()).add(c.path());
+        ephemerals.computeIfAbsent(c.ephemeralOwner(), k -> new HashSet<>()).add(c.path());
       }
       if (c.container()) {
         containers.add(c.path());
@@ -150,9 +166,11 @@ final class SimTree {
       sessions.add(s.session());
     } else if (t instanceof Txn.CloseSession s) {
       sessions.remove(s.session());
-      TreeSet<String> mine = ephemerals.remove(s.session());
+      HashSet<String> mine = ephemerals.remove(s.session());
       if (mine != null) {
-        for (String p : mine.descendingSet()) {
+        @SuppressWarnings("unchecked")
+        List<String> order = new ArrayList<>((HashSet<String>) mine.clone());
+        for (String p : order) {
           if (nodes.containsKey(p)) {
             delete(p, zxid, out);
           }
@@ -166,15 +184,11 @@ final class SimTree {
     Node n = nodes.remove(path);
     Node parent = nodes.get(parent(path));
     parent.children.remove(name(path));
-    parent.cversion++;
     parent.pzxid = zxid;
     if (n.ephemeralOwner != 0) {
-      TreeSet<String> set = ephemerals.get(n.ephemeralOwner);
+      HashSet<String> set = ephemerals.get(n.ephemeralOwner);
       if (set != null) {
         set.remove(path);
-        if (set.isEmpty()) {
-          ephemerals.remove(n.ephemeralOwner);
-        }
       }
     }
     if (n.container) {
@@ -294,7 +308,6 @@ final class SimTree {
     }
     String parent = parent(path);
     o.exists.put(path, false);
-    o.cversion.put(parent, o.cversion(parent) + 1);
     o.childCount.put(parent, o.childCount(parent) - 1);
     return new Txn.Delete(path);
   }

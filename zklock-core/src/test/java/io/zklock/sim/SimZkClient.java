@@ -107,6 +107,9 @@ public final class SimZkClient implements ZkOps {
   /** Told of every request sent (the checker counts, e.g. listings). */
   BiConsumer<SimZkClient, Req> onSend = (c, r) -> {};
 
+  /** Told of every request's answer as it arrives (the request, its code). */
+  BiConsumer<Req, Integer> onAnswer = (r, rc) -> {};
+
   private static long handles;
 
   SimZkClient(
@@ -218,6 +221,16 @@ public final class SimZkClient implements ZkOps {
     cleanup();
     queueNone(KeeperState.Closed);
     trace("closed");
+  }
+
+  /** A flaky network: until then, each reply is lost with the connection at this percentage. */
+  long flakyUntil;
+
+  int flakyPercent;
+
+  /** Whether the next reply to this client is lost with its connection (a flaky network). */
+  boolean loseReply() {
+    return sim.now() < flakyUntil && process.rnd.nextInt(100) < flakyPercent;
   }
 
   /** The server this client is connected to, or -1. */
@@ -558,6 +571,7 @@ public final class SimZkClient implements ZkOps {
   }
 
   private void finish(Packet p, int rc, Object result) {
+    onAnswer.accept(p.req, rc);
     int code = rc;
     if (p.reg != null) {
       Map<String, Set<Watcher>> into = null;
