@@ -75,7 +75,17 @@ final class Curator {
       handles.add(zk);
     }
 
+    /** Completes at the next connection state change (a ConnectionStateListener's news). */
+    CompletableFuture<Void> nextState = new CompletableFuture<>();
+
+    private void told() {
+      CompletableFuture<Void> f = nextState;
+      nextState = new CompletableFuture<>();
+      f.complete(null);
+    }
+
     private void state(Watcher.Event.KeeperState s) {
+      told();
       switch (s) {
         case SyncConnected, ConnectedReadOnly -> {
           connected = true;
@@ -122,6 +132,10 @@ final class Curator {
 
     long sessionId() {
       return zk.getSessionId();
+    }
+
+    boolean connectedNow() {
+      return connected;
     }
 
     /** blockUntilConnectedOrTimedOut, then the call; retried as RetryLoopImpl retries. */
@@ -512,6 +526,121 @@ final class Curator {
               "Sequential path not found - possible session loss");
         }
       }
+    }
+  }
+
+  /**
+   * LeaderLatch: a protected {@code latch-} node with the participant id as data; the first by the
+   * text after {@code latch-} leads once a read of its own node shows its session as the owner; the
+   * others watch their predecessor; a leader learns of its loss only from the connection's state
+   * (LOST), and checks again on RECONNECTED; a node gone from the listing is made again.
+   */
+  static final class LeaderLatch {
+    final Framework fw;
+    final String latchPath;
+    final String id;
+    String ourPath;
+    boolean leader;
+
+    LeaderLatch(Framework fw, String latchPath, String id) {
+      this.fw = fw;
+      this.latchPath = latchPath;
+      this.id = id;
+    }
+
+    /**
+     * Takes part until {@code until} (simulated time), telling {@code elected}/{@code revoked} as
+     * leadership changes; then closes (deletes its node).
+     */
+    void run(SimActor self, long until, Runnable elected, Runnable revoked)
+        throws InterruptedException {
+      try {
+        reset(self);
+        while (fw.process.sim.now() < until) {
+          List<String> children;
+          try {
+            children = fw.getChildren(self, latchPath, null);
+          } catch (KeeperException.NoNodeException e) {
+            setLeader(false, elected, revoked);
+            reset(self);
+            continue;
+          }
+          List<String> sorted = new ArrayList<>(children);
+          sorted.sort(
+              (a, b) ->
+                  Mutex.fixForSorting(a, "latch-").compareTo(Mutex.fixForSorting(b, "latch-")));
+          int ourIndex =
+              ourPath == null
+                  ? -1
+                  : sorted.indexOf(ourPath.substring(ourPath.lastIndexOf('/') + 1));
+          if (ourIndex < 0) {
+            setLeader(false, elected, revoked);
+            reset(self);
+            continue;
+          }
+          CompletableFuture<Void> state = fw.nextState;
+          if (ourIndex == 0) {
+            CompletableFuture<Result<org.apache.zookeeper.data.Stat>> f = new CompletableFuture<>();
+            String mine = ourPath;
+            fw.zk.exists(mine, null, (rc, p, ctx, stat) -> f.complete(new Result<>(rc, stat)));
+            Result<org.apache.zookeeper.data.Stat> r = Workload.waitFor(self, f);
+            if (r.rc() != 0
+                || r.value() == null
+                || r.value().getEphemeralOwner() != fw.sessionId()) {
+              setLeader(false, elected, revoked);
+              reset(self);
+              continue;
+            }
+            setLeader(true, elected, revoked);
+            // a leader sets no watch: it hears only the connection's state
+            self.await(state, true, Math.max(1, until - fw.process.sim.now()));
+            if (fw.handles.get(fw.handles.size() - 1) != fw.zk || !fw.connectedNow()) {
+              setLeader(false, elected, revoked); // SUSPENDED is not an error state; LOST is
+            }
+            continue;
+          }
+          setLeader(false, elected, revoked);
+          Notify n = new Notify();
+          byte[] there = fw.getData(self, latchPath + "/" + sorted.get(ourIndex - 1), n);
+          if (there == null) {
+            continue;
+          }
+          CompletableFuture<Object> either = CompletableFuture.anyOf(n.fired, state);
+          self.await(either, true, Math.max(1, until - fw.process.sim.now()));
+        }
+      } catch (KeeperException e) {
+        // Curator logs a background failure and goes on; here the participant stops
+      } finally {
+        setLeader(false, elected, revoked);
+        if (ourPath != null) {
+          fw.deleteGuaranteed(self, ourPath);
+          ourPath = null;
+        }
+      }
+    }
+
+    private void setLeader(boolean now, Runnable elected, Runnable revoked) {
+      if (now && !leader) {
+        leader = true;
+        elected.run();
+      } else if (!now && leader) {
+        leader = false;
+        revoked.run();
+      }
+    }
+
+    private void reset(SimActor self) throws KeeperException, InterruptedException {
+      if (ourPath != null) {
+        fw.deleteGuaranteed(self, ourPath);
+        ourPath = null;
+      }
+      ourPath =
+          fw.createProtected(
+              self,
+              latchPath,
+              "latch-",
+              id.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              CreateMode.EPHEMERAL_SEQUENTIAL);
     }
   }
 

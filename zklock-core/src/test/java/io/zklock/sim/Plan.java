@@ -30,7 +30,14 @@ final class Plan {
     LATCH,
     BARRIER,
     DOUBLE_BARRIER,
-    CONDITION
+    CONDITION,
+    /** Several recipes on one name by mistake: each refuses the others' (STORED_KIND). */
+    MIXED,
+    /**
+     * Two threads of one client on one mutex, no fault: every handoff is within one session, and
+     * needs no listing (HANDOFF_READ).
+     */
+    SAME_SESSION
   }
 
   /** The focuses the workload drives so far. */
@@ -48,7 +55,23 @@ final class Plan {
     Focus.CURATOR_MUTEX,
     Focus.CURATOR_READ_WRITE,
     Focus.CURATOR_SEMAPHORE,
+    Focus.CURATOR_ELECTION,
+    Focus.LATCH,
+    Focus.BARRIER,
+    Focus.DOUBLE_BARRIER,
+    Focus.CONDITION,
+    Focus.MIXED,
+    Focus.SAME_SESSION,
   };
+
+  /** Whether the focus is one of the coordination recipes (or the mixed name). */
+  boolean coordination() {
+    return focus == Focus.LATCH
+        || focus == Focus.BARRIER
+        || focus == Focus.DOUBLE_BARRIER
+        || focus == Focus.CONDITION
+        || focus == Focus.MIXED;
+  }
 
   /** One item: a user thread, or a fault. */
   record Item(int index, String kind, long at, int target, int arg, long duration, long seed) {
@@ -115,19 +138,24 @@ final class Plan {
     "failover", // the leader crashes, restarts later
     "isolate", // a server cut off from the others
     "pause", // a client process stops (GC), maybe past its session timeout
+    "flaky", // a client's replies lost with its connection, now and then, for a while
   };
 
   /** The plan of {@code seed}, for {@code only} (null: any focus). */
   static Plan of(long seed, Focus only) {
+    return of(seed, only == null ? IMPLEMENTED : new Focus[] {only});
+  }
+
+  /** The plan of {@code seed}, its focus drawn from {@code from}. */
+  static Plan of(long seed, Focus[] from) {
     SplittableRandom r = new SplittableRandom(seed ^ 0x5DEECE66DL);
-    Focus[] all = IMPLEMENTED;
-    Focus focus = only != null ? only : all[r.nextInt(all.length)];
+    Focus focus = from[r.nextInt(from.length)];
     int servers = r.nextInt(10) < 8 ? 3 : (r.nextBoolean() ? 1 : 5);
     long tickMs = 50 + 50 * r.nextInt(6);
     long containerCheckMs = r.nextBoolean() ? 0 : 200 + 100 * r.nextInt(30);
     int permits = 1 + r.nextInt(3);
     long lockDelayMs = 100 + 50 * r.nextInt(10);
-    int clients = 2 + r.nextInt(3);
+    int clients = focus == Focus.SAME_SESSION ? 1 : 2 + r.nextInt(3);
     int[] sessionMs = new int[clients];
     for (int i = 0; i < clients; i++) {
       sessionMs[i] = 1500 + 500 * r.nextInt(8);
@@ -139,7 +167,7 @@ final class Plan {
     List<Item> items = new ArrayList<>();
     int actors = clients + curatorClients;
     for (int c = 0; c < actors; c++) {
-      int threads = 1 + r.nextInt(3);
+      int threads = focus == Focus.SAME_SESSION ? 2 : 1 + r.nextInt(3);
       for (int t = 0; t < threads; t++) {
         items.add(
             new Item(
@@ -152,14 +180,14 @@ final class Plan {
                 r.nextLong()));
       }
     }
-    int faults = r.nextInt(10);
+    int faults = focus == Focus.SAME_SESSION ? 0 : r.nextInt(10);
     for (int f = 0; f < faults; f++) {
       String kind = FAULTS[r.nextInt(FAULTS.length)];
       long at = Sim.between(r, Sim.SEC, faultsUntil - Sim.SEC);
       int target;
       long duration;
       switch (kind) {
-        case "partition", "reset", "expire", "pause" -> target = r.nextInt(actors);
+        case "partition", "reset", "expire", "pause", "flaky" -> target = r.nextInt(actors);
         default -> target = r.nextInt(servers);
       }
       long maxSession = 0;
@@ -173,10 +201,14 @@ final class Plan {
                     ? Sim.between(r, 100 * Sim.MS, maxSession * Sim.MS / 2)
                     : Sim.between(r, maxSession * Sim.MS / 2, 3 * maxSession * Sim.MS);
             case "lag" -> Sim.between(r, 200 * Sim.MS, 4 * Sim.SEC);
+            case "flaky" -> Sim.between(r, Sim.SEC, 8 * Sim.SEC);
             case "crash", "failover", "isolate" -> Sim.between(r, 500 * Sim.MS, 8 * Sim.SEC);
             default -> 0;
           };
-      int arg = kind.equals("partition") ? 1 + r.nextInt((1 << servers) - 1) : 0;
+      int arg =
+          kind.equals("partition")
+              ? 1 + r.nextInt((1 << servers) - 1)
+              : kind.equals("flaky") ? 5 + r.nextInt(30) : 0;
       items.add(new Item(items.size(), kind, at, target, arg, duration, r.nextLong()));
     }
     return new Plan(

@@ -63,6 +63,7 @@ final class SimActor implements Blocking.Waiter {
             () -> {
               go.acquireUninterruptibly();
               Blocking.install(this);
+              CURRENT.set(this);
               try {
                 if (!abandoned) {
                   body.run(this);
@@ -172,6 +173,40 @@ final class SimActor implements Blocking.Waiter {
       park();
       this.interruptible = false;
     }
+  }
+
+  private static final ThreadLocal<SimActor> CURRENT = new ThreadLocal<>();
+
+  /** The actor whose thread this is, or null (the world's own thread). */
+  static SimActor current() {
+    return CURRENT.get();
+  }
+
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /**
+   * The OS takes the processor away from this thread for a while, as it can at any instruction:
+   * here, right after the library handed a request to ZooKeeper's client, so that what that request
+   * leads to (its reply, an event on ZooKeeper's thread, a timer) may run before this thread's next
+   * statement. Not while it holds a monitor: the world's thread could need it, and would wait for a
+   * thread that only the world can wake.
+   */
+  void preempt(long nanos) {
+    if (!isCurrent() || holdsMonitor()) {
+      return;
+    }
+    long token = ++waitToken;
+    sim.after(nanos, process, "preempted " + name, () -> wake(token));
+    park();
+  }
+
+  private boolean holdsMonitor() {
+    java.lang.management.ThreadInfo[] info =
+        THREADS.getThreadInfo(new long[] {thread.getId()}, true, false);
+    return info.length > 0
+        && info[0] != null
+        && (info[0].getLockedMonitors().length > 0 || info[0].getLockedSynchronizers().length > 0);
   }
 
   /** Sleeps {@code nanos} of the process's clock (not interruptible). */

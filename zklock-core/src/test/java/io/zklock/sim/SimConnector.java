@@ -108,6 +108,15 @@ final class SimConnector implements ZkConnector {
       this.zk = zk;
     }
 
+    /** After a call made on a user thread: now and then the thread loses the processor. */
+    private void maybePreempt() {
+      SimActor a = SimActor.current();
+      SimProcess p = zk.process;
+      if (a != null && p.preemptPercent > 0 && p.preempts.nextInt(100) < p.preemptPercent) {
+        a.preempt(Sim.between(p.preempts, 2_000, 3 * Sim.MS) * (1 + p.preempts.nextInt(10)));
+      }
+    }
+
     @Override
     public void create(
         String path,
@@ -116,63 +125,75 @@ final class SimConnector implements ZkConnector {
         CreateMode mode,
         AsyncCallback.Create2Callback cb) {
       zk.create(path, data, acl, mode, cb);
+      maybePreempt();
     }
 
     @Override
     public void getChildren(String path, Watcher watcher, AsyncCallback.Children2Callback cb) {
       zk.getChildren(path, watcher, cb);
+      maybePreempt();
     }
 
     @Override
     public void getData(String path, Watcher watcher, AsyncCallback.DataCallback cb) {
       zk.getData(path, watcher, cb);
+      maybePreempt();
     }
 
     @Override
     public void exists(String path, Watcher watcher, AsyncCallback.StatCallback cb) {
       zk.exists(path, watcher, cb);
+      maybePreempt();
     }
 
     @Override
     public void delete(String path, int version, AsyncCallback.VoidCallback cb) {
       zk.delete(path, version, cb);
+      maybePreempt();
     }
 
     @Override
     public void getACL(String path, AsyncCallback.ACLCallback cb) {
       zk.getACL(path, cb);
+      maybePreempt();
     }
 
     @Override
     public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {
       zk.setData(path, data, version, cb);
+      maybePreempt();
     }
 
     @Override
     public void removeWatches(
         String path, Watcher watcher, WatcherType type, AsyncCallback.VoidCallback cb) {
       zk.removeWatches(path, watcher, type, cb);
+      maybePreempt();
     }
 
     @Override
     public void removeAllWatches(String path, WatcherType type, AsyncCallback.VoidCallback cb) {
       zk.removeAllWatches(path, type, cb);
+      maybePreempt();
     }
 
     @Override
     public void sync(String path, AsyncCallback.VoidCallback cb) {
       zk.sync(path, cb);
+      maybePreempt();
     }
 
     @Override
     public void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
       zk.multi(ops, cb);
+      maybePreempt();
     }
 
     @Override
     public void addWatch(
         String path, Watcher watcher, AddWatchMode mode, AsyncCallback.VoidCallback cb) {
       zk.addWatch(path, watcher, mode, cb);
+      maybePreempt();
     }
 
     @Override

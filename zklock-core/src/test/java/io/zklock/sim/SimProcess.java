@@ -17,6 +17,11 @@ public final class SimProcess implements Sim.Owner {
   private final long wallBase;
   private long pausedUntil = Long.MIN_VALUE;
 
+  /** How often (percent) a user thread loses the processor right after a ZooKeeper call. */
+  int preemptPercent;
+
+  final SplittableRandom preempts;
+
   /** The process's {@code System.nanoTime()}. */
   public final Clock clock;
 
@@ -28,6 +33,10 @@ public final class SimProcess implements Sim.Owner {
     this.clockBase = rnd.nextLong(1L << 40);
     this.wallBase = 1_700_000_000_000L + rnd.nextInt(10_000);
     this.clock = () -> clockBase + (long) (sim.now() * rate);
+    // its own stream: preemption's choices do not shift the process's other ones
+    this.preempts = new SplittableRandom(sim.seed * 31 + name.hashCode());
+    this.preemptPercent =
+        Boolean.getBoolean("sim.noPreempt") || preempts.nextInt(4) == 0 ? 0 : preempts.nextInt(40);
   }
 
   @Override

@@ -59,6 +59,7 @@ final class SimRun {
   private static void run(SimWorld w, Plan plan) {
     Sim sim = w.sim;
     Workload work = new Workload(w, plan);
+    Coordination coord = new Coordination(w, plan);
     // the store the guarded writes go to, made before anyone starts
     sim.after(
         0,
@@ -92,7 +93,11 @@ final class SimRun {
               item.at(),
               Sim.WORLD,
               "start thread",
-              () -> w.actor(n.process, n.name + ".t" + item.index(), work.thread(n, item)));
+              () ->
+                  w.actor(
+                      n.process,
+                      n.name + ".t" + item.index(),
+                      plan.coordination() ? coord.thread(n, item) : work.thread(n, item)));
         } else if (item.target() - clients.size() < curators.size()) {
           Curator.Framework fw = curators.get(item.target() - clients.size());
           w.plannedActors++;
@@ -109,6 +114,12 @@ final class SimRun {
       }
     }
     w.checker.quietFrom = quiet;
+    if (plan.focus == Plan.Focus.SAME_SESSION) {
+      w.handoffReads(clients.get(0), "/zklock/" + Workload.LOCK);
+    }
+    if (plan.focus == Plan.Focus.LOCK_DELAY) {
+      clients.forEach(w::delayReads);
+    }
     long bound =
         4 * maxSession
             + 20 * Sim.SEC
@@ -126,6 +137,7 @@ final class SimRun {
     // quiescence: nothing held, nothing queued; background deletions get a session timeout
     w.runUntil(sim.now() + maxSession + 2 * Sim.SEC);
     w.checker.clean(w.nodes, false);
+    coord.checkLatchAtEnd();
     for (ZkNode n : clients) {
       sim.after(0, n.process, "close", n.locks::close);
     }
@@ -206,6 +218,12 @@ final class SimRun {
       case "isolate" -> {
         ens.isolate(f.target(), true);
         sim.after(f.duration(), Sim.WORLD, "rejoin", () -> ens.isolate(f.target(), false));
+      }
+      case "flaky" -> {
+        if (handle != null) {
+          handle.flakyUntil = sim.now() + f.duration();
+          handle.flakyPercent = f.arg();
+        }
       }
       case "pause" -> {
         if (proc != null) {

@@ -31,8 +31,133 @@ final class SimWorld implements AutoCloseable {
     this.checker = new Checker(sim, ens);
     this.events = new EventChecker(sim);
     this.clocks = sim.split();
-    ens.onCommit = checker::committed;
+    ens.onCommit =
+        e -> {
+          checker.committed(e);
+          barrier(e.txn(), "/zklock/" + Coordination.NAME);
+        };
     ens.start();
+    checker.zklockSession =
+        session -> {
+          for (ZkNode n : nodes) {
+            for (SimZkClient c : n.handles) {
+              if (c.getSessionId() == session) {
+                return true;
+              }
+            }
+          }
+          return false;
+        };
+  }
+
+  /** The barrier's node: when it was created and deleted, at the leader. */
+  final List<long[]> barrierDown = new ArrayList<>(); // [from, until) when it did not exist
+
+  private long barrierGoneSince = 0; // down from the start
+  private boolean barrierUp;
+
+  void barrier(Txn t, String path) {
+    if (t instanceof Txn.Multi m) {
+      for (Txn op : m.ops()) {
+        barrier(op, path);
+      }
+    } else if (t instanceof Txn.Create c && c.path().equals(path) && !barrierUp) {
+      barrierUp = true;
+      barrierDown.add(new long[] {barrierGoneSince, sim.now()});
+    } else if (t instanceof Txn.Delete d && d.path().equals(path) && barrierUp) {
+      barrierUp = false;
+      barrierGoneSince = sim.now();
+    }
+  }
+
+  /** Whether the barrier's node was absent at some moment of [from, to]. */
+  boolean barrierDownWithin(long from, long to) {
+    if (!barrierUp && barrierGoneSince <= to) {
+      return true;
+    }
+    for (long[] d : barrierDown) {
+      if (d[0] <= to && d[1] >= from) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * HANDOFF_READ: within one session a handoff is the holder's own delete, and the waiter behind it
+   * is granted on it without a listing (docs/engine.md): with one client of two threads, every
+   * listing of the lock's directory goes out with a create (pipelined), none after a release.
+   */
+  void handoffReads(ZkNode node, String dir) {
+    int[] creates = {0};
+    int[] listings = {0};
+    node.onSend =
+        (c, r) -> {
+          if (r instanceof Req.Create cr && SimTree.parent(cr.path()).equals(dir)) {
+            creates[0]++;
+          } else if (r instanceof Req.GetChildren g && g.path().equals(dir)) {
+            listings[0]++;
+            if (listings[0] > creates[0]) {
+              fail(
+                  new SimFailure(
+                      "HANDOFF_READ",
+                      node.name
+                          + " listed "
+                          + dir
+                          + " "
+                          + listings[0]
+                          + " times for "
+                          + creates[0]
+                          + " creates: a same-session handoff read the directory"));
+            }
+          }
+        };
+  }
+
+  /**
+   * DELAY_READ (docs/guarantees.md, lock-delay): a waiter that waited out a delay holds on one read
+   * of its own node, answered after the delay began: the timer alone proves neither that its
+   * session lives nor that its node stands. The delay's start shows as the waiter's mark on its
+   * node ({@code lockDelayUntil}).
+   */
+  void delayReads(ZkNode node) {
+    java.util.Map<String, Long> marked = new java.util.HashMap<>();
+    java.util.Map<String, Long> read = new java.util.HashMap<>();
+    node.onSend =
+        (c, r) -> {
+          if (r instanceof Req.SetData sd
+              && new String(sd.data(), java.nio.charset.StandardCharsets.UTF_8)
+                  .contains("lockDelayUntil")) {
+            marked.put(sd.path(), sim.now());
+          }
+        };
+    node.onAnswer =
+        (r, rc) -> {
+          if (rc == 0 && r instanceof Req.Exists e) {
+            read.put(e.path(), sim.now());
+          } else if (rc == 0 && r instanceof Req.GetData g) {
+            read.put(g.path(), sim.now());
+          }
+        };
+    node.onGrant =
+        path -> {
+          Long m = marked.get(path);
+          if (m == null) {
+            return;
+          }
+          Long r = read.get(path);
+          if (r == null || r < m) {
+            fail(
+                new SimFailure(
+                    "DELAY_READ",
+                    node.name
+                        + " granted "
+                        + path
+                        + " after waiting out a lock-delay (marked at "
+                        + Trace.fmt(m)
+                        + ") without a read of its own node answered since"));
+          }
+        };
   }
 
   /** A new client process whose clock runs at a rate within 1 % of the world's. */

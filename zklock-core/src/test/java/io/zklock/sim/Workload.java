@@ -41,7 +41,7 @@ final class Workload {
     SplittableRandom r = new SplittableRandom(item.seed());
     String name = node.name + ".t" + item.index();
     return switch (plan.focus) {
-      case ELECTION -> self -> election(self, node, name, r, item.arg());
+      case ELECTION, CURATOR_ELECTION -> self -> election(self, node, name, r, item.arg());
       default -> self -> locking(self, node, name, r, item.arg());
     };
   }
@@ -52,9 +52,9 @@ final class Workload {
   private Target target(ZkNode node, SplittableRandom r) {
     var locks = node.locks;
     return switch (plan.focus) {
-      case MUTEX, CURATOR_MUTEX ->
+      case MUTEX, CURATOR_MUTEX, SAME_SESSION ->
           new Target(
-              plan.focus == Plan.Focus.MUTEX
+              plan.focus != Plan.Focus.CURATOR_MUTEX
                   ? locks.mutex(LOCK)
                   : locks.mutex(LOCK, LockOptions.curatorCompatible()),
               Checker.Mode.EXCLUSIVE,
@@ -118,6 +118,9 @@ final class Workload {
           how < 35
               ? "acquire"
               : how < 50 ? "tryAcquire" : how < 75 ? "tryAcquire(t)" : "acquireAsync";
+      if (plan.focus == Plan.Focus.SAME_SESSION) {
+        way = "acquire"; // handoffs only: a withdrawn predecessor is listed past, by design
+      }
       Checker.Hold h =
           w.checker.request(
               name,
@@ -127,7 +130,8 @@ final class Workload {
               false,
               node.sessionTimeoutNanos,
               t.kind() + " " + way);
-      boolean interrupt = !way.equals("tryAcquire") && r.nextInt(100) < 8;
+      boolean interrupt =
+          !way.equals("tryAcquire") && r.nextInt(100) < 8 && plan.focus != Plan.Focus.SAME_SESSION;
       long interruptAfter = Sim.between(r, 0, 2 * Sim.SEC);
       LockHandle got;
       try {
@@ -208,6 +212,7 @@ final class Workload {
         }
         continue;
       }
+      node.onGrant.accept(got.path());
       w.checker.granted(h, got.fencingToken(), got.path(), sessionOf(got.path()), 1);
       LockHandle held = got;
       got.lost()
@@ -287,7 +292,32 @@ final class Workload {
     SplittableRandom r = new SplittableRandom(item.seed());
     String name = fw.name + ".t" + item.index();
     String path = "/zklock/" + LOCK;
-    byte[] data = "127.0.0.1".getBytes(StandardCharsets.UTF_8); // Curator's default node data
+    if (plan.focus == Plan.Focus.CURATOR_ELECTION) {
+      return self -> {
+        for (int k = 0; k < item.arg() / 3 + 1; k++) {
+          self.sleep(Sim.between(r, 0, 800 * Sim.MS));
+          Checker.Hold[] term = new Checker.Hold[1];
+          Curator.LeaderLatch latch = new Curator.LeaderLatch(fw, path, name);
+          latch.run(
+              self,
+              w.sim.now() + Sim.between(r, 500 * Sim.MS, 5 * Sim.SEC),
+              () -> {
+                term[0] =
+                    w.checker.request(
+                        name,
+                        fw.process,
+                        LOCK,
+                        Checker.Mode.EXCLUSIVE,
+                        true,
+                        sessionTimeoutNanos,
+                        "curator leader");
+                w.checker.granted(term[0], 0, latch.ourPath, fw.sessionId(), 1);
+              },
+              () -> w.checker.releaseStarted(term[0]));
+        }
+      };
+    }
+    byte[] address = "127.0.0.1".getBytes(StandardCharsets.UTF_8); // Curator's default node data
     return self -> {
       for (int k = 0; k < item.arg(); k++) {
         self.sleep(Sim.between(r, 0, 400 * Sim.MS));
@@ -297,6 +327,7 @@ final class Workload {
         String what;
         Curator.Mutex mutex = null;
         Curator.SemaphoreV2 sem = null;
+        byte[] data = address;
         switch (plan.focus) {
           case CURATOR_SEMAPHORE -> {
             sem = new Curator.SemaphoreV2(fw, path, plan.permits);
@@ -314,7 +345,12 @@ final class Workload {
           default -> {
             mutex = new Curator.Mutex(fw, path, "lock-", 1, false);
             mode = Checker.Mode.EXCLUSIVE;
-            what = "curator mutex";
+            // a LeaderSelector is this mutex with the participant's id as its node data
+            boolean selector = r.nextBoolean();
+            what = selector ? "curator leader selector" : "curator mutex";
+            if (selector) {
+              data = name.getBytes(StandardCharsets.UTF_8);
+            }
           }
         }
         Checker.Hold h =
@@ -350,7 +386,10 @@ final class Workload {
 
   private void election(SimActor self, ZkNode node, String name, SplittableRandom r, int ops)
       throws Exception {
-    LeaderElection e = node.locks.leaderElection(LOCK, name);
+    LeaderElection e =
+        plan.focus == Plan.Focus.CURATOR_ELECTION
+            ? node.locks.leaderElection(LOCK, name, LockOptions.curatorCompatible())
+            : node.locks.leaderElection(LOCK, name);
     Checker.Hold[] term = new Checker.Hold[1];
     e.addListener(
         new LeadershipListener() {
@@ -365,7 +404,7 @@ final class Workload {
                     false,
                     node.sessionTimeoutNanos,
                     "leader");
-            w.checker.granted(h, epoch, null, 0, 1);
+            w.checker.granted(h, epoch, null, node.locks.sessionId(), 1);
             term[0] = h;
           }
 

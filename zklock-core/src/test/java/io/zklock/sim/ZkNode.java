@@ -25,6 +25,15 @@ final class ZkNode {
   final long sessionTimeoutNanos;
   final List<SimZkClient> handles = new ArrayList<>();
 
+  /** Told of every grant one of its requests got (the granted node's path). */
+  java.util.function.Consumer<String> onGrant = p -> {};
+
+  /** Told of every answer any of its handles receives. */
+  java.util.function.BiConsumer<Req, Integer> onAnswer = (r, rc) -> {};
+
+  /** Told of every request any of its handles sends. */
+  java.util.function.BiConsumer<SimZkClient, Req> onSend = (c, r) -> {};
+
   ZkNode(
       SimWorld w,
       String name,
@@ -61,7 +70,15 @@ final class ZkNode {
         new Platform(
             process.clock,
             process::wallMillis,
-            new SimConnector(process, w.ens, w.net, handles::add),
+            new SimConnector(
+                process,
+                w.ens,
+                w.net,
+                zk -> {
+                  handles.add(zk);
+                  zk.onSend = (c, r) -> onSend.accept(c, r);
+                  zk.onAnswer = (r, rc) -> onAnswer.accept(r, rc);
+                }),
             () -> new SimPool(process, LibraryThreads.THREADS, LibraryThreads::runAsLibraryThread),
             (threadName, work) -> work.run(), // closing a simulated client never blocks
             RandomIds.seeded(process.rnd.nextLong()));
