@@ -67,6 +67,13 @@ final class Report {
     StringBuilder b = new StringBuilder();
     b.append("\nSIMULATION FAILED: ").append(r.failure().getMessage()).append('\n');
     b.append(r.plan()).append('\n');
+    if (r.plan().items.size() < full.items.size()) {
+      b.append("(shrunk from ")
+          .append(full.items.size())
+          .append(" items to ")
+          .append(r.plan().items.size())
+          .append(")\n");
+    }
     b.append("trace (last ").append(r.trace().size()).append(" steps):\n");
     for (String l : r.trace()) {
       b.append("  ").append(l).append('\n');

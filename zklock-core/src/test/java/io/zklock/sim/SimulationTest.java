@@ -45,7 +45,7 @@ class SimulationTest {
     for (long seed = 1; seed <= FIXED_PER_FOCUS; seed++) {
       SimRun.Result r = SimRun.run(Plan.of(seed, focus), 300, false);
       if (r.failed()) {
-        failures.add(Report.failure(r));
+        failures.add(Report.failure(Shrinker.shrink(r, 60, 25_000_000_000L)));
       }
     }
     assertThat(failures).as("seeds that broke a promise").isEmpty();
@@ -65,8 +65,9 @@ class SimulationTest {
       SimRun.Result r = SimRun.run(Plan.of(seed, focus), 300, false);
       sim += r.simNanos();
       if (r.failed()) {
-        failures.add(Report.failure(r));
-        System.out.println(Report.failure(r));
+        String f = Report.failure(Shrinker.shrink(r, 200, 60_000_000_000L));
+        failures.add(f);
+        System.out.println(f);
       }
     }
     long wall = System.nanoTime() - t0;
@@ -92,8 +93,9 @@ class SimulationTest {
       runs++;
       sim += res.simNanos();
       if (res.failed()) {
-        failures.add(Report.failure(res));
-        System.out.println(Report.failure(res));
+        String f = Report.failure(Shrinker.shrink(res, 200, 60_000_000_000L));
+        failures.add(f);
+        System.out.println(f);
       }
     }
     long wall = System.nanoTime() - t0;
@@ -101,6 +103,37 @@ class SimulationTest {
         "simulation: %d seeds in %.0f min, %d failed, %.1f seeds/s, %.0f simulated s per wall s%n",
         runs, wall / 60e9, failures.size(), runs / (wall / 1e9), sim / (double) wall);
     assertThat(failures).as("seeds that broke a promise").isEmpty();
+  }
+
+  /**
+   * With a bug re-introduced (bugs/find.sh): runs seeds of {@code -Dsim.find=FOCUS} ({@code
+   * closed}: any focus) from {@code -Dsim.from} until one fails, at most {@code -Dsim.seeds};
+   * prints the seed, the seeds and wall time it took, and the shrunk failure. Fails if none fails.
+   */
+  @Test
+  void findBug() {
+    String spec = System.getProperty("sim.find");
+    assumeTrue(spec != null, "-Dsim.find=FOCUS runs seeds until one fails (a planted bug)");
+    Plan.Focus[] from =
+        spec.equals("closed")
+            ? focuses().toArray(Plan.Focus[]::new)
+            : new Plan.Focus[] {Plan.Focus.valueOf(spec)};
+    long first = Long.getLong("sim.from", 1L);
+    int max = Integer.getInteger("sim.seeds", 3000);
+    long t0 = System.nanoTime();
+    for (long seed = first; seed < first + max; seed++) {
+      SimRun.Result r = SimRun.run(Plan.of(seed, from), 300, false);
+      if (r.failed()) {
+        double took = (System.nanoTime() - t0) / 1e9;
+        System.out.printf(
+            "FOUND at seed %d (focus %s) after %d seeds in %.1f s of wall time: %s%n",
+            seed, r.plan().focus, seed - first + 1, took, r.failure().getMessage());
+        System.out.println(Report.failure(Shrinker.shrink(r, 200, 60_000_000_000L)));
+        return;
+      }
+    }
+    throw new AssertionError(
+        "no seed of " + spec + " failed in " + max + " seeds: the planted bug was not found");
   }
 
   @Test
