@@ -3,9 +3,14 @@ package io.zklock.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The deterministic simulation: the real client code against a simulated ensemble, one seed per run
@@ -14,7 +19,9 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>{@code -Dsim.seeds=5000 [-Dsim.from=1000] [-Dsim.focus=SEMAPHORE]}: that many seeds;
  *   <li>{@code -Dsim.minutes=120}: random seeds until the time is up (the long mode);
- *   <li>{@code -Dsim.replay=SEED[:FOCUS][:drop=i,j,...]}: one run, its whole trace printed.
+ *   <li>{@code -Dsim.replay=SEED[:FOCUS][:drop=i,j,...]}: one run, its whole trace printed;
+ *   <li>{@code -Dsim.find=FOCUS|closed}: seeds until one fails, with a bug planted on purpose;
+ *   <li>{@code -Dsim.log=true}: the library's own log too (ERROR only by default).
  * </ul>
  *
  * A failing seed prints its rule, its plan, the end of its trace and the command that replays it.
@@ -27,6 +34,26 @@ class SimulationTest {
 
   /** Focuses left out of the build's seeds while a bug they find is open (none now). */
   static final java.util.Set<Plan.Focus> OPEN = java.util.EnumSet.noneOf(Plan.Focus.class);
+
+  private static final Logger LIBRARY = (Logger) LoggerFactory.getLogger("io.zklock");
+  private static Level libraryLevel;
+
+  /**
+   * The library logs every simulated session loss as it would a real one (WARN): thousands of lines
+   * per run that say nothing the trace does not. Quiet unless {@code -Dsim.log=true}.
+   */
+  @BeforeAll
+  static void quietLibrary() {
+    libraryLevel = LIBRARY.getLevel();
+    if (!Boolean.getBoolean("sim.log")) {
+      LIBRARY.setLevel(Level.ERROR);
+    }
+  }
+
+  @AfterAll
+  static void restoreLibrary() {
+    LIBRARY.setLevel(libraryLevel);
+  }
 
   static java.util.stream.Stream<Plan.Focus> focuses() {
     return java.util.Arrays.stream(Plan.IMPLEMENTED).filter(f -> !OPEN.contains(f));
@@ -45,6 +72,8 @@ class SimulationTest {
     assertThat(failures).as("seeds that broke a promise").isEmpty();
   }
 
+  // behind a flag, as long as asked for (the build's 60 s per test is for the fixed seeds)
+  @org.junit.jupiter.api.Timeout(value = 12, unit = java.util.concurrent.TimeUnit.HOURS)
   @Test
   void manySeeds() {
     String n = System.getProperty("sim.seeds");
@@ -71,6 +100,8 @@ class SimulationTest {
     assertThat(failures).as("seeds that broke a promise").isEmpty();
   }
 
+  // behind a flag, as long as asked for (the build's 60 s per test is for the fixed seeds)
+  @org.junit.jupiter.api.Timeout(value = 12, unit = java.util.concurrent.TimeUnit.HOURS)
   @Test
   void longRun() {
     String m = System.getProperty("sim.minutes");
@@ -104,6 +135,8 @@ class SimulationTest {
    * closed}: any focus) from {@code -Dsim.from} until one fails, at most {@code -Dsim.seeds};
    * prints the seed, the seeds and wall time it took, and the shrunk failure. Fails if none fails.
    */
+  // behind a flag, as long as asked for (the build's 60 s per test is for the fixed seeds)
+  @org.junit.jupiter.api.Timeout(value = 12, unit = java.util.concurrent.TimeUnit.HOURS)
   @Test
   void findBug() {
     String spec = System.getProperty("sim.find");
