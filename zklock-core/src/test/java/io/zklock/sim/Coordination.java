@@ -252,13 +252,15 @@ final class Coordination {
               "acquire");
       LockHandle held = lock.acquire();
       w.checker.granted(h, held.fencingToken(), held.path(), 0, 1);
+      toldLoss(held, h);
       boolean waiter = r.nextInt(10) < 5;
+      Checker.Hold again = null;
       try {
         if (waiter) {
           long t = Sim.between(r, 100, 2500);
           long begun = w.sim.now();
           w.checker.releaseStarted(h); // await gives the lock up
-          Checker.Hold again =
+          again =
               w.checker.request(
                   who,
                   node.process,
@@ -270,6 +272,7 @@ final class Coordination {
           DistributedCondition.Wakeup wake = cond.await(held, Duration.ofMillis(t));
           LockHandle back = wake.handle();
           w.checker.granted(again, back.fencingToken(), back.path(), 0, 1);
+          toldLoss(back, again);
           boolean signalledLate = false;
           for (long s : signalAllBegun) {
             if (s > begun && s < begun + t * Sim.MS - 200 * Sim.MS) {
@@ -294,10 +297,24 @@ final class Coordination {
         }
       } catch (LockLostException e) {
         w.checker.count("condition.lost");
+        if (again != null && !again.granted()) {
+          w.checker.ended(again, "lost before its wait", true); // await refused: nothing to retake
+        }
       }
       w.checker.releaseStarted(h);
       held.release();
     }
+  }
+
+  /** Tells the checker when the library tells {@code held}'s holder that it lost the lock. */
+  private void toldLoss(LockHandle held, Checker.Hold h) {
+    held.lost()
+        .whenComplete(
+            (e, x) -> {
+              if (e != null && h.lostAt < 0) {
+                w.checker.lost(h, e.reason().name());
+              }
+            });
   }
 
   // ------------------------------------------------------------------ one name, several recipes
