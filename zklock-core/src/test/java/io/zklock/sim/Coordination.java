@@ -23,7 +23,8 @@ import java.util.SplittableRandom;
  * <ul>
  *   <li>LATCH: nobody passes before {@code count} count-downs were made; a count-down is applied
  *       once (its marker); the stored remaining count is {@code count} less the applied ones;
- *   <li>BARRIER: a wait passes only if the barrier was down at some moment of it;
+ *   <li>BARRIER: a wait passes only if the barrier was down in a state its session could read
+ *       (from the last zxid it had seen when the wait began on);
  *   <li>SIGNAL: a Condition waiter signalled by a signalAll that began after its wait began wakes
  *       signalled (checked only when no fault touched either, as the soak does), and {@code await}
  *       returns holding the lock again (EXCLUSION sees that grant);
@@ -197,12 +198,17 @@ final class Coordination {
         } else if (what < 6) {
           b.remove();
         } else {
-          long start = w.sim.now();
+          long seen = node.handles.get(node.handles.size() - 1).lastZxid();
           long t = Sim.between(r, 0, 3000);
           boolean passed = b.await(Duration.ofMillis(t));
-          if (passed && !w.barrierDownWithin(start, w.sim.now())) {
+          if (passed && !w.barrierDownBetween(seen)) {
             throw new SimFailure(
-                "BARRIER", who + " passed the barrier although it stood for the whole wait");
+                "BARRIER",
+                who
+                    + " passed the barrier although it stood in every state its session could read"
+                    + " (from zxid 0x"
+                    + Long.toHexString(seen)
+                    + " on)");
           }
           w.checker.count(passed ? "barrier.passed" : "barrier.timedOut");
         }

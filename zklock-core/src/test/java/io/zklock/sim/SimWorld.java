@@ -34,7 +34,7 @@ final class SimWorld implements AutoCloseable {
     ens.onCommit =
         e -> {
           checker.committed(e);
-          barrier(e.txn(), "/zklock/" + Coordination.NAME);
+          barrier(e.txn(), e.zxid(), "/zklock/" + Coordination.NAME);
         };
     ens.start();
     checker.zklockSession =
@@ -50,33 +50,39 @@ final class SimWorld implements AutoCloseable {
         };
   }
 
-  /** The barrier's node: when it was created and deleted, at the leader. */
-  final List<long[]> barrierDown = new ArrayList<>(); // [from, until) when it did not exist
+  /** The barrier's node: the zxids from which it was absent, and until which ([from, until)). */
+  private final List<long[]> barrierDown = new ArrayList<>();
 
-  private long barrierGoneSince = 0; // down from the start
+  private long barrierGoneSince = 0; // absent from the start
   private boolean barrierUp;
 
-  void barrier(Txn t, String path) {
+  void barrier(Txn t, long zxid, String path) {
     if (t instanceof Txn.Multi m) {
       for (Txn op : m.ops()) {
-        barrier(op, path);
+        barrier(op, zxid, path);
       }
     } else if (t instanceof Txn.Create c && c.path().equals(path) && !barrierUp) {
       barrierUp = true;
-      barrierDown.add(new long[] {barrierGoneSince, sim.now()});
+      barrierDown.add(new long[] {barrierGoneSince, zxid});
     } else if (t instanceof Txn.Delete d && d.path().equals(path) && barrierUp) {
       barrierUp = false;
-      barrierGoneSince = sim.now();
+      barrierGoneSince = zxid;
     }
   }
 
-  /** Whether the barrier's node was absent at some moment of [from, to]. */
-  boolean barrierDownWithin(long from, long to) {
+  /**
+   * Whether the barrier's node was absent in some state of the log from zxid {@code from} to the
+   * leader's last now: a session reads no state older than the last zxid it has seen, and no newer
+   * than the leader's; any between (ZooKeeper's reads are sequentially consistent, not
+   * linearizable: a follower may answer from a state the leader has moved past).
+   */
+  boolean barrierDownBetween(long from) {
+    long to = ens.lastZxid();
     if (!barrierUp && barrierGoneSince <= to) {
       return true;
     }
     for (long[] d : barrierDown) {
-      if (d[0] <= to && d[1] >= from) {
+      if (d[0] <= to && d[1] > from) {
         return true;
       }
     }

@@ -233,6 +233,11 @@ public final class SimZkClient implements ZkOps {
     return sim.now() < flakyUntil && process.rnd.nextInt(100) < flakyPercent;
   }
 
+  /** The last zxid this client has seen (its session reads no state older than that). */
+  long lastZxid() {
+    return lastZxid;
+  }
+
   /** The server this client is connected to, or -1. */
   int serverId() {
     return linkUp && link != null ? link.server.id : -1;
