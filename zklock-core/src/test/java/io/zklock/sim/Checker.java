@@ -332,12 +332,14 @@ final class Checker {
 
   private final Map<String, Long> createdCzxid = new HashMap<>(); // path -> its latest node's
   private final Map<String, Long> createdOwner = new HashMap<>(); // path -> its latest node's
+  private final Map<String, Long> ownerByNode = new HashMap<>(); // every node made: its session
 
   private void record(Txn t, long zxid) {
     SimTree tree = ens.truth();
     if (t instanceof Txn.Create c) {
       createdCzxid.put(c.path(), zxid);
       createdOwner.put(c.path(), c.ephemeralOwner());
+      ownerByNode.put(nodeKey(c.path(), zxid), c.ephemeralOwner());
     } else if (t instanceof Txn.Delete d) {
       SimTree.Node n = tree.get(d.path());
       if (n != null) {
@@ -397,7 +399,17 @@ final class Checker {
     h.session = session;
     h.permits = permits;
     SimTree.Node n = path == null ? null : ens.truth().get(path);
-    h.czxid = n != null ? n.czxid : path == null ? 0 : createdCzxid.getOrDefault(path, 0L);
+    Long madeBy = token > 0 && path != null ? ownerByNode.get(nodeKey(path, token)) : null;
+    if (n != null && madeBy != null && n.czxid != token) {
+      // a node at a path every holder shares (a simple lock's), made by another since: the token
+      // (our node's czxid) names ours, gone already
+      n = null;
+      h.czxid = token;
+      h.session = madeBy;
+      count("grants.nodeReplacedBeforeTold");
+    } else {
+      h.czxid = n != null ? n.czxid : path == null ? 0 : createdCzxid.getOrDefault(path, 0L);
+    }
     if (h.session == 0) {
       h.session = n != null ? n.ephemeralOwner : createdOwner.getOrDefault(path, 0L);
     }
