@@ -23,8 +23,8 @@ import java.util.SplittableRandom;
  * <ul>
  *   <li>LATCH: nobody passes before {@code count} count-downs were made; a count-down is applied
  *       once (its marker); the stored remaining count is {@code count} less the applied ones;
- *   <li>BARRIER: a wait passes only if the barrier was down in a state its session could read
- *       (from the last zxid it had seen when the wait began on);
+ *   <li>BARRIER: a wait passes only if the barrier was down in a state its session could read (from
+ *       the last zxid it had seen when the wait began on);
  *   <li>SIGNAL: a Condition waiter signalled by a signalAll that began after its wait began wakes
  *       signalled (checked only when no fault touched either, as the soak does), and {@code await}
  *       returns holding the lock again (EXCLUSION sees that grant);
