@@ -168,6 +168,21 @@ public record LockNode(
      */
     CURATOR_LEASE("curator-lease"),
     /**
+     * A node of a kazoo-compatible {@link ZkLocks#mutex(String, LockOptions) mutex} or of the write
+     * side of a kazoo-compatible {@link ZkLocks#readWriteLock(String, LockOptions) read-write lock}
+     * ({@link LockOptions#kazooCompatible()}), named as Python kazoo's {@code Lock} and {@code
+     * WriteLock} name theirs: a zklock client's (its {@link LockNode#clientName() client name} is
+     * set) or a kazoo client's ({@code Lock}, {@code WriteLock} or {@code Election}: its client
+     * name is {@code "(kazoo)"}, {@link LockNode#ownerData()} the identifier given to kazoo's
+     * recipe, also under {@code "kazoo"} in {@link LockNode#data()}).
+     */
+    KAZOO_LOCK("kazoo-lock"),
+    /**
+     * The read side of a kazoo-compatible read-write lock, named as kazoo's {@code ReadLock} names
+     * its nodes; a kazoo client's shows as for {@link #KAZOO_LOCK}.
+     */
+    KAZOO_READ("kazoo-read"),
+    /**
      * A lock node of another library (Python's kazoo, Go's zookeeper client, ...) in a lock's
      * directory: zklock does not queue beside it, and refuses requests there. Its {@link
      * LockNode#clientName() client name} is the likely library in parentheses, such as {@code
@@ -256,6 +271,10 @@ public record LockNode(
   /** An election participant's id (from its node's data), or empty for other kinds. */
   public Optional<String> participantId() {
     return Optional.ofNullable(
-        kind == Kind.CURATOR_LATCH ? data.get("curator") : data.get("participant"));
+        kind == Kind.CURATOR_LATCH
+            ? data.get("curator")
+            : kind == Kind.KAZOO_LOCK && !data.containsKey("participant")
+                ? data.get("kazoo")
+                : data.get("participant"));
   }
 }

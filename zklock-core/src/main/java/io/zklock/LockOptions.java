@@ -8,9 +8,9 @@ import java.util.Objects;
  * returns a new instance.
  *
  * <p>Options set exactly one {@link Mode}: plain (the default), {@link #cohort()}, {@link
- * #curatorCompatible()} or a {@link #lockDelay(Duration) lock-delay}. The modes exclude each other,
- * and a lock kind that does not support the mode it is given refuses it when it is made, naming
- * itself and the mode.
+ * #curatorCompatible()}, {@link #kazooCompatible()} or a {@link #lockDelay(Duration) lock-delay}.
+ * The modes exclude each other, and a lock kind that does not support the mode it is given refuses
+ * it when it is made, naming itself and the mode.
  *
  * <h2>Cohort locking</h2>
  *
@@ -66,6 +66,25 @@ import java.util.Objects;
  * LeaderElection#awaitLeadership} and {@link LeaderElection#leader()} and keeps trying to join with
  * back-off. This costs no request, and is a best effort: a Curator client that joins the path after
  * a zklock request holds cannot be seen (docs/migrating-from-curator.md).
+ *
+ * <h2>kazoo-compatible mode</h2>
+ *
+ * {@link #kazooCompatible()} makes a mutex, a read-write lock or an election share one fair queue
+ * with Python kazoo's {@code Lock} (and {@code WriteLock}), {@code ReadLock}/{@code WriteLock} or
+ * {@code Election} on the same path, for services in Python and Java that must not run the same
+ * work at once: zklock's requests create and recognise kazoo's node names ({@code
+ * <id>__lock__<sequence>} for the mutex and the write side and the election, {@code
+ * <id>__rlock__<sequence>} for the read side) in the lock's directory, which must be the path given
+ * to kazoo's recipe (build the {@link ZkLocks} with a {@link ZkLocks.Builder#namespace(String)
+ * namespace} that is a prefix of it, and name the lock by the rest). Mutual exclusion and
+ * first-come order hold across both libraries, and zklock's guarantees (fencing token, loss told
+ * before another grant, no orphan node, no herd) hold for zklock's clients; what kazoo's clients do
+ * is kazoo's (docs/interop.md says what cannot hold for them). A lock's path must be used in this
+ * mode by every zklock client or by none: kazoo skips zklock's plain names, and a request that
+ * finds nodes of another naming (plain, Curator's, another library's) refuses with a {@link
+ * ZkLockException} naming the node, as in the Curator-compatible mode. A directory whose sequence
+ * counter nears the end of its range is refused too, since kazoo orders its sequences as text. Not
+ * combinable with the other modes.
  *
  * <h2>Lock-delay</h2>
  *
@@ -124,6 +143,8 @@ public final class LockOptions {
     COHORT,
     /** One queue with Apache Curator's recipe: {@link LockOptions#curatorCompatible()}. */
     CURATOR_COMPATIBLE,
+    /** One queue with Python kazoo's recipe: {@link LockOptions#kazooCompatible()}. */
+    KAZOO_COMPATIBLE,
     /** A plain lock whose grant after a failure waits: {@link LockOptions#lockDelay(Duration)}. */
     LOCK_DELAY
   }
@@ -165,6 +186,16 @@ public final class LockOptions {
   public static LockOptions curatorCompatible() {
     return new LockOptions(
         Mode.CURATOR_COMPATIBLE, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, Duration.ZERO);
+  }
+
+  /**
+   * A lock that shares one queue with Python kazoo's recipe on the same path: see the class
+   * documentation. Supported by the mutex, the read-write lock and the election; the semaphore
+   * refuses it. Requests are not cohorted; the local-handoff bounds do not apply.
+   */
+  public static LockOptions kazooCompatible() {
+    return new LockOptions(
+        Mode.KAZOO_COMPATIBLE, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HOLD, Duration.ZERO);
   }
 
   /**
@@ -225,7 +256,9 @@ public final class LockOptions {
     if (mode != Mode.PLAIN && mode != Mode.LOCK_DELAY && !d.isZero()) {
       throw new IllegalArgumentException(
           "a lock-delay is supported by the plain mutex only, not by a "
-              + (mode == Mode.COHORT ? "cohort" : "curator-compatible")
+              + (mode == Mode.COHORT
+                  ? "cohort"
+                  : mode == Mode.KAZOO_COMPATIBLE ? "kazoo-compatible" : "curator-compatible")
               + " lock: "
               + d);
     }
@@ -251,6 +284,11 @@ public final class LockOptions {
   /** Whether the lock shares one queue with Curator's recipe on its path. */
   public boolean isCuratorCompatible() {
     return mode == Mode.CURATOR_COMPATIBLE;
+  }
+
+  /** Whether the lock shares one queue with kazoo's recipe on its path. */
+  public boolean isKazooCompatible() {
+    return mode == Mode.KAZOO_COMPATIBLE;
   }
 
   /** The bound K on local handoffs per node while another client waits. */
@@ -282,6 +320,8 @@ public final class LockOptions {
     switch (mode) {
       case CURATOR_COMPATIBLE:
         return "LockOptions[curator-compatible]";
+      case KAZOO_COMPATIBLE:
+        return "LockOptions[kazoo-compatible]";
       case COHORT:
         return "LockOptions[cohort, maxLocalHandoffs="
             + maxLocalHandoffs

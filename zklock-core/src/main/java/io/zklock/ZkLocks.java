@@ -199,7 +199,10 @@ public interface ZkLocks extends AutoCloseable {
    * name} (see {@link LockOptions}): its node is named as LeaderLatch names its own ({@code
    * _c_<uuid>-latch-<sequence>}) and its data is the participant id alone, as LeaderLatch writes
    * it, so that each library's clients see the other's leader and leadership passes between them in
-   * queue order. Cohort options do not apply to an election.
+   * queue order. With {@link LockOptions#kazooCompatible()} it takes part in the same election as
+   * Python kazoo's {@code Election} on the path (a kazoo {@code Lock} whose head leads): its node
+   * is named as kazoo's ({@code <id>__lock__<sequence>}), and kazoo's participants are named by the
+   * identifier given to kazoo. Cohort options do not apply to an election.
    *
    * @throws IllegalArgumentException as {@link #leaderElection(String, String)}, for cohort
    *     options, or for a {@link LockOptions#lockDelay(java.time.Duration) lock-delay} (the plain

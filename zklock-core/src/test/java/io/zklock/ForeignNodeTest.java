@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Lock nodes of other libraries in a lock's directory, on a real server: each zklock lock refuses
  * to queue beside one, naming it and the library that likely made it, and leaves no node; {@code
- * inspect} and {@code inspectAll} show it rather than nothing. The nodes are made by a plain
- * ZooKeeper session as each library names them (Python's kazoo: {@code <uuid hex>__lock__<seq>};
- * Go's zookeeper client: {@code _c_<32 hex>-lock-<seq>}); zklock-interop-tests runs real kazoo
- * clients.
+ * inspect} and {@code inspectAll} show it rather than nothing. (kazoo's names are kinds zklock
+ * shares a queue with in its kazoo-compatible mode: KazooCompatibleTest.) The nodes are made by a
+ * plain ZooKeeper session as each library names them (Python's kazoo: {@code <uuid
+ * hex>__lock__<seq>}; Go's zookeeper client: {@code _c_<32 hex>-lock-<seq>}); zklock-interop-tests
+ * runs real kazoo clients.
  */
 class ForeignNodeTest extends ZkTestSupport {
   private static final String KAZOO_ID = "3e2becd2a0f54b7e9d1c6b2a8f7e4d10";
@@ -95,21 +96,21 @@ class ForeignNodeTest extends ZkTestSupport {
   }
 
   @Test
-  void inspect_showsAKazooHolder_asAForeignHolder_withItsIdentifier() throws Exception {
+  void inspect_showsAKazooHolder_asKazoos_withItsIdentifier() throws Exception {
     String node = kazooHolds("polyglot", "__lock__", "settlement-job");
     ZkLocks viewer = client("viewer");
 
     LockInfo info = viewer.inspect("polyglot").orElseThrow();
 
     assertThat(info.kind()).isEqualTo(LockInfo.Kind.MUTEX);
-    assertThat(info.state()).containsEntry("foreign", "kazoo");
+    assertThat(info.state()).as("one library's queue: no mix").isEmpty();
     assertThat(info.holders()).hasSize(1);
     LockNode h = info.holders().get(0);
     assertThat(h.name()).isEqualTo(node);
-    assertThat(h.kind()).isEqualTo(LockNode.Kind.FOREIGN);
+    assertThat(h.kind()).isEqualTo(LockNode.Kind.KAZOO_LOCK);
     assertThat(h.clientName()).isEqualTo("(kazoo)");
     assertThat(h.ownerData()).isEqualTo("settlement-job");
-    assertThat(h.data()).containsEntry("library", "kazoo");
+    assertThat(h.data()).containsEntry("kazoo", "settlement-job");
     assertThat(h.sessionId()).isEqualTo(raw().getSessionId());
     assertThat(viewer.inspectAll("")).extracting(LockInfo::name).containsExactly("polyglot");
   }
@@ -127,12 +128,13 @@ class ForeignNodeTest extends ZkTestSupport {
           .extracting(LockNode::clientName)
           .containsExactly("java-service", "(kazoo)");
       assertThat(info.holders().get(1).name()).isEqualTo(node);
-      assertThat(info.state()).containsEntry("foreign", "kazoo");
+      assertThat(info.state()).containsEntry("mix", "kazoo-lock,mutex");
     }
   }
 
   @Test
   void inspect_kazooReadersAndAWriter_byKazoosOwnRule() throws Exception {
+    // kazoo's rule (2.9 on) is zklock's kazoo-compatible rule: readers share until a writer
     String r1 = kazooHolds("inventory", "__rlock__", "reader-1");
     String w = kazooHolds("inventory", "__lock__", "writer");
     String r2 = kazooHolds("inventory", "__rlock__", "reader-2");

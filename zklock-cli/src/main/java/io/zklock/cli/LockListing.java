@@ -212,9 +212,10 @@ final class LockListing {
             String.format(
                 Locale.ROOT,
                 "mixed recipes at %s: %s; their clients order the queue differently, and the"
-                    + " holders shown are zklock's reading (docs/migrating-from-curator.md)%n",
+                    + " holders shown are zklock's reading (%s)%n",
                 lock.name(),
-                mix.replace(",", ", ")));
+                mix.replace(",", ", "),
+                mix.contains("kazoo") ? "docs/interop.md" : "docs/migrating-from-curator.md"));
       }
       String foreign = coordination(lock) ? null : lock.state().get(FOREIGN);
       if (foreign != null) {

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code zklock ls} shows another library's lock nodes rather than "no locks": here a Python kazoo
  * client's lock node on the path {@code polyglot}, named and written as kazoo's {@code Lock} writes
- * it ({@code <uuid hex>__lock__<sequence>}, its identifier as data), by a plain client.
+ * it ({@code <uuid hex>__lock__<sequence>}, its identifier as data), by a plain client: a {@code
+ * kazoo-lock} node of the client {@code (kazoo)}, the kind zklock's kazoo-compatible mode shares.
  */
 class LsForeignNodesTest {
   static EmbeddedZooKeeper zk;
@@ -44,28 +45,26 @@ class LsForeignNodesTest {
   }
 
   @Test
-  void text_showsTheKazooHolder_andSaysZklockRefusesThere() {
+  void text_showsTheKazooHolder_asKazoos() {
     Cli.Result r = Cli.run("ls", "--connect", zk.connectString(), "--namespace", "/ls-foreign");
 
     assertThat(r.exitCode()).as(r.toString()).isZero();
     assertThat(r.out())
         .doesNotContain("no locks")
-        .containsPattern("polyglot +0 +holds +foreign +\\(kazoo\\)")
+        .containsPattern("polyglot +0 +holds +kazoo-lock +\\(kazoo\\)")
         .contains("settlement-job")
-        .contains("other libraries' lock nodes at polyglot: kazoo (likely)")
         .contains("1 lock(s) under /ls-foreign, 1 held, 0 waiting");
   }
 
   @Test
-  void json_namesTheLibraryInTheLocksState_andTheNode() {
+  void json_namesTheKindTheClientAndTheNode() {
     Cli.Result r =
         Cli.run("ls", "--connect", zk.connectString(), "--namespace", "/ls-foreign", "--json");
 
     assertThat(r.exitCode()).as(r.toString()).isZero();
     assertThat(r.out())
-        .contains("\"state\":{\"foreign\":\"kazoo\"}")
         .contains("\"node\":\"" + node + "\"")
-        .contains("\"kind\":\"foreign\"")
+        .contains("\"kind\":\"kazoo-lock\"")
         .contains("\"client\":\"(kazoo)\"");
   }
 }

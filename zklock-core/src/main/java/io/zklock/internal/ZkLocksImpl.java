@@ -204,6 +204,8 @@ final class ZkLocksImpl implements ZkLocks {
     switch (modeOf("mutex", n, options, Mode.values())) {
       case CURATOR_COMPATIBLE:
         return NodeLock.queue(recipes, n, NodeKind.CURATOR_MUTEX);
+      case KAZOO_COMPATIBLE:
+        return NodeLock.queue(recipes, n, NodeKind.KAZOO_LOCK);
       case LOCK_DELAY:
         return NodeLock.queue(recipes, n, NodeKind.MUTEX, options.lockDelay().toNanos());
       case COHORT:
@@ -265,8 +267,15 @@ final class ZkLocksImpl implements ZkLocks {
   public ReadWriteLock readWriteLock(String name, LockOptions options) {
     String n = Args.lockName(config.namespace(), name);
     Mode mode =
-        modeOf("read-write lock", n, options, Mode.PLAIN, Mode.COHORT, Mode.CURATOR_COMPATIBLE);
-    if (mode == Mode.CURATOR_COMPATIBLE) {
+        modeOf(
+            "read-write lock",
+            n,
+            options,
+            Mode.PLAIN,
+            Mode.COHORT,
+            Mode.CURATOR_COMPATIBLE,
+            Mode.KAZOO_COMPATIBLE);
+    if (mode == Mode.CURATOR_COMPATIBLE || mode == Mode.KAZOO_COMPATIBLE) {
       return new ReadWriteLockImpl(recipes, n, options);
     }
     if (mode == Mode.PLAIN) {
@@ -352,12 +361,15 @@ final class ZkLocksImpl implements ZkLocks {
   @Override
   public LeaderElection leaderElection(String name, String participantId, LockOptions options) {
     String n = Args.lockName(config.namespace(), name);
-    Mode mode = modeOf("election", n, options, Mode.PLAIN, Mode.CURATOR_COMPATIBLE);
+    Mode mode =
+        modeOf("election", n, options, Mode.PLAIN, Mode.CURATOR_COMPATIBLE, Mode.KAZOO_COMPATIBLE);
     return new Election(
         recipes,
         n,
         Args.participantId(participantId),
-        mode == Mode.CURATOR_COMPATIBLE ? NodeKind.CURATOR_LATCH : NodeKind.ELECTION);
+        mode == Mode.CURATOR_COMPATIBLE
+            ? NodeKind.CURATOR_LATCH
+            : mode == Mode.KAZOO_COMPATIBLE ? NodeKind.KAZOO_LOCK : NodeKind.ELECTION);
   }
 
   @Override

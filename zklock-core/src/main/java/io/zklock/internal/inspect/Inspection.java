@@ -209,12 +209,20 @@ public final class Inspection {
                 Optional.of(LockNode.Grant.exactly(Instant.ofEpochMilli(simple.ctimeMillis())))));
         kinds.add(NodeKind.SIMPLE);
       }
+      // kazoo's clients see only kazoo's names: in a directory that mixes them with others, a
+      // kazoo node holds or waits as kazoo decides among kazoo's nodes alone
+      List<QueueNode> kazooOnly = q.stream().filter(n -> n.kind().kazoo()).toList();
+      boolean kazooApart = !kazooOnly.isEmpty() && kazooOnly.size() < q.size();
       for (int i = 0; i < queue.size(); i++) {
         NodeKind k = q.get(i).kind();
         kinds.add(k);
         kind = stronger(kind, k);
         boolean holds;
-        if (k == NodeKind.SEMAPHORE || k == NodeKind.CURATOR_LEASE) {
+        if (kazooApart && k.kazoo()) {
+          holds =
+              Ordering.forKind(k).decide(kazooOnly, kazooOnly.indexOf(q.get(i)))
+                  instanceof Ordering.Hold;
+        } else if (k == NodeKind.SEMAPHORE || k == NodeKind.CURATOR_LEASE) {
           // a semaphore's leases directory, inspected by its path
           int p = StoredNumber.positive(queue.get(i).data().get(PERMITS_FIELD));
           holds = Ordering.lease(p > 0 ? p : 1).decide(q, i) instanceof Ordering.Hold;
@@ -237,10 +245,7 @@ public final class Inspection {
       List<Read> others = foreignOf(d.nodes());
       foreign = addForeign(others, holders, waiters);
       if (foreign != null) {
-        for (Read r : others) {
-          ForeignNode f = ForeignNode.classify(r.name());
-          kind = stronger(kind, f.shared() ? NodeKind.READ : NodeKind.MUTEX);
-        }
+        kind = stronger(kind, NodeKind.MUTEX);
         // one queue in creation order, whichever library made each node
         holders.sort(Comparator.comparingLong(LockNode::fencingToken));
         waiters.sort(Comparator.comparingLong(LockNode::fencingToken));
@@ -471,6 +476,7 @@ public final class Inspection {
       case COHORT_WRITE:
       case CURATOR_READ:
       case CURATOR_WRITE:
+      case KAZOO_READ:
         of = LockInfo.Kind.READ_WRITE;
         break;
       case ELECTION:
@@ -603,6 +609,12 @@ public final class Inspection {
         new LockNode.Grant(earliest, latest.map(l -> l.isBefore(earliest) ? earliest : l)));
   }
 
+  /** The client name shown for a kazoo client's node. */
+  public static final String KAZOO_CLIENT = "(kazoo)";
+
+  /** The field of a kazoo client's node's data under which its identifier (its data) is shown. */
+  public static final String KAZOO_FIELD = "kazoo";
+
   /** The client name shown for a Curator client's node in a compatible queue. */
   public static final String CURATOR_CLIENT = "(curator)";
 
@@ -624,11 +636,18 @@ public final class Inspection {
     // participant id, whichever library wrote it, so those show no client.
     String curatorData = d.get(Inspector.CURATOR_FIELD);
     boolean curatorClient = curatorData != null && kind.curator() && kind != NodeKind.CURATOR_LATCH;
+    if (curatorData != null && kind.kazoo()) {
+      // a kazoo client's node: its data is the identifier given to kazoo's recipe
+      curatorClient = true;
+      d = Map.of(KAZOO_FIELD, curatorData);
+    }
     return new LockNode(
         r.name(),
         r.path(),
         LockNode.Kind.valueOf(kind.name()),
-        curatorClient ? CURATOR_CLIENT : d.getOrDefault("client", ""),
+        curatorClient
+            ? (kind.kazoo() ? KAZOO_CLIENT : CURATOR_CLIENT)
+            : d.getOrDefault("client", ""),
         d.getOrDefault("host", ""),
         pid,
         r.ephemeralOwner(),

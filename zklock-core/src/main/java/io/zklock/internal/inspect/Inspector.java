@@ -455,12 +455,22 @@ public final class Inspector {
 
   // ---------------------------------------------------------------- forced and requested release
 
+  /**
+   * Whether {@code holder} is another library's client's node: a foreign node, or a kazoo client's
+   * in a kazoo-compatible queue (kazoo's lock does not watch its own node, nor read zklock's
+   * request).
+   */
+  private static boolean otherLibrarys(LockNode holder) {
+    return holder.kind() == LockNode.Kind.FOREIGN
+        || Inspection.KAZOO_CLIENT.equals(holder.clientName());
+  }
+
   public List<LockNode> forceRelease(String name) {
     List<LockNode> released = new ArrayList<>();
     Optional<LockInfo> info = inspect(name);
     if (info.isPresent()) {
       for (LockNode holder : info.get().holders()) {
-        if (holder.kind() == LockNode.Kind.FOREIGN) {
+        if (otherLibrarys(holder)) {
           continue; // another library's client does not watch its node: it would hold on
         }
         if (forceRelease(holder)) {
@@ -499,7 +509,7 @@ public final class Inspector {
     Optional<LockInfo> info = inspect(name);
     if (info.isPresent()) {
       for (LockNode holder : info.get().holders()) {
-        if (holder.kind() == LockNode.Kind.FOREIGN) {
+        if (otherLibrarys(holder)) {
           continue; // another library's client does not read zklock's request
         }
         if (requestRelease(holder)) {

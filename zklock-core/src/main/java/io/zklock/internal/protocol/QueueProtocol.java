@@ -2,6 +2,7 @@ package io.zklock.internal.protocol;
 
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.ForeignNode;
+import io.zklock.internal.rules.KazooOrder;
 import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.NodeKind;
@@ -238,6 +239,18 @@ public final class QueueProtocol implements NodeProtocol {
 
   /** {@link #evaluate} on a listing with no foreign node, or whose foreign names proved none. */
   private void evaluateQueue(Step step, Listing listing, boolean queueWatched) {
+    if (kind.kazoo()) {
+      QueueNode disagreeing = KazooOrder.firstDisagreeing(listing);
+      if (disagreeing != null) {
+        // kazoo would order this counter's sequences otherwise than we do (KazooOrder)
+        if (step.isLive()) {
+          step.fail(
+              new RecipeMixException(
+                  KazooOrder.refusal(dir, kind, disagreeing), dir, step.session()));
+        }
+        return;
+      }
+    }
     if (listing.nearOverflow()) {
       inCreationOrder(step, listing, queueWatched);
     } else {

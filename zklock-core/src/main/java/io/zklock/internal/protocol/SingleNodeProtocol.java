@@ -3,8 +3,10 @@ package io.zklock.internal.protocol;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.ForeignNode;
 import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.KindMix;
 import io.zklock.internal.rules.Listing;
 import io.zklock.internal.rules.NodeKind;
+import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.zk.Sync;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -89,7 +91,18 @@ public final class SingleNodeProtocol implements NodeProtocol {
       }
       return; // expiry: the session's news deal with it
     }
-    java.util.List<ForeignNode> foreign = Listing.of(children).foreign();
+    Listing listing = Listing.of(children);
+    QueueNode other = KindMix.conflict(NodeKind.SIMPLE, listing);
+    if (other != null) {
+      // a kazoo or Curator client's node (or a compatible mode's): its client does not see x-lock
+      if (step.isLive()) {
+        step.fail(
+            new RecipeMixException(
+                KindMix.refusal(dir, NodeKind.SIMPLE, other), dir, step.session()));
+      }
+      return;
+    }
+    java.util.List<ForeignNode> foreign = listing.foreign();
     if (foreign.isEmpty()) {
       step.granted();
       return;

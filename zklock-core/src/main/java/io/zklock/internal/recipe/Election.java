@@ -98,8 +98,9 @@ public final class Election implements LeaderElection {
   }
 
   /**
-   * @param kind {@link NodeKind#ELECTION}, or {@link NodeKind#CURATOR_LATCH} for the
-   *     Curator-compatible mode
+   * @param kind {@link NodeKind#ELECTION}, {@link NodeKind#CURATOR_LATCH} for the
+   *     Curator-compatible mode, or {@link NodeKind#KAZOO_LOCK} for the kazoo-compatible mode
+   *     (kazoo's {@code Election} is a {@code Lock} on its path: its head leads)
    */
   public Election(RecipeContext ctx, String name, String participantId, NodeKind kind) {
     this.kind = kind;

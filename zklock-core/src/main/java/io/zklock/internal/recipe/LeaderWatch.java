@@ -278,7 +278,7 @@ final class LeaderWatch {
                 java.util.Map<String, String> fields =
                     data == null || data.length == 0
                         ? java.util.Map.of()
-                        : kind.curator()
+                        : kind.curator() || kind.kazoo() && data[0] != '{'
                             ? java.util.Map.of(
                                 io.zklock.internal.inspect.Inspector.CURATOR_FIELD,
                                 new String(data, StandardCharsets.UTF_8))

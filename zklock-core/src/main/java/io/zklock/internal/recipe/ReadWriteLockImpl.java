@@ -17,7 +17,9 @@ import java.util.Objects;
  *
  * <p>With {@link LockOptions#curatorCompatible()} the two sides are {@link NodeKind#CURATOR_READ}
  * and {@link NodeKind#CURATOR_WRITE}, named as Curator's {@code InterProcessReadWriteLock} names
- * its nodes, ordered by the same rules.
+ * its nodes, ordered by the same rules. With {@link LockOptions#kazooCompatible()} they are {@link
+ * NodeKind#KAZOO_READ} and {@link NodeKind#KAZOO_LOCK}, named as Python kazoo's {@code ReadLock}
+ * and {@code WriteLock} name theirs.
  *
  * <p>With cohort options the two sides are {@link CohortLock}s of kinds {@link
  * NodeKind#COHORT_READ} (shared mode) and {@link NodeKind#COHORT_WRITE}, ordered by the same rules;
@@ -47,8 +49,14 @@ public final class ReadWriteLockImpl implements ReadWriteLock {
       return;
     }
     String dir = ctx.dirOf(name);
-    NodeKind readKind = options.isCuratorCompatible() ? NodeKind.CURATOR_READ : NodeKind.READ;
-    NodeKind writeKind = options.isCuratorCompatible() ? NodeKind.CURATOR_WRITE : NodeKind.WRITE;
+    NodeKind readKind =
+        options.isCuratorCompatible()
+            ? NodeKind.CURATOR_READ
+            : options.isKazooCompatible() ? NodeKind.KAZOO_READ : NodeKind.READ;
+    NodeKind writeKind =
+        options.isCuratorCompatible()
+            ? NodeKind.CURATOR_WRITE
+            : options.isKazooCompatible() ? NodeKind.KAZOO_LOCK : NodeKind.WRITE;
     this.read =
         NodeLock.queue(
             ctx, name, dir, readKind, Ordering.forKind(readKind), Map.of(), view::newReadView);

@@ -14,44 +14,37 @@ import java.util.TreeMap;
  * read on the listing a request already has.
  *
  * <p>Other ZooKeeper lock libraries order a directory by their own names and skip (or sort last)
- * every name they do not know: Python's kazoo keeps only the children that end in {@code
- * __lock__<sequence>} or {@code __rlock__<sequence>} ({@code Lock._get_predecessor}, 2.8); Curator
- * sorts a name without its lock name after every sequence; Go's zookeeper client splits at {@code
- * lock-}. So a client of another library that joins a directory where zklock's requests queue sees
- * no one ahead of it and holds at once, beside zklock's holder. zklock cannot make it wait; what it
- * can do is never grant beside such a node: a request that finds one in its listing refuses, as it
- * refuses a Curator recipe it cannot share a queue with ({@link KindMix}).
+ * every name they do not know: Curator sorts a name without its lock name after every sequence;
+ * Go's zookeeper client splits at {@code lock-}. (Python kazoo's names, {@code <id>__lock__<seq>}
+ * and {@code <id>__rlock__<seq>}, are queue kinds of their own, {@link NodeKind#KAZOO_LOCK} and
+ * {@link NodeKind#KAZOO_READ}: refused beside zklock's other kinds by {@link KindMix}, shared with
+ * in the kazoo-compatible mode.) So a client of another library that joins a directory where
+ * zklock's requests queue sees no one ahead of it and holds at once, beside zklock's holder. zklock
+ * cannot make it wait; what it can do is never grant beside such a node: a request that finds one
+ * in its listing refuses, as it refuses a Curator recipe it cannot share a queue with ({@link
+ * KindMix}).
  *
  * <p>A child is recognised ({@link #classify} returns null) when it is one of zklock's own: a queue
  * node of any {@link NodeKind} (the Curator-compatible names included), the simple lock's {@code
- * x-lock}, a condition's waiter ({@code cv-...}), or a name that does not end in a sequence suffix
- * at all ({@code hold-off}, a semaphore's {@code leases} and {@code queue}, the directory of a lock
- * whose name is longer: none of them is a lock node). Every other name that ends in ZooKeeper's
- * sequence suffix (ten digits, or a sign and nine or ten after the counter wrapped) is foreign,
- * with the library that likely made it. One such name is ambiguous: a longer lock name can end in
- * ten digits too ({@code orders/0000000042} is the directory {@code 0000000042} under {@code
- * orders}). Names that no known library makes are therefore {@link #certain() uncertain}: one read
- * of the node's stat settles them ({@link #ephemeral}), since a lock node is ephemeral and a lock's
- * directory never is.
+ * x-lock}, a condition's waiter ({@code cv-...}), kazoo's names, or a name that does not end in a
+ * sequence suffix at all ({@code hold-off}, a semaphore's {@code leases} and {@code queue}, the
+ * directory of a lock whose name is longer: none of them is a lock node). Every other name that
+ * ends in ZooKeeper's sequence suffix (ten digits, or a sign and nine or ten after the counter
+ * wrapped) is foreign, with the library that likely made it. One such name is ambiguous: a longer
+ * lock name can end in ten digits too ({@code orders/0000000042} is the directory {@code
+ * 0000000042} under {@code orders}). Names that no known library makes are therefore {@link
+ * #certain() uncertain}: one read of the node's stat settles them ({@link #ephemeral}), since a
+ * lock node is ephemeral and a lock's directory never is.
  *
  * @param name the child's name
  * @param library the library that likely made it
- * @param shared whether the node is a reader's ({@code __rlock__}): shared with other readers
  * @param sequence the sequence ZooKeeper appended, as its library reads it
  * @param certain false when the name alone cannot tell a lock node from a directory
  */
-public record ForeignNode(
-    String name, Library library, boolean shared, int sequence, boolean certain) {
+public record ForeignNode(String name, Library library, int sequence, boolean certain) {
 
   /** The libraries whose names are told apart, each with the words a message uses for it. */
   public enum Library {
-    /**
-     * Python's kazoo: {@code <uuid hex>__lock__<seq>} (Lock, WriteLock, Election), {@code
-     * __rlock__}.
-     */
-    KAZOO(
-        "kazoo",
-        "Python's kazoo (its Lock, WriteLock, ReadLock, Election or Semaphore's admission lock)"),
     /** Go's zookeeper client ({@code go-zookeeper/zk}): {@code _c_<32 hex>-lock-<seq>}. */
     GO("go-zookeeper", "Go's zookeeper client (go-zookeeper/zk Lock)"),
     /**
@@ -85,12 +78,6 @@ public record ForeignNode(
     }
   }
 
-  /** kazoo's writer and mutex marker, before the sequence. */
-  public static final String KAZOO_LOCK = "__lock__";
-
-  /** kazoo's reader marker, before the sequence. */
-  public static final String KAZOO_READ = "__rlock__";
-
   /** Go's lock name, after its protected prefix and guid. */
   static final String GO_LOCK = "-lock-";
 
@@ -109,35 +96,21 @@ public record ForeignNode(
     if (QueueNode.parse(name) != null || ConditionRule.parse(name) != null) {
       return null; // ours
     }
-    int read = kazooRead(name);
-    if (read >= 0) {
-      return new ForeignNode(name, Library.KAZOO, true, sequenceAt(name, read), true);
-    }
-    int lock = after(name, name.lastIndexOf(KAZOO_LOCK), KAZOO_LOCK.length());
-    if (lock >= 0) {
-      return new ForeignNode(name, Library.KAZOO, false, sequenceAt(name, lock), true);
-    }
     if (name.startsWith(NodeKind.CURATOR_PROTECTED)) {
       int go = goSequence(name);
       return go >= 0
-          ? new ForeignNode(name, Library.GO, false, sequenceAt(name, go), true)
-          : new ForeignNode(name, Library.CURATOR, false, sequenceOfSuffix(name, suffix), true);
+          ? new ForeignNode(name, Library.GO, sequenceAt(name, go), true)
+          : new ForeignNode(name, Library.CURATOR, sequenceOfSuffix(name, suffix), true);
     }
     int recipe = zookeeperRecipe(name);
     if (recipe >= 0) {
-      return new ForeignNode(
-          name, Library.ZOOKEEPER_RECIPES, false, sequenceAt(name, recipe), true);
+      return new ForeignNode(name, Library.ZOOKEEPER_RECIPES, sequenceAt(name, recipe), true);
     }
     int layout = zklockLayout(name);
     if (layout >= 0) {
-      return new ForeignNode(name, Library.ZKLOCK_OTHER, false, sequenceAt(name, layout), true);
+      return new ForeignNode(name, Library.ZKLOCK_OTHER, sequenceAt(name, layout), true);
     }
-    return new ForeignNode(name, Library.UNKNOWN, false, sequenceOfSuffix(name, suffix), false);
-  }
-
-  /** Where the sequence of a kazoo reader's name starts, or -1. */
-  private static int kazooRead(String name) {
-    return after(name, name.lastIndexOf(KAZOO_READ), KAZOO_READ.length());
+    return new ForeignNode(name, Library.UNKNOWN, sequenceOfSuffix(name, suffix), false);
   }
 
   /**
@@ -311,11 +284,8 @@ public record ForeignNode(
 
   /**
    * Which of {@code foreign} (nodes proven foreign) likely hold, each by its own library's rule
-   * among the nodes of that library alone (the others it does not see): kazoo sorts by the
-   * sequence's text and lets a reader hold with no {@code __lock__} ahead, a {@code __lock__} node
-   * with no kazoo node ahead (its WriteLock; its Lock and Election agree when no reader queues);
-   * every other library lets the lowest sequence hold. A display for {@code inspect}: zklock never
-   * decides on it.
+   * among the nodes of that library alone (the others it does not see): the lowest sequence holds.
+   * A display for {@code inspect}: zklock never decides on it.
    */
   public static Set<String> likelyHolders(Collection<ForeignNode> foreign) {
     Map<Library, List<ForeignNode>> byLibrary = new TreeMap<>();
@@ -323,30 +293,11 @@ public record ForeignNode(
       byLibrary.computeIfAbsent(f.library, l -> new ArrayList<>()).add(f);
     }
     Set<String> holders = new HashSet<>();
-    for (Map.Entry<Library, List<ForeignNode>> e : byLibrary.entrySet()) {
-      List<ForeignNode> nodes = e.getValue();
-      if (e.getKey() == Library.KAZOO) {
-        nodes.sort(Comparator.comparing(ForeignNode::kazooKey));
-        boolean writerAhead = false;
-        for (int i = 0; i < nodes.size(); i++) {
-          ForeignNode f = nodes.get(i);
-          if (f.shared ? !writerAhead : i == 0) {
-            holders.add(f.name);
-          }
-          writerAhead |= !f.shared;
-        }
-      } else {
-        nodes.sort(Comparator.comparingInt(ForeignNode::sequence).thenComparing(ForeignNode::name));
-        holders.add(nodes.get(0).name);
-      }
+    for (List<ForeignNode> nodes : byLibrary.values()) {
+      nodes.sort(Comparator.comparingInt(ForeignNode::sequence).thenComparing(ForeignNode::name));
+      holders.add(nodes.get(0).name);
     }
     return holders;
-  }
-
-  /** kazoo's sort key: the text after its marker (a string, as kazoo sorts it). */
-  private String kazooKey() {
-    String marker = shared ? KAZOO_READ : KAZOO_LOCK;
-    return name.substring(name.lastIndexOf(marker) + marker.length());
   }
 
   // ---------------------------------------------------------------- the refusal

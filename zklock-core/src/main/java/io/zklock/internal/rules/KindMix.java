@@ -22,11 +22,15 @@ import java.util.stream.Collectors;
  * recipes never share a directory across these families, and zklock's plain nodes ({@code m-},
  * {@code e-}, ...) are outside all of them.
  *
+ * <p>Python kazoo's recipes keep only the children whose names end in {@code __lock__<sequence>} or
+ * {@code __rlock__<sequence>} and skip every other name, zklock's plain and Curator-compatible
+ * names among them: its kinds ({@link NodeKind#kazoo()}) are a family of their own too.
+ *
  * <p>So a request of kind {@code ours} refuses to stay in a directory that holds a node of a kind
- * of another family ({@link #conflict}) when either kind is one of Curator's ({@link
- * NodeKind#curator()}): zklock's own kinds mix among themselves as before. This is a best effort:
- * it sees what was in the directory when the request listed it; a Curator client that joins later
- * cannot be seen by a request that already holds.
+ * of another family ({@link #conflict}) when either kind is one of Curator's or kazoo's ({@link
+ * NodeKind#compatible()}): zklock's own kinds mix among themselves as before. This is a best
+ * effort: it sees what was in the directory when the request listed it; a Curator client that joins
+ * later cannot be seen by a request that already holds.
  */
 public final class KindMix {
   private KindMix() {}
@@ -46,6 +50,9 @@ public final class KindMix {
         return 3;
       case CURATOR_LEASE:
         return 4;
+      case KAZOO_LOCK:
+      case KAZOO_READ:
+        return 5;
       default:
         return 0;
     }
@@ -149,9 +156,27 @@ public final class KindMix {
         return "a lease of Curator's InterProcessSemaphoreV2 (zklock's counterpart: the"
             + " compatible semaphore, locks.semaphore(name, permits,"
             + " LockOptions.curatorCompatible()))";
+      case KAZOO_LOCK:
+        return "a node of Python kazoo's Lock, WriteLock or Election, or of zklock's"
+            + " kazoo-compatible mutex, write lock or election (the kazoo-compatible counterpart:"
+            + " locks.mutex(name, LockOptions.kazooCompatible()), or the read-write lock or"
+            + " election with the same option)";
+      case KAZOO_READ:
+        return "a node of Python kazoo's ReadLock (zklock's counterpart: the kazoo-compatible"
+            + " read-write lock, locks.readWriteLock(name, LockOptions.kazooCompatible()))";
       default:
-        return "a node of zklock's plain " + kind.label() + " (not in the Curator-compatible mode)";
+        return "a node of zklock's plain "
+            + kind.label()
+            + " (not in a Curator- or kazoo-compatible mode)";
     }
+  }
+
+  /** How a request of {@code kind} is called in a message: its mode and its label. */
+  static String describe(NodeKind kind) {
+    if (kind.kazoo()) {
+      return "kazoo-compatible " + kind.label();
+    }
+    return kind.curator() ? "Curator-compatible " + kind.label() : "plain " + kind.label();
   }
 
   /**
@@ -159,8 +184,22 @@ public final class KindMix {
    * and where to read more.
    */
   public static String refusal(String dir, NodeKind ours, QueueNode found) {
+    if (ours.kazoo() || found.kind().kazoo()) {
+      return "refusing to queue a "
+          + describe(ours)
+          + " request in "
+          + dir
+          + ": it holds "
+          + found.name()
+          + ", "
+          + whatMakes(found.kind())
+          + ". kazoo's clients see only kazoo's names (__lock__, __rlock__) and skip every other,"
+          + " so a kazoo client and a client of the other naming would hold (or lead) at once;"
+          + " use on this path the lock kind that matches the nodes already there, see"
+          + " docs/interop.md";
+    }
     return "refusing to queue a "
-        + (ours.curator() ? "Curator-compatible " + ours.label() : "plain " + ours.label())
+        + describe(ours)
         + " request in "
         + dir
         + ": it holds "

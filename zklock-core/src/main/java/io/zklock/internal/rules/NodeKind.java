@@ -57,7 +57,19 @@ public enum NodeKind {
    * A lease of the Curator-compatible semaphore, {@code _c_<uuid>-lease-<sequence>} in the
    * semaphore's {@code leases} directory, as Curator's {@code InterProcessSemaphoreV2} names them.
    */
-  CURATOR_LEASE("lease-", "curator-lease", false, true);
+  CURATOR_LEASE("lease-", "curator-lease", false, true),
+  /**
+   * A node of the kazoo-compatible mutex, write lock or election, named as Python kazoo's {@code
+   * Lock}, {@code WriteLock} and {@code Election} name theirs, {@code <id>__lock__<sequence>}: made
+   * by kazoo's clients or by zklock's in the kazoo-compatible mode (the data tells which).
+   * Exclusive.
+   */
+  KAZOO_LOCK("__lock__", "kazoo-lock", true, false, true),
+  /**
+   * The read side of the kazoo-compatible read-write lock, {@code <id>__rlock__<sequence>} as
+   * kazoo's {@code ReadLock} names it: shared.
+   */
+  KAZOO_READ("__rlock__", "kazoo-read", false, false, true);
 
   /**
    * The directory of the Curator-compatible semaphore's admission mutex ({@link #CURATOR_MUTEX}
@@ -78,22 +90,29 @@ public enum NodeKind {
   private final String label;
   private final boolean exclusive;
   private final boolean curator;
+  private final boolean kazoo;
 
   NodeKind(String prefix, String label, boolean exclusive) {
-    this(prefix, label, exclusive, false);
+    this(prefix, label, exclusive, false, false);
   }
 
   NodeKind(String prefix, String label, boolean exclusive, boolean curator) {
+    this(prefix, label, exclusive, curator, false);
+  }
+
+  NodeKind(String prefix, String label, boolean exclusive, boolean curator, boolean kazoo) {
     this.prefix = prefix;
     this.label = label;
     this.exclusive = exclusive;
     this.curator = curator;
+    this.kazoo = kazoo;
   }
 
   /**
    * The prefix of node names of this kind; for a {@link #curator()} kind, Curator's lock name that
    * comes after the protected prefix and before the sequence ({@code lock-}, {@code __READ__},
-   * {@code __WRIT__}).
+   * {@code __WRIT__}); for a {@link #kazoo()} kind, kazoo's marker before the sequence ({@code
+   * __lock__}, {@code __rlock__}).
    */
   public String prefix() {
     return prefix;
@@ -117,6 +136,23 @@ public enum NodeKind {
     return curator;
   }
 
+  /**
+   * Whether nodes of this kind are named as Python kazoo's lock recipes name theirs ({@code
+   * <id>__lock__<sequence>}, {@code <id>__rlock__<sequence>}), to share one queue with kazoo's
+   * clients.
+   */
+  public boolean kazoo() {
+    return kazoo;
+  }
+
+  /**
+   * Whether nodes of this kind are named as another library's ({@link #curator()}, {@link
+   * #kazoo()}).
+   */
+  public boolean compatible() {
+    return curator || kazoo;
+  }
+
   /** Whether a node of this kind excludes every other node queued after it. */
   public boolean exclusive() {
     return exclusive;
@@ -125,7 +161,7 @@ public enum NodeKind {
   /** The kind of a prefix, or null if it is not one of ours. */
   public static NodeKind ofPrefix(String prefix) {
     for (NodeKind k : values()) {
-      if (!k.curator && k.prefix.equals(prefix)) {
+      if (!k.compatible() && k.prefix.equals(prefix)) {
         return k;
       }
     }

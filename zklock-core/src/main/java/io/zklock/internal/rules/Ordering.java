@@ -136,6 +136,7 @@ public final class Ordering {
       case READ:
       case COHORT_READ:
       case CURATOR_READ:
+      case KAZOO_READ:
         return Ordering::shared;
       case MUTEX:
       case WRITE:
@@ -145,6 +146,7 @@ public final class Ordering {
       case CURATOR_MUTEX:
       case CURATOR_WRITE:
       case CURATOR_LATCH:
+      case KAZOO_LOCK:
         return Ordering::exclusive;
       default:
         throw new IllegalArgumentException("no queue rule for " + kind);

@@ -31,6 +31,14 @@ import java.util.UUID;
  * _c_0b3c…-lock-0000000017}: the uuid (36 characters) is the attempt id, Curator's way of finding
  * its node after a connection loss. Curator orders such nodes by the text after the lock name, the
  * ten-digit sequence: the same order as ours while the counter has not wrapped.
+ *
+ * <h2>kazoo's names</h2>
+ *
+ * The kazoo-compatible kinds ({@link NodeKind#kazoo()}) are named as Python kazoo's lock recipes
+ * name theirs, {@code <id>__lock__<sequence>} and {@code <id>__rlock__<sequence>}: kazoo's id is
+ * {@code uuid4().hex}, ours a UUID's 32 hex digits too. kazoo recognises a contender by its marker
+ * followed by the sequence at the end of the name, whatever comes before, and orders contenders by
+ * the sequence's text ({@link KazooOrder}); every name it recognises parses here as a kazoo kind.
  */
 public record QueueNode(String name, NodeKind kind, String attemptId, int sequence, long czxid) {
 
@@ -97,6 +105,9 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
 
   /** The name prefix to create a node with, to which ZooKeeper appends the sequence. */
   public static String prefix(NodeKind kind, String attemptId) {
+    if (kind.kazoo()) {
+      return attemptId + kind.prefix();
+    }
     if (kind.curator()) {
       return NodeKind.CURATOR_PROTECTED + attemptId + "-" + kind.prefix();
     }
@@ -108,6 +119,10 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
    * the compatible mode shares a queue with.
    */
   public static QueueNode parse(String name) {
+    QueueNode kazoo = parseKazoo(name);
+    if (kazoo != null) {
+      return kazoo;
+    }
     if (name.startsWith(NodeKind.CURATOR_PROTECTED)) {
       return parseCurator(name);
     }
@@ -138,16 +153,52 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
 
   /**
    * The participant id in the data of an election node of {@code kind}: the data itself for
-   * Curator's {@code LeaderLatch} layout ({@link NodeKind#CURATOR_LATCH}), else the {@code
-   * participant} field of zklock's JSON; null if there is none.
+   * Curator's {@code LeaderLatch} layout ({@link NodeKind#CURATOR_LATCH}), for a kazoo kind the
+   * {@code participant} field of zklock's JSON or else the data (a kazoo client's identifier), else
+   * the {@code participant} field of zklock's JSON; null if there is none.
    */
   public static String participantOf(NodeKind kind, byte[] data) {
     if (data == null) {
       return null;
     }
     String text = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+    if (kind.kazoo()) {
+      // zklock's JSON, or a kazoo client's: the identifier given to its Election
+      String field = Json.field(text, "participant");
+      return field != null ? field : text.startsWith("{") ? null : text;
+    }
     return kind.curator() ? text : Json.field(text, "participant");
   }
+
+  /**
+   * {@code <id>__lock__<sequence>} or {@code <id>__rlock__<sequence>}, or null: the marker right
+   * before a sequence that ends the name (kazoo's contender pattern, {@link KazooOrder#contender}).
+   * The sequence is read as ours is (ten characters, or eleven once negative), so that a name kazoo
+   * itself skips (a sign and nine digits) is still known here, and refused ({@link
+   * KazooOrder#agrees}).
+   */
+  private static QueueNode parseKazoo(String name) {
+    int n = name.length();
+    for (int len = 10; len <= 11; len++) {
+      int at = n - len;
+      if (at < 0) {
+        return null;
+      }
+      for (NodeKind kind : KAZOO_KINDS) {
+        String marker = kind.prefix();
+        if (at >= marker.length() && name.startsWith(marker, at - marker.length())) {
+          long sequence = sequence(name.substring(at));
+          if (sequence != NO_SEQUENCE) {
+            return new QueueNode(
+                name, kind, name.substring(0, at - marker.length()), (int) sequence, 0L);
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private static final NodeKind[] KAZOO_KINDS = {NodeKind.KAZOO_LOCK, NodeKind.KAZOO_READ};
 
   /** {@code _c_<uuid>-<lock name><sequence>}, or null. */
   private static QueueNode parseCurator(String name) {

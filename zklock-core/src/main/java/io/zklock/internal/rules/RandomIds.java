@@ -40,9 +40,13 @@ public final class RandomIds {
 
   /**
    * A fresh attempt id for a node of {@code kind}: a UUID's text for the Curator-compatible kinds
-   * (as Curator's protected names carry), else {@link #attemptId()}.
+   * (as Curator's protected names carry), a UUID's 32 hex digits for the kazoo-compatible kinds (as
+   * kazoo's {@code uuid4().hex} prefix), else {@link #attemptId()}.
    */
   public String attemptId(NodeKind kind) {
+    if (kind.kazoo()) {
+      return uuid().replace("-", "");
+    }
     return kind.curator() ? uuid() : attemptId();
   }
 

@@ -89,7 +89,7 @@ class ForeignNodeEngineTest {
         .hasMessageContaining(DIR)
         .hasMessageContaining(kazoo)
         .hasMessageContaining("kazoo")
-        .hasMessageContaining("docs/guarantees.md");
+        .hasMessageContaining("docs/interop.md");
     assertThat(((ZkLockException) failure(r)).path()).isEqualTo(DIR);
     assertThat(f.nodes()).as("our node deleted").containsExactly(kazoo);
     assertThat(reads()).as("no read beyond the listing the create already sent").isZero();

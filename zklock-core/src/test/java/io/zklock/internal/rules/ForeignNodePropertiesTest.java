@@ -9,10 +9,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
-import java.util.Set;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -23,13 +20,12 @@ import net.jqwik.api.constraints.IntRange;
 
 /**
  * Which children of a lock directory are another program's lock nodes ({@link ForeignNode}): every
- * sequential node that is not zklock's own is found, and nothing of zklock's own is. The other
- * libraries' names and orders are written out here as their sources have them: kazoo 2.8's {@code
- * Lock} ({@code uuid4().hex + "__lock__"}, {@code "__rlock__"} for {@code ReadLock}; contenders
- * matched by {@code (?:__lock__|__rlock__)(-?\d{10})$} and sorted by that text), go-zookeeper's
- * {@code Lock} ({@code CreateProtectedEphemeralSequential(path + "/lock-")}: {@code _c_<32
- * hex>-lock-<seq>}; {@code parseSeq} splits at {@code lock-}, else at {@code __}), ZooKeeper's
- * {@code WriteLock} recipe ({@code x-<session id>-<seq>}).
+ * sequential node that is not zklock's own (nor kazoo's, which are queue kinds of their own:
+ * KazooOrderPropertiesTest) is found, and nothing of zklock's own is. The other libraries' names
+ * and orders are written out here as their sources have them: go-zookeeper's {@code Lock} ({@code
+ * CreateProtectedEphemeralSequential(path + "/lock-")}: {@code _c_<32 hex>-lock-<seq>}; {@code
+ * parseSeq} splits at {@code lock-}, else at {@code __}), ZooKeeper's {@code WriteLock} recipe
+ * ({@code x-<session id>-<seq>}).
  */
 class ForeignNodePropertiesTest {
 
@@ -141,59 +137,42 @@ class ForeignNodePropertiesTest {
 
   @Property(tries = 500)
   void aListing_keepsItsForeignNodesApart_andItsQueueAsBefore(
-      @ForAll @IntRange(min = 0, max = 8) int kazoo,
+      @ForAll @IntRange(min = 0, max = 8) int go,
       @ForAll @IntRange(min = 0, max = 8) int ours,
       @ForAll long seed) {
     Random r = new Random(seed);
     List<String> names = new ArrayList<>();
     int s = r.nextInt(1_000_000);
     List<String> own = new ArrayList<>();
-    for (int i = 0; i < ours + kazoo; i++) {
+    for (int i = 0; i < ours + go; i++) {
       if (i < ours) {
         String m = QueueNode.prefix(NodeKind.MUTEX, QueueNode.newAttemptId()) + seq(s + i);
         names.add(m);
         own.add(m);
       } else {
-        names.add(kazooName(r, r.nextBoolean(), s + i));
+        names.add(goName(r, s + i));
       }
     }
     Collections.shuffle(names, r);
     Listing listing = Listing.of(names);
     assertThat(listing.stream().map(QueueNode::name).toList()).isEqualTo(own);
-    assertThat(listing.foreign()).hasSize(kazoo);
-    assertThat(ForeignNode.firstCertain(listing.foreign()) != null).isEqualTo(kazoo > 0);
+    assertThat(listing.foreign()).hasSize(go);
+    assertThat(ForeignNode.firstCertain(listing.foreign()) != null).isEqualTo(go > 0);
     for (ForeignNode f : listing.foreign()) {
-      assertThat(f.library()).isEqualTo(ForeignNode.Library.KAZOO);
+      assertThat(f.library()).isEqualTo(ForeignNode.Library.GO);
     }
   }
 
   // ---------------------------------------------------------------- the libraries' own names
 
-  private static final Pattern KAZOO_CONTENDER =
-      Pattern.compile("(?:__lock__|__rlock__)(-?\\d{10})$");
-
   @Property(tries = 500)
-  void kazoosNodes_areKazoos_withTheSequenceKazooReads(
-      @ForAll boolean reader, @ForAll @IntRange(min = 0) int n, @ForAll long seed) {
+  void kazoosNodes_areNotForeign_butKazooKinds(
+      @ForAll boolean reader, @ForAll int n, @ForAll long seed) {
     String name = kazooName(new Random(seed), reader, n);
-    ForeignNode f = ForeignNode.classify(name);
-    assertThat(f).isNotNull();
-    assertThat(f.library()).isEqualTo(ForeignNode.Library.KAZOO);
-    assertThat(f.certain()).isTrue();
-    assertThat(f.shared()).isEqualTo(reader);
-    Matcher m = KAZOO_CONTENDER.matcher(name);
-    assertThat(m.find()).as("kazoo's own match").isTrue();
-    assertThat(Integer.parseInt(m.group(1))).isEqualTo(f.sequence()).isEqualTo(n);
-  }
-
-  @Property(tries = 300)
-  void kazoosNodes_pastTheCounterOverflow_areKazoos(
-      @ForAll boolean reader,
-      @ForAll @IntRange(min = Integer.MIN_VALUE, max = -1) int n,
-      @ForAll long seed) {
-    ForeignNode f = ForeignNode.classify(kazooName(new Random(seed), reader, n));
-    assertThat(f.library()).isEqualTo(ForeignNode.Library.KAZOO);
-    assertThat(f.sequence()).isEqualTo(n);
+    assertThat(ForeignNode.classify(name)).as(name).isNull();
+    assertThat(QueueNode.parse(name).kind())
+        .isEqualTo(reader ? NodeKind.KAZOO_READ : NodeKind.KAZOO_LOCK);
+    assertThat(Listing.of(List.of(name)).foreign()).isEmpty();
   }
 
   /** go-zookeeper's {@code parseSeq}. */
@@ -255,8 +234,9 @@ class ForeignNodePropertiesTest {
 
   @Example
   void namesFromTheLibrariesSources() {
-    assertThat(ForeignNode.classify("3e2becd2a0f54b7e9d1c6b2a8f7e4d10__lock__0000000000").library())
-        .isEqualTo(ForeignNode.Library.KAZOO);
+    assertThat(ForeignNode.classify("3e2becd2a0f54b7e9d1c6b2a8f7e4d10__lock__0000000000"))
+        .as("kazoo's: a queue kind of its own")
+        .isNull();
     assertThat(
             ForeignNode.classify("_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9-lock-0000000003").library())
         .isEqualTo(ForeignNode.Library.GO);
@@ -272,49 +252,6 @@ class ForeignNodePropertiesTest {
   }
 
   // ---------------------------------------------------------------- who likely holds (display)
-
-  /**
-   * kazoo's WriteLock/ReadLock: whether each of its nodes holds, by kazoo 2.8's _get_predecessor.
-   */
-  static Set<String> kazooHolders(List<String> children) {
-    Set<String> out = new java.util.HashSet<>();
-    for (String me : children) {
-      boolean reader = me.contains("__rlock__");
-      Pattern excl =
-          Pattern.compile(
-              reader ? "(?:__lock__)(-?\\d{10})$" : "(?:__lock__|__rlock__)(-?\\d{10})$");
-      Matcher mine = KAZOO_CONTENDER.matcher(me);
-      mine.find();
-      String mySeq = mine.group(1);
-      boolean ahead = false;
-      for (String c : children) {
-        Matcher m = excl.matcher(c);
-        if (!c.equals(me) && m.find() && m.group(1).compareTo(mySeq) < 0) {
-          ahead = true;
-        }
-      }
-      if (!ahead) {
-        out.add(me);
-      }
-    }
-    return out;
-  }
-
-  @Property(tries = 500)
-  void likelyHolders_ofKazoosNodes_areWhomKazooLetsHold(
-      @ForAll @IntRange(min = 1, max = 10) int count, @ForAll long seed) {
-    Random r = new Random(seed);
-    List<String> names = new ArrayList<>();
-    List<ForeignNode> foreign = new ArrayList<>();
-    int s = r.nextInt(1_000_000);
-    for (int i = 0; i < count; i++) {
-      String name = kazooName(r, r.nextBoolean(), s + i);
-      names.add(name);
-      foreign.add(ForeignNode.classify(name));
-    }
-    Collections.shuffle(foreign, r);
-    assertThat(ForeignNode.likelyHolders(foreign)).isEqualTo(kazooHolders(names));
-  }
 
   @Property(tries = 300)
   void likelyHolders_ofGoNodes_isTheLowestSequence(
@@ -334,12 +271,12 @@ class ForeignNodePropertiesTest {
 
   @Example
   void refusal_namesTheDirectoryTheNodeAndTheLibrary() {
-    ForeignNode f = ForeignNode.classify("3e2becd2a0f54b7e9d1c6b2a8f7e4d10__lock__0000000000");
+    ForeignNode f = ForeignNode.classify("_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9-lock-0000000003");
     String message = ForeignNode.refusal("/zklock/polyglot", NodeKind.MUTEX, f);
     assertThat(message)
         .contains("/zklock/polyglot")
-        .contains("3e2becd2a0f54b7e9d1c6b2a8f7e4d10__lock__0000000000")
-        .contains("kazoo")
+        .contains("_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9-lock-0000000003")
+        .contains("Go's zookeeper client")
         .contains("mutex");
   }
 }

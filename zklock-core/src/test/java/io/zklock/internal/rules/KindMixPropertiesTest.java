@@ -114,6 +114,9 @@ class KindMixPropertiesTest {
         return "LeaderLatch";
       case CURATOR_LEASE:
         return "InterProcessSemaphoreV2's leases";
+      case KAZOO_LOCK:
+      case KAZOO_READ:
+        return "kazoo's Lock, WriteLock, ReadLock, Election";
       default:
         return "zklock's own";
     }

@@ -136,8 +136,9 @@ class QueueNodeRulesTest {
   @Test
   void nodeKind_prefixesLabelsAndExclusivity() {
     for (NodeKind k : NodeKind.values()) {
-      // a Curator-compatible kind's "prefix" is Curator's lock name, after _c_<uuid>-: never ours
-      assertThat(NodeKind.ofPrefix(k.prefix())).isSameAs(k.curator() ? null : k);
+      // a Curator-compatible kind's "prefix" is Curator's lock name, after _c_<uuid>-, a
+      // kazoo-compatible kind's kazoo's marker, before the sequence: never ours
+      assertThat(NodeKind.ofPrefix(k.prefix())).isSameAs(k.compatible() ? null : k);
     }
     assertThat(NodeKind.ofPrefix("q")).isNull();
     assertThat(NodeKind.ofPrefix("")).isNull();
