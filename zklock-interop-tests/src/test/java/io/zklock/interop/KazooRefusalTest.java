@@ -16,12 +16,12 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * zklock beside real Python kazoo clients on the same path, before any kazoo-compatible mode:
- * kazoo's recipes skip every child that is not theirs ({@code Lock._get_predecessor} keeps only
- * {@code __lock__}/{@code __rlock__} names), so a kazoo client never waits for a zklock holder, and
- * zklock must never grant beside a kazoo node. Each zklock request that finds one refuses, naming
- * the node and kazoo, and leaves no node; {@code inspect} shows the kazoo holder. Each kazoo client
- * is a process and a session of its own.
+ * zklock's plain locks beside real Python kazoo clients on the same path (the kazoo-compatible mode
+ * that shares their queue: KazooCompatibleTest): kazoo's recipes skip every child that is not
+ * theirs ({@code Lock._get_predecessor} keeps only {@code __lock__}/{@code __rlock__} names), so a
+ * kazoo client never waits for a zklock holder, and zklock must never grant beside a kazoo node.
+ * Each zklock request that finds one refuses, naming the node and kazoo, and leaves no node; {@code
+ * inspect} shows the kazoo holder. Each kazoo client is a process and a session of its own.
  */
 class KazooRefusalTest extends KazooTestBase {
 
@@ -41,18 +41,18 @@ class KazooRefusalTest extends KazooTestBase {
         .isInstanceOf(ZkLockException.class)
         .hasMessageContaining(pathOf(name))
         .hasMessageContaining(node)
-        .hasMessageContaining("kazoo");
+        .hasMessageContaining("kazoo")
+        .hasMessageContaining("LockOptions.kazooCompatible()");
     assertThat(children(name)).containsExactly(node);
 
     // and inspect shows the kazoo holder, with its identifier, rather than no lock
     LockInfo info = z.inspect(name).orElseThrow();
     assertThat(info.holders()).hasSize(1);
     LockNode h = info.holders().get(0);
-    assertThat(h.kind()).isEqualTo(LockNode.Kind.FOREIGN);
+    assertThat(h.kind()).isEqualTo(LockNode.Kind.KAZOO_LOCK);
     assertThat(h.clientName()).isEqualTo("(kazoo)");
     assertThat(h.ownerData()).isEqualTo("settlement-job");
     assertThat(h.sessionId()).isEqualTo(py.sessionId());
-    assertThat(info.state()).containsEntry("foreign", "kazoo");
 
     // and once kazoo lets go, zklock holds
     held.release();
