@@ -201,6 +201,20 @@ class KazooOrderPropertiesTest {
     }
   }
 
+  @Property(tries = 500)
+  void goReadsTheSequence_ofKazoosNames_andZklocksCompatibleOnes(
+      @ForAll boolean reader, @ForAll boolean byKazoo, @ForAll int n, @ForAll long seed) {
+    // go-zookeeper's parseSeq splits at "lock-", else at "__": it sees kazoo's nodes, and the
+    // kazoo-compatible mode's, as contenders with their own sequence (zklock refuses Go's nodes)
+    String name =
+        byKazoo
+            ? kazooName(new Random(seed), reader ? Recipe.READ_LOCK : Recipe.LOCK, n)
+            : zklockName(reader ? NodeKind.KAZOO_READ : NodeKind.KAZOO_LOCK, n);
+    assertThat(ForeignNodePropertiesTest.goParseSeq(name))
+        .isEqualTo(QueueNode.parse(name).sequence())
+        .isEqualTo(n);
+  }
+
   // ---------------------------------------------------------------- decisions
 
   /** One child of a random kazoo-family directory, and who made it. */
