@@ -66,7 +66,12 @@ final class UiCommand implements java.util.concurrent.Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     // in the background: build() would create the namespace; the first read waits for a server
     try (ZkLocks locks = connection.connectInBackground("zklock-ui");
-        UiModel model = new UiModel(locks, under, System::currentTimeMillis)) {
+        UiModel model =
+            new UiModel(
+                locks,
+                under,
+                System::currentTimeMillis,
+                new SessionProbe(connection.connect, connection.security().tls(), 1_000))) {
       try {
         model.start();
       } catch (IllegalArgumentException e) {

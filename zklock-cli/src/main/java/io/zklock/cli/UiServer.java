@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -66,6 +67,12 @@ final class UiServer implements AutoCloseable {
   static final String OPERATOR_HEADER = "X-Zklock-Operator";
   static final int MAX_LIMIT = 500;
 
+  /** The clients the header counts by name; the rest only in the total. */
+  static final int TOP_CLIENTS = 12;
+
+  /** How often an idle event stream sends a comment, so that a dead view shows in the page. */
+  static final int KEEP_ALIVE_SECONDS = 5;
+
   private final ZkLocks locks;
   private final UiModel model;
   private final HttpServer http;
@@ -74,7 +81,19 @@ final class UiServer implements AutoCloseable {
   private final String token;
   private final Set<BlockingQueue<String>> browsers = ConcurrentHashMap.newKeySet();
   private final AtomicLong served = new AtomicLong();
-  private final UiModel.Listener listener = this::broadcast;
+  private final AtomicLong eventBytes = new AtomicLong();
+  private final UiModel.Listener listener =
+      new UiModel.Listener() {
+        @Override
+        public void changed(long version, List<UiModel.Event> events) {
+          broadcast(version, events);
+        }
+
+        @Override
+        public void viewChanged(UiModel.ViewState view) {
+          UiServer.this.viewChanged(view);
+        }
+      };
   private final byte[] page;
   private volatile boolean stopped;
 
@@ -143,12 +162,8 @@ final class UiServer implements AutoCloseable {
         case "/", "/index.html" -> sendBytes(ex, 200, "text/html; charset=utf-8", page);
         case "/api/locks" -> send(ex, 200, "application/json", locksJson(q));
         case "/api/lock" -> lockJson(ex, q.getOrDefault("name", ""));
-        case "/api/timeline" ->
-            send(
-                ex,
-                200,
-                "application/json",
-                timelineJson(parseLong(q.get("after"), 0), (int) parseLong(q.get("limit"), 500)));
+        case "/api/timeline" -> send(ex, 200, "application/json", timelineJson(q));
+        case "/api/view" -> send(ex, 200, "application/json", model.viewState().json());
         case "/api/stats" -> send(ex, 200, "application/json", statsJson());
         case "/api/events" -> events(ex);
         default -> send(ex, 404, "text/plain", "not found\n");
@@ -163,56 +178,136 @@ final class UiServer implements AutoCloseable {
 
   // ------------------------------------------------------------------ JSON
 
+  /**
+   * A page of locks: filtered, ordered and cut on the server, so the browser gets at most {@code
+   * limit} locks whatever their number. With {@code known} (the version the browser's rows are
+   * from) and {@code have} (the ids of the rows it has), a row it has that has not changed since
+   * comes as its id alone: an update carries only what changed, and the page's order.
+   */
   String locksJson(Map<String, String> q) {
     long now = System.currentTimeMillis();
-    List<LockInfo> all = model.all();
-    List<LockInfo> matched =
-        all.stream().filter(UiModel.filter(q.get("q"), q.get("kind"), q.get("state"))).toList();
+    UiModel.Snapshot snap = model.snapshot();
+    UiModel.Query query =
+        new UiModel.Query(
+            q.get("q"),
+            q.get("kind"),
+            q.get("state"),
+            q.get("client"),
+            "1".equals(q.get("waiting")) || "true".equals(q.get("waiting")),
+            parseLong(q.get("heldLonger"), 0));
+    List<UiModel.Row> matched =
+        new ArrayList<>(snap.rows().stream().filter(UiModel.filter(query, now)).toList());
+    matched.sort(UiModel.order(q.get("sort")));
     int offset = (int) Math.max(0, parseLong(q.get("offset"), 0));
     int limit = (int) Math.min(MAX_LIMIT, Math.max(1, parseLong(q.get("limit"), 50)));
     int maxWaiters = (int) Math.max(0, parseLong(q.get("waiters"), 10));
-    long held = all.stream().filter(LockInfo::isHeld).count();
-    long waiting = all.stream().mapToLong(l -> l.waiters().size()).sum();
+    long known = parseLong(q.get("known"), -1);
+    Set<Integer> have = new HashSet<>();
+    if (known >= 0 && q.get("have") != null && !q.get("have").isEmpty()) {
+      for (String id : q.get("have").split(",")) {
+        have.add((int) parseLong(id, -1));
+      }
+    }
+    UiModel.ViewState view = model.viewState();
     StringBuilder sb = new StringBuilder();
     sb.append("{\"namespace\":").append(quote(locks.namespace()));
     sb.append(",\"time\":").append(quote(Instant.ofEpochMilli(now).toString()));
     sb.append(",\"now\":").append(now);
-    sb.append(",\"version\":").append(model.version());
-    sb.append(",\"total\":").append(all.size());
-    sb.append(",\"held\":").append(held);
-    sb.append(",\"waiting\":").append(waiting);
+    sb.append(",\"version\":").append(snap.version());
+    sb.append(",\"view\":").append(view.json());
+    sb.append(",\"total\":").append(snap.rows().size());
+    sb.append(",\"held\":").append(snap.held());
+    sb.append(",\"waiting\":").append(snap.waiting());
     sb.append(",\"matched\":").append(matched.size());
     sb.append(",\"offset\":").append(offset);
     sb.append(",\"limit\":").append(limit);
     sb.append(",\"allowRelease\":").append(allowRelease);
-    sb.append(",\"error\":").append(quote(model.lastError()));
+    sb.append(",\"error\":").append(quote(view.error()));
+    if (known < 0 || snap.countsChanged() > known) {
+      sb.append(",\"counts\":").append(countsJson(snap));
+    }
+    SessionProbe.Answer probed = model.lastProbe();
+    sb.append(",\"probe\":{\"known\":")
+        .append(probed.known())
+        .append(",\"why\":")
+        .append(quote(probed.why()))
+        .append('}');
+    StringBuilder order = new StringBuilder();
     sb.append(",\"locks\":[");
-    for (int i = offset; i < Math.min(matched.size(), offset + limit); i++) {
-      if (i > offset) {
+    int end = Math.min(matched.size(), offset + limit);
+    for (int i = offset; i < end; i++) {
+      UiModel.Row r = matched.get(i);
+      order.append(i > offset ? "," : "").append(r.id());
+      if (known >= 0 && have.contains(r.id()) && r.changed() <= known) {
+        continue; // the browser has it as it is
+      }
+      if (sb.charAt(sb.length() - 1) != '[') {
         sb.append(',');
       }
-      sb.append(UiModel.lockJson(matched.get(i), now, maxWaiters));
+      sb.append(
+          UiModel.lockJson(
+              r.info(), now, maxWaiters, r.id(), r.grants(), model::sessionLink, model::session));
     }
-    return sb.append("]}").toString();
+    sb.append("],\"order\":[").append(order).append(']');
+    return sb.append('}').toString();
+  }
+
+  /** The counts of the header: locks per kind, and the clients with the most nodes. */
+  private static String countsJson(UiModel.Snapshot snap) {
+    StringBuilder sb = new StringBuilder("{\"kinds\":{");
+    int i = 0;
+    for (Map.Entry<String, Integer> e : snap.kinds().entrySet()) {
+      sb.append(i++ > 0 ? "," : "").append(quote(e.getKey())).append(':').append(e.getValue());
+    }
+    sb.append("},\"clients\":[");
+    List<Map.Entry<String, Integer>> clients = new ArrayList<>(snap.clients().entrySet());
+    clients.sort(
+        Map.Entry.<String, Integer>comparingByValue()
+            .reversed()
+            .thenComparing(Map.Entry.comparingByKey()));
+    for (int k = 0; k < Math.min(TOP_CLIENTS, clients.size()); k++) {
+      sb.append(k > 0 ? "," : "")
+          .append("{\"who\":")
+          .append(quote(clients.get(k).getKey()))
+          .append(",\"nodes\":")
+          .append(clients.get(k).getValue())
+          .append('}');
+    }
+    return sb.append("],\"clientsTotal\":").append(clients.size()).append('}').toString();
   }
 
   private void lockJson(HttpExchange ex, String name) throws IOException {
-    LockInfo l = model.lock(name);
-    if (l == null) {
+    UiModel.Row r = model.row(name);
+    if (r == null) {
       send(ex, 404, "application/json", "{\"error\":\"no such lock\"}");
     } else {
       send(
           ex,
           200,
           "application/json",
-          UiModel.lockJson(l, System.currentTimeMillis(), Integer.MAX_VALUE));
+          UiModel.lockJson(
+              r.info(),
+              System.currentTimeMillis(),
+              Integer.MAX_VALUE,
+              r.id(),
+              r.grants(),
+              model::sessionLink,
+              model::session));
     }
   }
 
-  String timelineJson(long after, int limit) {
+  String timelineJson(Map<String, String> q) {
+    long after = parseLong(q.get("after"), 0);
+    int limit = (int) parseLong(q.get("limit"), 500);
     StringBuilder sb = new StringBuilder("{\"opened\":").append(model.openedMillis());
     sb.append(",\"events\":[");
-    List<UiModel.Event> events = model.timeline(after, Math.max(1, Math.min(limit, 2000)));
+    List<UiModel.Event> events =
+        model.timeline(
+            after,
+            Math.max(1, Math.min(limit, UiModel.TIMELINE_LIMIT)),
+            q.get("q"),
+            q.get("kind"),
+            q.get("client"));
     for (int i = 0; i < events.size(); i++) {
       if (i > 0) {
         sb.append(',');
@@ -224,10 +319,15 @@ final class UiServer implements AutoCloseable {
 
   String statsJson() {
     io.zklock.LockWatch w = model.watch();
+    UiModel.ViewState v = model.viewState();
     return "{\"browsers\":"
         + browsers.size()
         + ",\"session\":"
         + quote("0x" + Long.toHexString(locks.sessionId()))
+        + ",\"sessionState\":"
+        + quote(v.state())
+        + ",\"server\":"
+        + quote(v.server())
         + ",\"watchMode\":"
         + quote(w == null ? "NONE" : w.mode().name())
         + ",\"watchRequests\":"
@@ -236,8 +336,12 @@ final class UiServer implements AutoCloseable {
         + model.zkReads()
         + ",\"refreshes\":"
         + model.refreshes()
+        + ",\"probes\":"
+        + model.probes()
         + ",\"httpRequests\":"
         + served.get()
+        + ",\"eventBytes\":"
+        + eventBytes.get()
         + ",\"version\":"
         + model.version()
         + "}";
@@ -245,20 +349,37 @@ final class UiServer implements AutoCloseable {
 
   // ------------------------------------------------------------------ events
 
+  /** At most this many timeline events go in one message; the page reads the rest if it wants. */
+  static final int EVENTS_PER_MESSAGE = 50;
+
   private void broadcast(long version, List<UiModel.Event> events) {
     StringBuilder sb = new StringBuilder("{\"version\":").append(version).append(",\"events\":[");
-    for (int i = 0; i < events.size(); i++) {
-      if (i > 0) {
+    int from = Math.max(0, events.size() - EVENTS_PER_MESSAGE);
+    for (int i = from; i < events.size(); i++) {
+      if (i > from) {
         sb.append(',');
       }
       sb.append(events.get(i).json());
     }
-    String msg = "event: change\ndata: " + sb.append("]}") + "\n\n";
+    sb.append(']');
+    if (from > 0) {
+      sb.append(",\"more\":").append(from);
+    }
+    offer("event: change\ndata: " + sb.append('}') + "\n\n", version);
+  }
+
+  private void viewChanged(UiModel.ViewState view) {
+    offer("event: view\ndata: " + view.json() + "\n\n", -1);
+  }
+
+  private void offer(String msg, long version) {
     for (BlockingQueue<String> b : browsers) {
       if (!b.offer(msg)) {
         b.clear(); // a browser far behind: it reads everything again at the next message
         b.offer(
-            "event: change\ndata: {\"version\":" + version + ",\"events\":[],\"lagged\":true}\n\n");
+            "event: change\ndata: {\"version\":"
+                + Math.max(version, model.version())
+                + ",\"events\":[],\"lagged\":true}\n\n");
       }
     }
   }
@@ -271,12 +392,18 @@ final class UiServer implements AutoCloseable {
     browsers.add(queue);
     try (OutputStream out = ex.getResponseBody()) {
       out.write(
-          ("retry: 1000\nevent: hello\ndata: {\"version\":" + model.version() + "}\n\n")
+          ("retry: 1000\nevent: hello\ndata: {\"version\":"
+                  + model.version()
+                  + ",\"view\":"
+                  + model.viewState().json()
+                  + "}\n\n")
               .getBytes(StandardCharsets.UTF_8));
       out.flush();
       while (!stopped) {
-        String msg = queue.poll(15, TimeUnit.SECONDS);
-        out.write((msg == null ? ": keep-alive\n\n" : msg).getBytes(StandardCharsets.UTF_8));
+        String msg = queue.poll(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+        byte[] bytes = (msg == null ? ": keep-alive\n\n" : msg).getBytes(StandardCharsets.UTF_8);
+        eventBytes.addAndGet(bytes.length);
+        out.write(bytes);
         out.flush();
       }
     } catch (IOException | InterruptedException gone) {

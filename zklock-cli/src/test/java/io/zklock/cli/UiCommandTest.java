@@ -7,6 +7,7 @@ import io.zklock.LeaderElection;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.ZkLocks;
+import io.zklock.testkit.FaultProxy;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -228,6 +229,228 @@ class UiCommandTest extends UiTestSupport {
   }
 
   @Test
+  void view_connectionLost_everythingLastKnownSinceTheCut_thenReadAgain() throws Exception {
+    String ns = namespace();
+    try (FaultProxy proxy = FaultProxy.start(zk.connectString())) {
+      LockHandle before = client(ns, "worker-1").mutex("jobs/a").acquire();
+      Ui ui = startUiAt(proxy.connectString(), ns, "--session-timeout", "30s");
+      String live = json(ui.base() + "/api/view");
+      assertThat(live)
+          .contains("\"status\":\"connected\"", "\"current\":true")
+          .contains("\"server\":\"127.0.0.1:" + proxy.port() + "\"");
+
+      long cut = System.currentTimeMillis();
+      proxy.refuse(); // the view's connection drops and stays down: as a stopped server
+      await()
+          .atMost(WAIT)
+          .until(() -> json(ui.base() + "/api/view").contains("\"status\":\"suspended\""));
+      String view = json(ui.base() + "/api/view");
+      String page = json(ui.base() + "/api/locks");
+
+      assertThat(view).as("nothing shown is live").contains("\"current\":false");
+      assertThat(number(view, "knownAt"))
+          .as("everything is as known when the connection dropped")
+          .isBetween(cut, System.currentTimeMillis());
+      assertThat(number(view, "statusSince")).isGreaterThanOrEqualTo(cut);
+      assertThat(page)
+          .as("the last known locks, with the view's state")
+          .contains("\"name\":\"jobs/a\"", "\"current\":false");
+
+      before.release(); // changes the view cannot see while cut off
+      client(ns, "worker-2").mutex("jobs/b").acquire();
+      proxy.pass();
+
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                String again = json(ui.base() + "/api/locks");
+                return again.contains("\"current\":true")
+                    && again.contains("\"name\":\"jobs/b\"")
+                    && !again.contains("\"name\":\"jobs/a\"");
+              });
+    }
+  }
+
+  @Test
+  void held_countsFromTheGrant_waiting_fromTheRequest() throws Exception {
+    String ns = namespace();
+    LockHandle first = client(ns, "first").mutex("jobs/report").acquire();
+    Ui ui = startUi(ns);
+    assertThat(lockOf(ui, "jobs/report"))
+        .as("held from its creation: ZooKeeper's records say so exactly")
+        .contains("\"grantedHow\":\"records\"");
+    CompletableFuture<LockHandle> second = client(ns, "second").mutex("jobs/report").acquireAsync();
+    await().atMost(WAIT).until(() -> number(lockOf(ui, "jobs/report"), "waitersTotal") == 1);
+    Thread.sleep(1_500); // the request waits visibly longer than it will have held
+
+    long beforeRelease = System.currentTimeMillis();
+    first.release();
+    second.get(10, TimeUnit.SECONDS);
+    await().atMost(WAIT).until(() -> "second".equals(text(lockOf(ui, "jobs/report"), "client")));
+    String lock = lockOf(ui, "jobs/report");
+    long now = System.currentTimeMillis();
+
+    long requested = number(lock, "sinceMillis");
+    assertThat(beforeRelease - requested).as("it waited 1.5 s").isGreaterThanOrEqualTo(1_500);
+    assertThat(lock).contains("\"grantedHow\":\"seen\"");
+    assertThat(number(lock, "grantedFrom")).isGreaterThanOrEqualTo(requested);
+    assertThat(number(lock, "grantedTo"))
+        .as("seen holding only after the release")
+        .isGreaterThanOrEqualTo(beforeRelease)
+        .isLessThanOrEqualTo(now);
+    assertThat(number(lock, "grantTold"))
+        .as("the watch told of the grant after the release")
+        .isGreaterThanOrEqualTo(beforeRelease)
+        .isLessThanOrEqualTo(now);
+  }
+
+  @Test
+  void timeline_releaseCloseAndExpiry_toldApart_disconnectedHolderShown() throws Exception {
+    String ns = namespace();
+    try (FaultProxy line = FaultProxy.start(zk.connectString())) {
+      LockHandle released = client(ns, "releaser").mutex("t/released").acquire();
+      ZkLocks closer = client(ns, "closer");
+      closer.mutex("t/closed").acquire();
+      // a session timeout of 6 s: the view's probe (every 2 s) sees the connection gone before
+      ZkLocks dying = clientAt(line.connectString(), ns, "dying", java.time.Duration.ofSeconds(6));
+      dying.mutex("t/expired").acquire();
+      Ui ui = startUi(ns);
+      await().atMost(WAIT).until(() -> lockOf(ui, "t/expired").contains("\"link\":\"connected\""));
+
+      released.release();
+      closer.close();
+      line.refuse(); // as a process killed: its connection goes, its session lives on a while
+
+      await()
+          .atMost(WAIT)
+          .until(() -> lockOf(ui, "t/expired").contains("\"link\":\"disconnected\""));
+      assertThat(lockOf(ui, "t/expired")).contains("\"disconnectedSince\":");
+      await()
+          .atMost(java.time.Duration.ofSeconds(30))
+          .until(() -> json(ui.base() + "/api/timeline").contains("\"type\":\"session-expired\""));
+      String timeline = json(ui.base() + "/api/timeline");
+
+      assertThat(event(timeline, "t/released"))
+          .contains("\"type\":\"released\"")
+          .contains("its session is still connected");
+      assertThat(event(timeline, "t/closed"))
+          .contains("\"type\":\"session-closed\"")
+          .contains("ended with its connection, too soon for an expiry");
+      assertThat(event(timeline, "t/expired"))
+          .contains("\"type\":\"session-expired\"")
+          .contains("no connection since");
+    }
+  }
+
+  /** The last event of the timeline about {@code lock} that is not a grant or a queueing. */
+  private static String event(String timeline, String lock) {
+    Matcher m =
+        Pattern.compile("\\{\"seq\":[^{}]*\"lock\":\"" + Pattern.quote(lock) + "\"[^{}]*\\}")
+            .matcher(timeline);
+    String last = null;
+    while (m.find()) {
+      if (!m.group().contains("\"type\":\"granted\"")
+          && !m.group().contains("\"type\":\"queued\"")) {
+        last = m.group();
+      }
+    }
+    assertThat(last).as("an event of " + lock + " in " + timeline).isNotNull();
+    return last;
+  }
+
+  @Test
+  void locks_sortFiltersCounts_andUpdatesCarryOnlyWhatChanged() throws Exception {
+    String ns = namespace();
+    ZkLocks bulk = client(ns, "bulk");
+    for (int i = 0; i < 30; i++) {
+      bulk.mutex(String.format("item-%02d", i)).acquire();
+    }
+    List<CompletableFuture<LockHandle>> waiting = new ArrayList<>();
+    waiting.add(client(ns, "w-first").mutex("item-10").acquireAsync()); // the longest wait
+    await().atMost(WAIT).until(() -> children(ns + "/item-10").size() == 2);
+    for (String w : List.of("w1", "w2", "w3")) {
+      waiting.add(client(ns, w).mutex("item-05").acquireAsync());
+    }
+    client(ns, "other").semaphore("quota", 2).acquire();
+    await().atMost(WAIT).until(() -> children(ns + "/item-05").size() == 4);
+    Ui ui = startUi(ns);
+
+    assertThat(firstName(json(ui.base() + "/api/locks?sort=waiters"))).isEqualTo("item-05");
+    assertThat(firstName(json(ui.base() + "/api/locks?sort=wait"))).isEqualTo("item-10");
+    assertThat(firstName(json(ui.base() + "/api/locks?sort=name"))).isEqualTo("item-00");
+    assertThat(firstName(json(ui.base() + "/api/locks")))
+        .as("what matters first")
+        .isEqualTo("item-10");
+    assertThat(number(json(ui.base() + "/api/locks?waiting=1"), "matched")).isEqualTo(2);
+    assertThat(number(json(ui.base() + "/api/locks?kind=semaphore"), "matched")).isEqualTo(1);
+    assertThat(number(json(ui.base() + "/api/locks?client=w2"), "matched")).isEqualTo(1);
+    String all = json(ui.base() + "/api/locks?sort=name&limit=10");
+    assertThat(all)
+        .contains("\"kinds\":{\"mutex\":30,\"semaphore\":1}")
+        .contains("{\"who\":\"bulk\",\"nodes\":30}")
+        .contains("\"clientsTotal\":6");
+
+    // the same page again, as the page asks after a change: rows it has and that did not change
+    // come as ids in the order alone
+    long version = number(all, "version");
+    String have = order(all);
+    String same =
+        json(ui.base() + "/api/locks?sort=name&limit=10&known=" + version + "&have=" + have);
+    assertThat(same).contains("\"locks\":[]").contains("\"order\":[" + have + "]");
+    assertThat(same).as("counts unchanged: not sent").doesNotContain("\"kinds\"");
+    client(ns, "late").mutex("item-03").acquireAsync(); // item-03 changes: one waiter more
+    await().atMost(WAIT).until(() -> number(json(ui.base() + "/api/stats"), "version") > version);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                json(ui.base() + "/api/locks?sort=name&limit=10&known=" + version + "&have=" + have)
+                    .contains("\"client\":\"late\""));
+    String diff =
+        json(ui.base() + "/api/locks?sort=name&limit=10&known=" + version + "&have=" + have);
+    assertThat(values(diff, "name"))
+        .as("only the lock that changed")
+        .containsExactly("\"item-03\"");
+    System.out.printf(
+        "bytes per update, 10 locks a page: the page %d, unchanged %d, one lock changed %d%n",
+        all.length(), same.length(), diff.length());
+    waiting.forEach(w -> w.cancel(true));
+  }
+
+  @Test
+  void timeline_followsTheSearch() throws Exception {
+    String ns = namespace();
+    Ui ui = startUi(ns);
+    client(ns, "alpha-worker").mutex("alpha/job").acquire();
+    client(ns, "beta-worker").mutex("beta/job").acquire();
+    await()
+        .atMost(WAIT)
+        .until(() -> json(ui.base() + "/api/timeline").contains("\"lock\":\"beta/job\""));
+
+    String alpha = json(ui.base() + "/api/timeline?q=alpha");
+    String byClient = json(ui.base() + "/api/timeline?client=beta-worker");
+
+    assertThat(alpha).contains("\"lock\":\"alpha/job\"").doesNotContain("beta/job");
+    assertThat(byClient).contains("\"lock\":\"beta/job\"").doesNotContain("alpha/job");
+  }
+
+  private static String firstName(String page) {
+    Matcher m = Pattern.compile("\"order\":\\[(\\d+)").matcher(page);
+    assertThat(m.find()).as(page).isTrue();
+    Matcher n =
+        Pattern.compile("\\{\"name\":\"([^\"]+)\",\"id\":" + m.group(1) + ",").matcher(page);
+    assertThat(n.find()).as(page).isTrue();
+    return n.group(1);
+  }
+
+  private static String order(String page) {
+    Matcher m = Pattern.compile("\"order\":\\[([0-9,]*)\\]").matcher(page);
+    assertThat(m.find()).as(page).isTrue();
+    return m.group(1);
+  }
+
+  @Test
   void lsAndUi_sameLocksQueuesAndTokens() throws Exception {
     String ns = namespace();
     ZkLocks a = client(ns, "client-a");
@@ -244,7 +467,7 @@ class UiCommandTest extends UiTestSupport {
     Ui ui = startUi(ns);
 
     Cli.Result ls = Cli.run(args("ls", ns, "--json"));
-    String view = json(ui.base() + "/api/locks?limit=500&waiters=100000");
+    String view = json(ui.base() + "/api/locks?sort=name&limit=500&waiters=100000");
 
     assertThat(ls.exitCode()).as(ls.toString()).isZero();
     for (String field : List.of("name", "node", "state", "client", "token", "session", "since")) {

@@ -39,6 +39,11 @@ abstract class UiTestSupport extends CliServerTestSupport {
 
   /** Starts {@code zklock ui} on a free port and keeps it running until the test ends. */
   Ui startUi(String ns, String... extra) throws Exception {
+    return startUiAt(zk.connectString(), ns, extra);
+  }
+
+  /** Starts {@code zklock ui} on a free port against {@code connect}. */
+  Ui startUiAt(String connect, String ns, String... extra) throws Exception {
     CommandLine cl = Main.commandLine();
     UiCommand cmd = cl.getSubcommands().get("ui").getCommand();
     CompletableFuture<UiServer> started = new CompletableFuture<>();
@@ -53,7 +58,9 @@ abstract class UiTestSupport extends CliServerTestSupport {
           }
         };
     String[] args =
-        Stream.concat(Stream.of(args("ui", ns, "--port", "0")), Stream.of(extra))
+        Stream.concat(
+                Stream.of("ui", "--connect", connect, "--namespace", ns, "--port", "0"),
+                Stream.of(extra))
             .toArray(String[]::new);
     Cli.Result[] result = new Cli.Result[1];
     Thread t =
@@ -76,6 +83,29 @@ abstract class UiTestSupport extends CliServerTestSupport {
     ZkLocks l = ZkLocks.builder(zk.connectString()).namespace(ns).clientName(name).build();
     closeables.add(l);
     return l;
+  }
+
+  /** A client of {@code connect} with a session timeout, closed after the test. */
+  ZkLocks clientAt(String connect, String ns, String name, Duration sessionTimeout) {
+    ZkLocks l =
+        ZkLocks.builder(connect)
+            .namespace(ns)
+            .clientName(name)
+            .sessionTimeout(sessionTimeout)
+            .build();
+    closeables.add(l);
+    return l;
+  }
+
+  /** The JSON object of one lock from {@code /api/lock}. */
+  static String lockOf(Ui ui, String name) throws Exception {
+    return json(ui.base() + "/api/lock?name=" + name);
+  }
+
+  /** The first value of a string field, or null. */
+  static String text(String json, String field) {
+    Matcher m = Pattern.compile("\"" + field + "\":\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(json);
+    return m.find() ? m.group(1) : null;
   }
 
   static HttpResponse<String> get(String url) throws Exception {
