@@ -14,6 +14,7 @@ import io.zklock.LockOptions;
 import io.zklock.ReadWriteLock;
 import io.zklock.ZkLockException;
 import io.zklock.ZkLocks;
+import io.zklock.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -308,5 +309,50 @@ class KazooCompatibleTest extends KazooTestBase {
     e.close();
     pyNext.awaitHeld();
     pyNext.release();
+  }
+
+  @Test
+  void aPartitionedZklockHolder_isToldOfTheLoss_beforeKazooIsGranted() throws Exception {
+    String name = newName("partition-java");
+    FaultProxy proxy = closeAtEnd(FaultProxy.start(server.connectString()));
+    ZkLocks z = zklock("java-partitioned", proxy.connectString(), Duration.ofSeconds(4));
+    LockHandle held = z.mutex(name, KAZOO).acquire();
+    long[] lostAt = new long[1];
+    held.lost().thenRun(() -> lostAt[0] = System.nanoTime());
+    Kazoo py = kazoo("py-waiter");
+    Kazoo.Recipe waiting = py.lock(pathOf(name), "py-waiter").acquire();
+    awaitQueued(name, 2);
+
+    // the zklock holder is cut off from the ensemble, and never hears it expire its session
+    proxy.blackhole();
+    waiting.awaitHeld();
+    long kazooSeenHolding = System.nanoTime();
+
+    assertThat(held.lost()).as("told of the loss by its own deadline").isDone();
+    assertThat(lostAt[0]).as("before kazoo was seen holding").isLessThan(kazooSeenHolding);
+    assertThat(held.isHeld()).isFalse();
+    waiting.release();
+    proxy.pass();
+  }
+
+  @Test
+  void aPartitionedKazooHolder_zklockIsGrantedOnlyOnceItsSessionExpired() throws Exception {
+    String name = newName("partition-py");
+    FaultProxy proxy = closeAtEnd(FaultProxy.start(server.connectString()));
+    Kazoo py = kazoo("py-partitioned", proxy.connectString(), Duration.ofSeconds(4));
+    py.lock(pathOf(name), "py-holder").acquire().awaitHeld();
+    String kazooNode = children(name).get(0);
+    ZkLocks z = zklock("java-waiter");
+    CompletableFuture<LockHandle> waiting = z.mutex(name, KAZOO).acquireAsync();
+    awaitQueued(name, 2);
+
+    proxy.blackhole();
+    LockHandle held = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+    assertThat(children(name))
+        .as("granted once the ensemble expired kazoo's session, which took its node")
+        .doesNotContain(kazooNode);
+    held.release();
+    proxy.pass();
   }
 }

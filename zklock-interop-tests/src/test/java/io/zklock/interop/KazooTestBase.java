@@ -80,9 +80,32 @@ abstract class KazooTestBase {
 
   /** A kazoo client in a process of its own, with a session timeout of 10 s. */
   Kazoo kazoo(String name) throws Exception {
-    Kazoo k = Kazoo.start(name, server.connectString(), Duration.ofSeconds(10));
+    return kazoo(name, server.connectString(), Duration.ofSeconds(10));
+  }
+
+  /** A kazoo client connected to {@code connectString} (a fault proxy's, say). */
+  Kazoo kazoo(String name, String connectString, Duration sessionTimeout) throws Exception {
+    Kazoo k = Kazoo.start(name, connectString, sessionTimeout);
     closeables.add(k);
     return k;
+  }
+
+  /** A zklock client connected to {@code connectString} (a fault proxy's, say). */
+  ZkLocks zklock(String clientName, String connectString, Duration sessionTimeout) {
+    ZkLocks z =
+        ZkLocks.builder(connectString)
+            .namespace(NAMESPACE)
+            .clientName(clientName)
+            .sessionTimeout(sessionTimeout)
+            .build();
+    closeables.add(z);
+    return z;
+  }
+
+  /** Closes {@code c} when the test ends (after the clients made before it). */
+  <T extends AutoCloseable> T closeAtEnd(T c) {
+    closeables.add(0, c);
+    return c;
   }
 
   /** The children of the lock {@code name}'s directory, read by a session of the test's own. */
