@@ -103,6 +103,12 @@ class UiBrowserTest extends UiTestSupport {
           "document.querySelector('tr[data-lock=\"billing/invoice-run\"]')"
               + " && document.querySelector('#link.ok')",
           WAIT);
+      page.until("document.querySelector('tr[data-lock=\"jobs/leader\"] .badge.mix')", WAIT);
+      assertThat(
+              page.eval(
+                  "document.querySelector('tr[data-lock=\"jobs/leader\"] .badge.mix').textContent"))
+          .as("the table says so too")
+          .isEqualTo("mixed recipes: curator-latch,curator-mutex");
       page.eval(cardsView());
       page.until(lock("billing/invoice-run"), WAIT);
       page.eval("window.__sameLoad = 42");
