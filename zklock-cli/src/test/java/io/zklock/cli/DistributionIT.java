@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -99,7 +100,15 @@ class DistributionIT {
     assertThat(bytes).as("the jar's size (64 MB with the benchmarks)").isLessThan(20_000_000L);
   }
 
+  // Seven tool JVMs one after another and a server's: about 4 s of CPU in all, measured (0.35-0.45
+  // s
+  // for --version, generate-completion, bench and the bad connect string, 0.8 s for the server to
+  // start and for each ls). The verify loop beside other builds gave a test's JVMs about 5% of a
+  // core (ExecReleaseRequestTest: some 10 s of CPU in 192 s), at which they take 80 s, past the
+  // default time-out of 60 s (hit at 61.8 s in that loop); three minutes leave more than twice
+  // that.
   @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void installedTool_runsWithoutACheckout_serverLsBenchAndABadConnectString() throws Exception {
     Path top = unpacked();
     String zklock = top.resolve("bin/zklock").toString();

@@ -45,15 +45,16 @@ class ExecReleaseRequestTest extends CliServerTestSupport {
     rest.addAll(List.of(trapping()));
     ZklockProcess p =
         ZklockProcess.start(dir, Map.of(), args("exec", ns, rest.toArray(new String[0])));
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .failFast(() -> !p.process.isAlive())
-        .until(() -> Files.exists(dir.resolve("started")));
+    p.awaitUntil("its command started", () -> Files.exists(dir.resolve("started")));
     return p;
   }
 
+  /**
+   * {@code zklock release --request job}, run in this JVM: the command under test is {@code exec}'s
+   * process, and a second cold JVM per case only doubled the CPU each case needs.
+   */
   private void requestRelease(String ns) throws Exception {
-    Cli.Result r = ZklockProcess.run(dir, Map.of(), args("release", ns, "--request", "job"));
+    Cli.Result r = Cli.run(args("release", ns, "--request", "job"));
     assertThat(r.exitCode()).as(r.toString()).isZero();
     assertThat(r.out()).contains("asked to release: mutex");
   }
@@ -68,7 +69,7 @@ class ExecReleaseRequestTest extends CliServerTestSupport {
     try (ZklockProcess p = exec(ns)) {
       requestRelease(ns);
 
-      Cli.Result r = p.await(30);
+      Cli.Result r = p.awaitExit();
       assertThat(dir.resolve("TERM")).as("the command heard SIGTERM").exists();
       assertThat(r.exitCode()).as("the command's own status: " + r).isEqualTo(7);
       assertThat(r.err())
@@ -83,15 +84,12 @@ class ExecReleaseRequestTest extends CliServerTestSupport {
     try (ZklockProcess p = exec(ns, "--on-release-request", "signal:USR1")) {
       requestRelease(ns);
 
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .alias("the command heard SIGUSR1")
-          .until(() -> Files.exists(dir.resolve("USR1")));
+      p.awaitUntil("the command heard SIGUSR1", () -> Files.exists(dir.resolve("USR1")));
       assertThat(p.process.isAlive()).as("it decides when to exit").isTrue();
       assertThat(nodes(ns)).as("still held").isEqualTo(1);
       Files.createFile(dir.resolve("go"));
 
-      Cli.Result r = p.await(30);
+      Cli.Result r = p.awaitExit();
       assertThat(r.exitCode()).as(r.toString()).isZero();
       assertThat(dir.resolve("TERM")).as("no SIGTERM").doesNotExist();
       assertThat(r.err()).contains("requested; sending SIGUSR1 to the command (pid");
@@ -105,13 +103,13 @@ class ExecReleaseRequestTest extends CliServerTestSupport {
     try (ZklockProcess p = exec(ns, "--on-release-request", "log")) {
       requestRelease(ns);
 
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> p.stderr().contains("requested (--on-release-request log)"));
+      p.awaitUntil(
+          "saying the request was logged",
+          () -> p.stderr().contains("requested (--on-release-request log)"));
       assertThat(p.process.isAlive()).isTrue();
       Files.createFile(dir.resolve("go"));
 
-      Cli.Result r = p.await(30);
+      Cli.Result r = p.awaitExit();
       assertThat(r.exitCode()).as(r.toString()).isZero();
       assertThat(dir.resolve("TERM")).doesNotExist();
       assertThat(dir.resolve("USR1")).doesNotExist();
@@ -123,7 +121,7 @@ class ExecReleaseRequestTest extends CliServerTestSupport {
     String ns = namespace();
     try (ZklockProcess p = exec(ns, "--on-release-request", "ignore")) {
       requestRelease(ns);
-      Cli.Result ls = ZklockProcess.run(dir, Map.of(), args("ls", ns));
+      Cli.Result ls = Cli.run(args("ls", ns));
       assertThat(ls.out()).as("the request is on the node").contains("holds (release requested)");
 
       await()
@@ -133,7 +131,7 @@ class ExecReleaseRequestTest extends CliServerTestSupport {
           .until(() -> p.process.isAlive() && !Files.exists(dir.resolve("TERM")));
       Files.createFile(dir.resolve("go"));
 
-      Cli.Result r = p.await(30);
+      Cli.Result r = p.awaitExit();
       assertThat(r.exitCode()).as(r.toString()).isZero();
       assertThat(r.err()).isEmpty();
       assertThat(dir.resolve("TERM")).doesNotExist();
@@ -145,14 +143,11 @@ class ExecReleaseRequestTest extends CliServerTestSupport {
     String ns = namespace();
     try (ZklockProcess hold =
         ZklockProcess.start(dir, Map.of(), args("exec", ns, "--hold", "job"))) {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .failFast(() -> !hold.process.isAlive())
-          .until(() -> hold.stdout().contains("\n"));
+      hold.awaitUntil("holding", () -> hold.stdout().contains("\n"));
 
       requestRelease(ns);
 
-      Cli.Result r = hold.await(30);
+      Cli.Result r = hold.awaitExit();
       assertThat(r.exitCode()).as(r.toString()).isZero();
       assertThat(r.err()).contains("zklock: release of lock 'job' requested; releasing it");
       assertThat(nodes(ns)).isZero();

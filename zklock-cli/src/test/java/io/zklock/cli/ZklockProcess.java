@@ -5,9 +5,11 @@ import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /** The {@code zklock} command as a separate JVM, its stdout and stderr in files. */
@@ -93,12 +95,14 @@ final class ZklockProcess implements AutoCloseable {
     return new ZklockProcess(pb.start(), out, err);
   }
 
-  /** Runs {@code zklock args...} to its end (at most 60 s) with stdin closed. */
-  static Cli.Result run(Path dir, Map<String, String> env, String... args)
-      throws IOException, InterruptedException {
+  /**
+   * Runs {@code zklock args...} to its end with stdin closed, as {@link #awaitExit} waits: no
+   * wall-clock bound but the test's own time-out, a {@link #CPU_BUDGET}.
+   */
+  static Cli.Result run(Path dir, Map<String, String> env, String... args) throws Exception {
     try (ZklockProcess p = start(dir, env, args)) {
       p.process.getOutputStream().close();
-      return p.await(60);
+      return p.awaitExit();
     }
   }
 
@@ -120,6 +124,53 @@ final class ZklockProcess implements AutoCloseable {
     if (kill.waitFor() != 0) {
       throw new IllegalStateException("kill -s " + name + " " + process.pid() + " failed");
     }
+  }
+
+  /**
+   * CPU time a zklock JVM may use waiting for a state it should reach: ten times what a cold one
+   * uses to start, connect and run a command (0.8-0.95 s measured, {@code exec} and {@code ls}, at
+   * {@code -XX:TieredStopAtLevel=1}).
+   */
+  static final Duration CPU_BUDGET = Duration.ofSeconds(10);
+
+  /**
+   * Waits until {@code condition} holds. What a zklock JVM does before it gets there (start, class
+   * loading, connect) is CPU work, and its wall time is that work divided by the share of the CPU
+   * the machine gives it, which other builds decide; so this wait has no wall-clock bound of its
+   * own. It fails at once if the process exits first, and if the process used {@link #CPU_BUDGET}
+   * of CPU without getting there (busy and stuck). A process that waits without working is left to
+   * the test's own time-out, whose thread dump says where the test waited.
+   */
+  void awaitUntil(String what, Callable<Boolean> condition) throws Exception {
+    while (!condition.call()) {
+      if (!process.isAlive() && !condition.call()) {
+        throw new AssertionError(
+            "zklock exited ("
+                + process.exitValue()
+                + ") before "
+                + what
+                + "; stderr:\n"
+                + stderr());
+      }
+      Duration cpu = cpu();
+      if (cpu.compareTo(CPU_BUDGET) > 0) {
+        throw new AssertionError(
+            "zklock used " + cpu + " of CPU without " + what + "; stderr so far:\n" + stderr());
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** Waits for the end as {@link #awaitUntil} waits (no wall-clock bound, a CPU budget). */
+  Cli.Result awaitExit() throws Exception {
+    awaitUntil("exiting", () -> !process.isAlive());
+    process.waitFor();
+    return new Cli.Result(process.exitValue(), stdout(), stderr());
+  }
+
+  /** The CPU time the process used so far (zero where the platform does not tell). */
+  Duration cpu() {
+    return process.info().totalCpuDuration().orElse(Duration.ZERO);
   }
 
   /** Waits for the end; fails if it takes longer than {@code seconds}. */
