@@ -41,6 +41,15 @@ interface BenchLock {
   interface Client extends AutoCloseable {
     BenchLock mutex(String name) throws Exception;
 
+    /**
+     * The mutex of one entity, as a service that locks per entity takes it for one acquisition: by
+     * default {@link #mutex}; a library whose users make a lock object per acquisition (Curator's
+     * {@code InterProcessMutex}, Redisson's {@code getLock}, zklock's {@code mutex}) makes one.
+     */
+    default BenchLock perEntity(String name) throws Exception {
+      return mutex(name);
+    }
+
     BenchLock readLock(String name) throws Exception;
 
     BenchLock writeLock(String name) throws Exception;

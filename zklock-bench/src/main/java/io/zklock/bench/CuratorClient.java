@@ -84,6 +84,11 @@ final class CuratorClient implements BenchLock.Client {
         "m:" + name, k -> mutexLike(new InterProcessMutex(client, queueDir(name))));
   }
 
+  @Override
+  public BenchLock perEntity(String name) {
+    return mutexLike(new InterProcessMutex(client, queueDir(name)));
+  }
+
   private InterProcessReadWriteLock rw(String name) {
     return new InterProcessReadWriteLock(client, queueDir(name));
   }

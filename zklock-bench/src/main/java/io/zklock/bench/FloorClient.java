@@ -38,6 +38,20 @@ final class FloorClient extends RawZk implements BenchLock.Client {
     super(connectString);
   }
 
+  private final java.util.Map<String, BenchLock> perEntity =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Made once per name: {@link #mutex} makes its directory with a blocking round trip first. */
+  @Override
+  public BenchLock perEntity(String name) throws Exception {
+    BenchLock l = perEntity.get(name);
+    if (l == null) {
+      l = mutex(name);
+      perEntity.putIfAbsent(name, l);
+    }
+    return l;
+  }
+
   @Override
   public BenchLock mutex(String name) throws Exception {
     String dir = queueDir(name);

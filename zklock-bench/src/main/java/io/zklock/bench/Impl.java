@@ -129,6 +129,21 @@ enum Impl {
   abstract BenchLock.Client connect(Endpoints endpoints, int index) throws Exception;
 
   /**
+   * One client that {@code threads} threads share (one session): as {@link #connect}, except for
+   * Redisson, whose client is then sized as its defaults size it.
+   */
+  BenchLock.Client connectShared(Endpoints endpoints, int threads) throws Exception {
+    return switch (this) {
+      case REDISSON_FAIR ->
+          new RedissonBenchClient(endpoints, RedissonBenchClient.Kind.FAIR, threads);
+      case REDISSON_FENCED ->
+          new RedissonBenchClient(endpoints, RedissonBenchClient.Kind.FENCED, threads);
+      case REDISSON -> new RedissonBenchClient(endpoints, RedissonBenchClient.Kind.PLAIN, threads);
+      default -> connect(endpoints, 0);
+    };
+  }
+
+  /**
    * The lock every client contends for, one facade per client. For RAW it is the ping-pong token
    * ring: the floor of a handoff (one write, one watch notification to another session).
    */

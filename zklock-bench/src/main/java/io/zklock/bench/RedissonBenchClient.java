@@ -36,23 +36,36 @@ final class RedissonBenchClient implements BenchLock.Client {
   private final Map<String, BenchLock> cache = new ConcurrentHashMap<>();
 
   RedissonBenchClient(Endpoints endpoints, Kind kind) {
+    this(endpoints, kind, 1);
+  }
+
+  /**
+   * @param threads how many threads share the client: one is sized as above; more get Redisson's
+   *     defaults (a pool of 64 connections, 24 kept idle, 32 event-loop threads), what a service
+   *     whose threads share one client runs with
+   */
+  RedissonBenchClient(Endpoints endpoints, Kind kind, int threads) {
     if (endpoints.redis() == null) {
       throw new UnsupportedOperationException(
           "redis-server is not installed (" + PeerServer.Redis.INSTALL + ")");
     }
     this.kind = kind;
     Config config = new Config();
-    config
-        .useSingleServer()
-        .setAddress("redis://" + endpoints.redis())
-        .setConnectionMinimumIdleSize(1)
-        .setConnectionPoolSize(4)
-        .setSubscriptionConnectionMinimumIdleSize(1)
-        .setSubscriptionConnectionPoolSize(2)
-        .setTimeout(30_000)
-        .setConnectTimeout(30_000);
-    config.setNettyThreads(4);
-    config.setThreads(2);
+    var server =
+        config
+            .useSingleServer()
+            .setAddress("redis://" + endpoints.redis())
+            .setTimeout(30_000)
+            .setConnectTimeout(30_000);
+    if (threads <= 1) {
+      server
+          .setConnectionMinimumIdleSize(1)
+          .setConnectionPoolSize(4)
+          .setSubscriptionConnectionMinimumIdleSize(1)
+          .setSubscriptionConnectionPoolSize(2);
+      config.setNettyThreads(4);
+      config.setThreads(2);
+    }
     config.setLockWatchdogTimeout(endpoints.session().toMillis());
     this.client = Redisson.create(config);
   }
@@ -103,6 +116,11 @@ final class RedissonBenchClient implements BenchLock.Client {
         }
       };
     };
+  }
+
+  @Override
+  public BenchLock perEntity(String name) {
+    return wrap(lockOf(name));
   }
 
   @Override

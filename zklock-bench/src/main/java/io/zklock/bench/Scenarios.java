@@ -42,7 +42,9 @@ final class Scenarios {
         contended(50, "contended-50"),
         herd(),
         distinctLocks(),
+        distinctLocksOneClient(),
         freshNames(),
+        freshNamesThreads(),
         heldMany(),
         readWrite(),
         semaphore(),
@@ -199,6 +201,79 @@ final class Scenarios {
           return Loop.run(env, ops);
         } finally {
           Env.closeAll(clients);
+        }
+      }
+    };
+  }
+
+  /** The lock libraries and the two ZooKeeper floors, for one client shared by many threads. */
+  static final List<Impl> ONE_CLIENT =
+      List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.RAW, Impl.FLOOR, Impl.REDISSON, Impl.ETCD);
+
+  /** Threads sharing one client in the one-client per-entity scenarios. */
+  static final int SHARED_THREADS = 32;
+
+  /**
+   * Per-entity locks as a service takes them: one client (one {@code ZkLocks}, one {@code
+   * CuratorFramework}, one {@code RedissonClient}, one jetcd client and lease) shared by 32
+   * threads, each taking one of 1,000 locks at random (the same seeds for every implementation),
+   * Curator an {@code InterProcessMutex} per acquisition as its users do for per-entity names.
+   */
+  static Scenario distinctLocksOneClient() {
+    int locks = 1000;
+    int threads = SHARED_THREADS;
+    return new Scenario(
+        "distinct-1000-one",
+        "1,000 distinct locks, one client x 32 threads (RAW: create+delete)",
+        "acq/s",
+        true,
+        ONE_CLIENT,
+        Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        BenchLock.Client client = impl.connectShared(env.endpoints(), threads);
+        try {
+          String prefix = "distinct-one/" + impl.label + "-";
+          List<Loop.Op> ops = new ArrayList<>();
+          for (int t = 0; t < threads; t++) {
+            Random rnd = new Random(31L * t + 7);
+            ops.add(() -> client.perEntity(prefix + rnd.nextInt(locks)).acquire().release());
+          }
+          return Loop.run(env, ops);
+        } finally {
+          Env.closeAll(List.of(client));
+        }
+      }
+    };
+  }
+
+  /**
+   * One lock per order, from many threads: one client shared by 32 threads, each acquire+release on
+   * a name never used before (no directory yet for a ZooKeeper lock).
+   */
+  static Scenario freshNamesThreads() {
+    int threads = SHARED_THREADS;
+    return new Scenario(
+        "fresh-names-32",
+        "acquire + release(), each on a lock name never used before, one client x 32 threads",
+        "acq/s",
+        true,
+        List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.REDISSON, Impl.ETCD),
+        Impl.CURATOR) {
+      @Override
+      Window measure(Impl impl, Env env) throws Exception {
+        BenchLock.Client client = impl.connectShared(env.endpoints(), threads);
+        try {
+          String prefix = env.freshName("fresh32-" + impl.label) + "/order-";
+          java.util.concurrent.atomic.AtomicLong next =
+              new java.util.concurrent.atomic.AtomicLong();
+          List<Loop.Op> ops = new ArrayList<>();
+          for (int t = 0; t < threads; t++) {
+            ops.add(() -> client.perEntity(prefix + next.getAndIncrement()).acquire().release());
+          }
+          return Loop.run(env, ops);
+        } finally {
+          Env.closeAll(List.of(client));
         }
       }
     };

@@ -106,6 +106,29 @@ abstract class Target {
     };
   }
 
+  /** zklock's requests per operation (the server's packets received) below {@code max}. */
+  static Target requestsBelow(String scenario, double max, String text) {
+    return new Target(scenario, text) {
+      @Override
+      double measured(Map<String, Result> results) {
+        Result r = results.get(scenario);
+        return r == null || !r.has(Impl.ZKLOCK)
+            ? Double.NaN
+            : Result.median(r.values(Impl.ZKLOCK, Window::requestsPerOp));
+      }
+
+      @Override
+      boolean met(double m) {
+        return m < max;
+      }
+
+      @Override
+      String format(double m) {
+        return String.format("%.2f req/acq", m);
+      }
+    };
+  }
+
   /** An extra figure of zklock's window at most {@code max}. */
   static Target extraAtMost(String scenario, String key, double max, String text) {
     return new Target(scenario, text) {
@@ -239,6 +262,30 @@ abstract class Target {
               1.5,
               in + ", 1,000 locks, 8x4 threads: >= 1.5x Curator"));
     }
+    // per-entity locks from many threads of one client: their requests go out in batches
+    t.add(
+        ratio(
+            "distinct-1000-one",
+            Impl.CURATOR,
+            2.0,
+            "no added latency, 1,000 locks, one client x 32 threads: >= 2.0x Curator"));
+    t.add(
+        ratio(
+            "distinct-1000-one" + ms,
+            Impl.CURATOR,
+            1.5,
+            "1 ms RTT, 1,000 locks, one client x 32 threads: >= 1.5x Curator"));
+    t.add(
+        ratio(
+            "distinct-1000-one",
+            Impl.REDISSON,
+            1.0,
+            "no added latency, 1,000 locks, one client x 32 threads: >= 1.0x Redisson's RLock"));
+    t.add(
+        requestsBelow(
+            "distinct-1000-one",
+            1.0,
+            "1,000 locks, one client x 32 threads: < 1.0 server packets per acquisition"));
     // issue 32: cohorts against Redisson's plain RLock, 8 threads of one JVM
     t.add(
         ratio(

@@ -88,6 +88,11 @@ final class ZkLockClient implements BenchLock.Client {
   }
 
   @Override
+  public BenchLock perEntity(String name) {
+    return curatorCompatible ? mutex(name) : wrap(locks.mutex(name));
+  }
+
+  @Override
   public BenchLock readLock(String name) {
     return cache.computeIfAbsent("r:" + name, k -> wrap(locks.readWriteLock(name).readLock()));
   }
