@@ -6,6 +6,7 @@ import io.zklock.SuspensionPolicy;
 import io.zklock.TlsConfig;
 import io.zklock.ZkLocks;
 import io.zklock.internal.rules.Args;
+import io.zklock.internal.zk.Batcher;
 import io.zklock.internal.zk.Platform;
 import io.zklock.internal.zk.SessionConfig;
 import java.net.InetAddress;
@@ -31,6 +32,7 @@ public final class ZkLocksFactory {
   private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
   private String ownerData;
   private boolean connectInBackground;
+  private boolean batching = true;
   private final List<LockEventListener> listeners = new ArrayList<>();
 
   /**
@@ -89,6 +91,15 @@ public final class ZkLocksFactory {
     this.connectInBackground = true;
   }
 
+  public void batching(boolean on) {
+    this.batching = on;
+  }
+
+  /** Packets in flight below which a request goes out at once (a tuning knob for measurements). */
+  private static int batchAtOnceBelow() {
+    return Integer.getInteger("io.zklock.batchAtOnceBelow", Batcher.AT_ONCE_BELOW);
+  }
+
   /**
    * Connects (see {@code ZkLocks.Builder#build()}).
    *
@@ -124,7 +135,9 @@ public final class ZkLocksFactory {
             tls,
             suspensionPolicy,
             trustExistingAcl,
-            connectInBackground);
+            connectInBackground,
+            batching,
+            batchAtOnceBelow());
     return ZkLocksImpl.connect(config, platform, ownerData, List.copyOf(listeners));
   }
 

@@ -171,7 +171,12 @@ final class ZkLocksImpl implements ZkLocks {
    * StartGate} until the first connection is made and this client's identities are known.
    */
   private void startInBackground() {
-    gate.closeUntilConnected(session, conn -> dirs.learnIdentities(conn, config));
+    gate.closeUntilConnected(
+        session,
+        conn -> {
+          session.learnServerLine(conn);
+          dirs.learnIdentities(conn, config);
+        });
     try {
       session.startInBackground();
     } catch (RuntimeException e) {

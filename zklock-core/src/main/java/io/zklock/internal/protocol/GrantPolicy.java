@@ -23,8 +23,16 @@ interface GrantPolicy {
   /** The create answered: {@code node} is our node's stat. */
   default void created(Step step, Stat node) {}
 
-  /** A listing that {@code step} decides on answered: {@code dir} is the directory's stat. */
+  /**
+   * A listing that {@code step} decides on answered: {@code dir} is the directory's stat (null
+   * unless {@link #readsDirStat()}).
+   */
   default void listed(Step step, Stat dir) {}
+
+  /** Whether {@link #listed} reads the directory's stat (else listings are made without it). */
+  default boolean readsDirStat() {
+    return false;
+  }
 
   /**
    * {@code step} decides on a listing sent after {@code predecessor}, the node it waited for with

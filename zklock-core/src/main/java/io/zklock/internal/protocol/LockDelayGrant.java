@@ -99,6 +99,12 @@ final class LockDelayGrant implements GrantPolicy {
     }
   }
 
+  /** The first listing's {@code cversion} tells whether a delay's record is older than our node. */
+  @Override
+  public boolean readsDirStat() {
+    return true;
+  }
+
   @Override
   public void listed(Step step, Stat dirStat) {
     Before b = before.get(step);

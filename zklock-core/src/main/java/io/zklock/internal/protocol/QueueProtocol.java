@@ -149,6 +149,11 @@ public final class QueueProtocol implements NodeProtocol {
                 grant.listed(step, stat);
                 listed(rc, listing);
               }
+
+              @Override
+              public boolean needsStat() {
+                return grant.readsDirStat();
+              }
             });
   }
 

@@ -47,6 +47,14 @@ public final class SharedListings {
     default void listed(int rc, Listing listing, org.apache.zookeeper.data.Stat stat) {
       listed(rc, listing);
     }
+
+    /**
+     * Whether it reads the directory's stat: a round of readers that do not is listed without it
+     * ({@link ZkOps#listChildren}), which may go out with other listings in one read-only multi.
+     */
+    default boolean needsStat() {
+      return false;
+    }
   }
 
   /** A connection and a directory; connections compare by identity. */
@@ -117,9 +125,18 @@ public final class SharedListings {
   }
 
   private void send(Key key, List<Reader> round) {
+    boolean stat = false;
+    for (Reader r : round) {
+      stat |= r.needsStat();
+    }
     try {
-      key.ops.getChildren(
-          key.dir, null, (rc, p, c, children, stat) -> replied(key, round, rc, children, stat));
+      if (stat) {
+        key.ops.getChildren(
+            key.dir, null, (rc, p, c, children, st) -> replied(key, round, rc, children, st));
+      } else {
+        key.ops.listChildren(
+            key.dir, (rc, p, c, children) -> replied(key, round, rc, children, null));
+      }
     } catch (RuntimeException e) {
       // a listing that cannot be sent must not keep the next rounds waiting for its reply
       log.warn("cannot list {}: {}", key.dir, e.toString());

@@ -67,7 +67,7 @@ public final class Session implements SessionPort {
       this(client, sessionId, client.ops());
     }
 
-    private Conn(ZkClient client, long sessionId, ZkOps ops) {
+    Conn(ZkClient client, long sessionId, ZkOps ops) {
       this.client = client;
       this.sessionId = sessionId;
       this.ops = ops;
@@ -117,6 +117,10 @@ public final class Session implements SessionPort {
   private final Clock clock;
   private final Platform.Background background;
   private final List<SessionListener> listeners = new CopyOnWriteArrayList<>();
+
+  /** Whether the servers answer read-only multis: learnt once ({@link #learnServerLine}). */
+  private final ServerLine serverLine = new ServerLine();
+
   private final List<Observer> observers = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
 
@@ -124,6 +128,7 @@ public final class Session implements SessionPort {
   private SessionState state = SessionState.SUSPENDED;
   private long stateSinceNanos; // when state (or closed) last changed, by the clock
   private ZkClient currentZk; // the client in use; events of any other are late and ignored
+  private Batcher currentBatcher; // its requests' batcher, null when not batching
   private Conn conn; // the session of currentZk once it has connected; null after an expiry
   private CompletableFuture<Conn> ready = new CompletableFuture<>();
   private boolean closed;
@@ -252,12 +257,62 @@ public final class Session implements SessionPort {
             granted);
       }
       checkChroot(zk);
+      Conn c = current();
+      if (c != null) {
+        learnServerLine(c);
+      }
     } catch (InterruptedException e) {
       zk.close();
       Thread.currentThread().interrupt();
       throw new ZkLockException(
           "interrupted while connecting to '" + config.connectString() + "'", e);
     }
+  }
+
+  /**
+   * Learns whether the servers answer read-only multis, so that listings may be batched ({@link
+   * ServerLine}): one probe on {@code conn}, blocking, before any lock request is sent (at build,
+   * or at the first connection of a {@code connectInBackground()} instance); nothing when batching
+   * is off. A server before 3.6 answers by closing the connection: this then waits, at most the
+   * connect timeout, until the client has connected again (the session lives on).
+   */
+  public void learnServerLine(Conn conn) {
+    if (!config.batching() || conn.client() == null) {
+      return;
+    }
+    long timeout = config.connectTimeout().toMillis();
+    try {
+      if (serverLine.probe(conn.client().ops(), timeout)) {
+        awaitConnectedAgain(conn.client(), Clock.SYSTEM.nanoTime() + timeout * 1_000_000L);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Waits until a request on {@code zk} is answered again after the server closed the connection: a
+   * read sent before the client noticed the close is lost with it, one sent after waits for the
+   * next connection.
+   */
+  private static void awaitConnectedAgain(ZkClient zk, long deadlineNanos)
+      throws InterruptedException {
+    BlockingOps ops = new BlockingOps(zk.ops());
+    while (Clock.SYSTEM.nanoTime() - deadlineNanos < 0) {
+      try {
+        ops.exists("/");
+        return;
+      } catch (KeeperException.ConnectionLossException e) {
+        Thread.sleep(10);
+      } catch (KeeperException e) {
+        return; // answered: connected
+      }
+    }
+  }
+
+  /** Whether the servers answer read-only multis, as learnt (tests). */
+  ServerLine serverLine() {
+    return serverLine;
   }
 
   /**
@@ -321,6 +376,8 @@ public final class Session implements SessionPort {
               });
       synchronized (lock) {
         currentZk = zk;
+        currentBatcher =
+            config.batching() ? new Batcher(zk.ops(), serverLine, config.batchAtOnceBelow()) : null;
       }
       return zk;
     }
@@ -340,7 +397,10 @@ public final class Session implements SessionPort {
         case SyncConnected:
         case ConnectedReadOnly:
           {
-            Conn c = new Conn(zk, zk.sessionId());
+            Conn c =
+                currentBatcher == null
+                    ? new Conn(zk, zk.sessionId())
+                    : new Conn(zk, zk.sessionId(), currentBatcher.ops());
             boolean sameSession = conn != null && conn.sessionId() == c.sessionId();
             conn = c;
             if (!sameSession) {

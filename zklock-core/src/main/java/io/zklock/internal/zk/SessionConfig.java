@@ -9,7 +9,9 @@ import java.util.List;
 /**
  * Everything a {@link io.zklock.ZkLocks} was built with; validated by the builder. {@code
  * connectInBackground}: {@code build()} returns before the first connection ({@code
- * ZkLocks.Builder#connectInBackground()}).
+ * ZkLocks.Builder#connectInBackground()}). {@code batching}: the requests of the instance's threads
+ * go out together while others are in flight ({@link Batcher}), a call going out at once while
+ * fewer than {@code batchAtOnceBelow} requests are in flight.
  */
 public record SessionConfig(
     String connectString,
@@ -22,7 +24,38 @@ public record SessionConfig(
     TlsConfig tls,
     SuspensionPolicy suspensionPolicy,
     boolean trustExistingAcl,
-    boolean connectInBackground) {
+    boolean connectInBackground,
+    boolean batching,
+    int batchAtOnceBelow) {
+
+  /** Batching as by default ({@link Batcher#AT_ONCE_BELOW}). */
+  public SessionConfig(
+      String connectString,
+      String namespace,
+      Duration sessionTimeout,
+      Duration connectTimeout,
+      String clientName,
+      List<Auth> auth,
+      NodeAcl acl,
+      TlsConfig tls,
+      SuspensionPolicy suspensionPolicy,
+      boolean trustExistingAcl,
+      boolean connectInBackground) {
+    this(
+        connectString,
+        namespace,
+        sessionTimeout,
+        connectTimeout,
+        clientName,
+        auth,
+        acl,
+        tls,
+        suspensionPolicy,
+        trustExistingAcl,
+        connectInBackground,
+        true,
+        Batcher.AT_ONCE_BELOW);
+  }
 
   /**
    * Whether lock directories are checked before queueing: only for a client with an identity, and

@@ -24,6 +24,15 @@ public interface ZkOps {
 
   void getChildren(String path, Watcher watcher, AsyncCallback.Children2Callback cb);
 
+  /**
+   * Lists the children of {@code path}, without a watch and without its stat: the listing that may
+   * go out together with others in one read-only {@code multi} ({@link Batcher}). By default a
+   * {@link #getChildren} without a watch.
+   */
+  default void listChildren(String path, AsyncCallback.ChildrenCallback cb) {
+    getChildren(path, null, (rc, p, ctx, children, stat) -> cb.processResult(rc, p, ctx, children));
+  }
+
   void getData(String path, Watcher watcher, AsyncCallback.DataCallback cb);
 
   void exists(String path, Watcher watcher, AsyncCallback.StatCallback cb);

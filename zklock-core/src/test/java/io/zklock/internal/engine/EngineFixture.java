@@ -49,12 +49,15 @@ public final class EngineFixture {
    */
   private final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
 
+  /** 0: requests go out alone; else the session's batcher's threshold ({@link #batched}). */
+  final int batchAtOnceBelow;
+
   public EngineFixture() {
     this(SuspensionPolicy.WAIT_FOR_EXPIRY);
   }
 
   EngineFixture(SuspensionPolicy policy) {
-    this(new FakeZooKeeper(), new ManualScheduler.FakeClock(), null, FIRST_SESSION, policy, false);
+    this(new FakeZooKeeper(), new ManualScheduler.FakeClock(), null, FIRST_SESSION, policy, false, 0);
     zk.mkdirs(DIR);
   }
 
@@ -65,7 +68,8 @@ public final class EngineFixture {
         null,
         FIRST_SESSION,
         SuspensionPolicy.WAIT_FOR_EXPIRY,
-        deferred);
+        deferred,
+        0);
     zk.mkdirs(DIR);
   }
 
@@ -92,6 +96,26 @@ public final class EngineFixture {
   }
 
   /**
+   * A fixture whose session sends its requests through a {@link io.zklock.internal.zk.Batcher},
+   * as a live session does, on a server that answers read-only multis: a call goes out at once
+   * while fewer than {@code atOnceBelow} requests are in flight (1: only when none is), else it
+   * waits for the next reply and goes with the others.
+   */
+  static EngineFixture batched(int atOnceBelow) {
+    EngineFixture f =
+        new EngineFixture(
+            new FakeZooKeeper(),
+            new ManualScheduler.FakeClock(),
+            null,
+            FIRST_SESSION,
+            SuspensionPolicy.WAIT_FOR_EXPIRY,
+            false,
+            atOnceBelow);
+    f.zk.mkdirs(DIR);
+    return f;
+  }
+
+  /**
    * Another client on the same fake server, clock and scheduler as {@code shared}: its own session
    * ({@code sessionId}), connection and requests, so that a test can run the real code of two
    * clients against one tree (one holds and releases, the other waits).
@@ -102,14 +126,16 @@ public final class EngineFixture {
       ManualScheduler scheduler,
       long sessionId,
       SuspensionPolicy policy,
-      boolean deferred) {
+      boolean deferred,
+      int batchAtOnceBelow) {
+    this.batchAtOnceBelow = batchAtOnceBelow;
     this.zk = zk;
     this.clock = clock;
     this.scheduler = scheduler != null ? scheduler : new ManualScheduler(clock);
     this.requests = new Requests(this.scheduler, clock);
     // the server's clock (ctime, mtime) moves with the test's
     zk.serverClock(() -> clock.nanoTime() / 1_000_000L);
-    this.session = new FakeSession(zk, sessionId);
+    this.session = new FakeSession(zk, sessionId, batchAtOnceBelow);
     session.tell(requests);
     ctx =
         new RequestContext(
@@ -165,7 +191,14 @@ public final class EngineFixture {
    */
   public EngineFixture otherClient(long sessionId) {
     EngineFixture other =
-        new EngineFixture(zk, clock, scheduler, sessionId, SuspensionPolicy.WAIT_FOR_EXPIRY, false);
+        new EngineFixture(
+            zk,
+            clock,
+            scheduler,
+            sessionId,
+            SuspensionPolicy.WAIT_FOR_EXPIRY,
+            false,
+            batchAtOnceBelow);
     zk.useSession(session.sessionId());
     return other;
   }
@@ -195,6 +228,12 @@ public final class EngineFixture {
 
   Started acquire() {
     return mutex(false, 0, false);
+  }
+
+  /** A plain acquire of the mutex whose directory is {@code dir} (another lock than DIR's). */
+  Started acquireIn(String dir) {
+    NodeKind kind = NodeKind.MUTEX;
+    return start(new QueueProtocol(dir, kind, Ordering.forKind(kind), Map.of()), false, 0, false);
   }
 
   Started tryAcquire() {

@@ -1,8 +1,11 @@
 package io.zklock.internal.engine;
 
 import io.zklock.LockLostException;
+import io.zklock.internal.zk.Batcher;
+import io.zklock.internal.zk.ServerLine;
 import io.zklock.internal.zk.Session;
 import io.zklock.internal.zk.SessionPort;
+import io.zklock.internal.zk.ZkOps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -35,9 +38,21 @@ public final class FakeSession implements SessionPort {
   private final List<OwnerWaiter> ownerWaiters = new ArrayList<>();
   private final List<Session.Observer> observers = new ArrayList<>();
 
+  /** 0: requests go out alone; else each session's requests go through a batcher. */
+  private final int batchAtOnceBelow;
+
   /** Connected on session {@code firstSession}. */
   FakeSession(FakeZooKeeper zk, long firstSession) {
+    this(zk, firstSession, 0);
+  }
+
+  /**
+   * Connected on session {@code firstSession}; with {@code batchAtOnceBelow} > 0 each session's
+   * calls go through a {@link Batcher} (one per session, as a live session has one per client).
+   */
+  FakeSession(FakeZooKeeper zk, long firstSession, int batchAtOnceBelow) {
     this.zk = zk;
+    this.batchAtOnceBelow = batchAtOnceBelow;
     connectTo(firstSession);
   }
 
@@ -56,7 +71,11 @@ public final class FakeSession implements SessionPort {
 
   private void connectTo(long session) {
     sessionId = session;
-    conn = new Session.Conn(session, zk.opsOf(session));
+    ZkOps ops =
+        batchAtOnceBelow > 0
+            ? new Batcher(zk.opsOf(session), ServerLine.readMultiAnswered(), batchAtOnceBelow).ops()
+            : zk.opsOf(session);
+    conn = new Session.Conn(session, ops);
     zk.useSession(session);
   }
 

@@ -26,6 +26,7 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.proto.CheckVersionRequest;
+import org.apache.zookeeper.proto.CreateRequest;
 import org.apache.zookeeper.proto.DeleteRequest;
 import org.apache.zookeeper.proto.SetDataRequest;
 
@@ -54,9 +55,9 @@ import org.apache.zookeeper.proto.SetDataRequest;
  *       as ten digits.
  *   <li>A node's stat keeps {@code mzxid} (last data change), {@code pzxid} (last child change),
  *       {@code ctime} / {@code mtime} by the server clock the test gives ({@link #serverClock}) and
- *       {@code numChildren}. A {@code multi} of setData, delete and check ops is one transaction:
- *       all or none, every change with one zxid, its events in op order (what the lock-delay's
- *       record relies on).
+ *       {@code numChildren}. A {@code multi} of create, setData, delete and check ops is one
+ *       transaction: all or none, every change with one zxid, its events in op order (what the
+ *       lock-delay's record relies on).
  *   <li>{@code addWatch} sets a persistent recursive watch: told {@code NodeCreated}, {@code
  *       NodeDeleted} and {@code NodeDataChanged} of its path and every path under it, and kept
  *       (removed with {@code WatcherType.Any}, telling {@code PersistentWatchRemoved}). After
@@ -99,6 +100,17 @@ public final class FakeZooKeeper implements ZkOps {
     /** The server time of the last data change, ms. */
     long mtime;
 
+    /** A copy, for a failed multi to put back. */
+    Node copy() {
+      Node c = new Node(czxid, ephemeralOwner, container, data, ctime);
+      c.version = version;
+      c.cversion = cversion;
+      c.mzxid = mzxid;
+      c.pzxid = pzxid;
+      c.mtime = mtime;
+      return c;
+    }
+
     Node(long czxid, long ephemeralOwner, boolean container, byte[] data, long ctime) {
       this.czxid = czxid;
       this.ephemeralOwner = ephemeralOwner;
@@ -135,6 +147,19 @@ public final class FakeZooKeeper implements ZkOps {
 
   /** A request as sent, for tests that count requests. */
   public record Sent(long session, String op, String path) {}
+
+  /**
+   * A multi as applied: {@code read} (a read-only one) or not, how many ops, and its code (OK, the
+   * failed op's code, or the fault that kept it from being applied).
+   */
+  public record Multi(boolean read, int ops, Code code) {}
+
+  private final List<Multi> multis = new ArrayList<>();
+
+  /** Every multi delivered so far, in order. */
+  public List<Multi> multis() {
+    return List.copyOf(multis);
+  }
 
   private final TreeMap<String, Node> tree = new TreeMap<>();
   private final Map<String, Set<Reg>> dataWatches = new HashMap<>();
@@ -673,37 +698,99 @@ public final class FakeZooKeeper implements ZkOps {
   }
 
   /**
-   * Applies {@code ops} (setData, delete, check) as one transaction, all or none, as the server
-   * does: every change carries one zxid, and the watch events go out in the ops' order. Returns the
-   * transaction's code and results; on a failure nothing is applied and the results are {@code
-   * ErrorResult}s (OK before the failed op, RUNTIMEINCONSISTENCY after it), as ZooKeeper answers.
+   * Applies {@code ops} (create, setData, delete, check) as one transaction, all or none, as the
+   * server does: every change carries one zxid, and the watch events go out in the ops' order. A
+   * create op made with {@code CreateOptions} (a create2 op) or of a container answers the node's
+   * stat, as ZooKeeper does. Returns the transaction's code and results; on a failure nothing is
+   * applied (the tree, the watches and the events are as before) and the results are {@code
+   * ErrorResult}s (OK before the failed op, RUNTIMEINCONSISTENCY after it), as ZooKeeper answers. A
+   * read-only multi (getChildren, getData) answers each op on its own, its code the first op's
+   * error, as ZooKeeper's client reports it; a 3.5 fake ({@link #withoutPersistentWatches()})
+   * answers it {@code UNIMPLEMENTED}.
    */
-  private Map.Entry<Code, List<OpResult>> doMulti(List<Op> ops) {
+  private Map.Entry<Code, List<OpResult>> doMulti(long session, List<Op> ops) {
+    if (!ops.isEmpty() && ops.stream().allMatch(o -> o.getKind() == Op.OpKind.READ)) {
+      if (!persistentWatches) {
+        return Map.entry(Code.UNIMPLEMENTED, null);
+      }
+      List<OpResult> results = new ArrayList<>();
+      Code first = Code.OK;
+      for (Op op : ops) {
+        Node n = tree.get(op.getPath());
+        if (n == null) {
+          results.add(new OpResult.ErrorResult(Code.NONODE.intValue()));
+          first = first == Code.OK ? Code.NONODE : first;
+        } else if (op.getType() == ZooDefs.OpCode.getChildren) {
+          results.add(new OpResult.GetChildrenResult(children(op.getPath())));
+        } else {
+          results.add(new OpResult.GetDataResult(n.data.clone(), statOf(op.getPath(), n)));
+        }
+      }
+      return Map.entry(first, results);
+    }
+    Snapshot before = new Snapshot();
+    List<OpResult> results = new ArrayList<>();
     int failedAt = -1;
     Code failure = Code.OK;
-    for (int i = 0; i < ops.size() && failedAt < 0; i++) {
-      Op op = ops.get(i);
-      Node n = tree.get(op.getPath());
-      int version =
-          switch (op.getType()) {
-            case ZooDefs.OpCode.setData -> ((SetDataRequest) op.toRequestRecord()).getVersion();
-            case ZooDefs.OpCode.delete -> ((DeleteRequest) op.toRequestRecord()).getVersion();
-            case ZooDefs.OpCode.check -> ((CheckVersionRequest) op.toRequestRecord()).getVersion();
-            default -> throw new UnsupportedOperationException("the fake's multi: " + op);
-          };
-      if (n == null) {
-        failure = Code.NONODE;
-      } else if (version != -1 && version != n.version) {
-        failure = Code.BADVERSION;
-      } else if (op.getType() == ZooDefs.OpCode.delete && !children(op.getPath()).isEmpty()) {
-        failure = Code.NOTEMPTY;
+    zxid++;
+    inTransaction = true;
+    try {
+      for (int i = 0; i < ops.size() && failedAt < 0; i++) {
+        Op op = ops.get(i);
+        String path = op.getPath();
+        Node n = tree.get(path);
+        switch (op.getType()) {
+          case ZooDefs.OpCode.create, ZooDefs.OpCode.create2, ZooDefs.OpCode.createContainer -> {
+            CreateRequest c = (CreateRequest) op.toRequestRecord();
+            Object[] name = new Object[1];
+            failure = doCreate(session, path, c.getData(), CreateMode.fromFlag(c.getFlags()), name);
+            if (failure == Code.OK) {
+              String actual = (String) name[0];
+              results.add(
+                  op.getType() == ZooDefs.OpCode.create
+                      ? new OpResult.CreateResult(actual)
+                      : new OpResult.CreateResult(actual, statOf(actual, tree.get(actual))));
+            }
+          }
+          case ZooDefs.OpCode.setData -> {
+            SetDataRequest r = (SetDataRequest) op.toRequestRecord();
+            failure = n == null ? Code.NONODE : versionCheck(r.getVersion(), n);
+            if (failure == Code.OK) {
+              setData(path, r.getData());
+              results.add(new OpResult.SetDataResult(statOf(path, tree.get(path))));
+            }
+          }
+          case ZooDefs.OpCode.delete -> {
+            int version = ((DeleteRequest) op.toRequestRecord()).getVersion();
+            failure = n == null ? Code.NONODE : versionCheck(version, n);
+            if (failure == Code.OK) {
+              failure = doDelete(path);
+            }
+            if (failure == Code.OK) {
+              results.add(new OpResult.DeleteResult());
+            }
+          }
+          case ZooDefs.OpCode.check -> {
+            int version = ((CheckVersionRequest) op.toRequestRecord()).getVersion();
+            failure = n == null ? Code.NONODE : versionCheck(version, n);
+            if (failure == Code.OK) {
+              results.add(new OpResult.CheckResult());
+            }
+          }
+          default -> throw new UnsupportedOperationException("the fake's multi: " + op);
+        }
+        if (failure != Code.OK) {
+          failedAt = i;
+        }
       }
-      if (failure != Code.OK) {
-        failedAt = i;
-      }
+    } catch (org.apache.zookeeper.KeeperException e) {
+      throw new IllegalStateException(e);
+    } finally {
+      inTransaction = false;
     }
-    List<OpResult> results = new ArrayList<>();
     if (failedAt >= 0) {
+      before.restore();
+      results.clear();
       for (int i = 0; i < ops.size(); i++) {
         int err =
             i < failedAt
@@ -713,27 +800,47 @@ public final class FakeZooKeeper implements ZkOps {
       }
       return Map.entry(failure, results);
     }
-    zxid++;
-    inTransaction = true;
-    try {
-      for (Op op : ops) {
-        String path = op.getPath();
-        switch (op.getType()) {
-          case ZooDefs.OpCode.setData -> {
-            setData(path, ((SetDataRequest) op.toRequestRecord()).getData());
-            results.add(new OpResult.SetDataResult(statOf(path, tree.get(path))));
-          }
-          case ZooDefs.OpCode.delete -> {
-            deleteNode(path);
-            results.add(new OpResult.DeleteResult());
-          }
-          default -> results.add(new OpResult.CheckResult());
-        }
-      }
-    } finally {
-      inTransaction = false;
-    }
     return Map.entry(Code.OK, results);
+  }
+
+  private static Code versionCheck(int version, Node n) {
+    return version != -1 && version != n.version ? Code.BADVERSION : Code.OK;
+  }
+
+  /** The tree, the watches and the events at one moment: what a failed multi puts back. */
+  private final class Snapshot {
+    final TreeMap<String, Node> nodes = new TreeMap<>();
+    final Map<String, Set<Reg>> data = copy(dataWatches);
+    final Map<String, Set<Reg>> child = copy(childWatches);
+    final Map<String, Set<Reg>> recursive = copy(recursiveWatches);
+    final List<Out> out = new ArrayList<>(outbound);
+    final long z = zxid;
+
+    Snapshot() {
+      tree.forEach((p, n) -> nodes.put(p, n.copy()));
+    }
+
+    void restore() {
+      tree.clear();
+      tree.putAll(nodes);
+      restoreInto(dataWatches, data);
+      restoreInto(childWatches, child);
+      restoreInto(recursiveWatches, recursive);
+      outbound.clear();
+      outbound.addAll(out);
+      zxid = z;
+    }
+
+    private Map<String, Set<Reg>> copy(Map<String, Set<Reg>> m) {
+      Map<String, Set<Reg>> c = new HashMap<>();
+      m.forEach((k, v) -> c.put(k, new LinkedHashSet<>(v)));
+      return c;
+    }
+
+    private void restoreInto(Map<String, Set<Reg>> into, Map<String, Set<Reg>> from) {
+      into.clear();
+      into.putAll(from);
+    }
   }
 
   /**
@@ -999,10 +1106,14 @@ public final class FakeZooKeeper implements ZkOps {
           "multi",
           path,
           fault -> {
+            boolean read =
+                !ops.isEmpty() && ops.stream().allMatch(o -> o.getKind() == Op.OpKind.READ);
             if (fault != null) {
+              multis.add(new Multi(read, ops.size(), fault));
               return () -> cb.processResult(fault.intValue(), path, null, null);
             }
-            Map.Entry<Code, List<OpResult>> r = doMulti(ops);
+            Map.Entry<Code, List<OpResult>> r = doMulti(session, ops);
+            multis.add(new Multi(read, ops.size(), r.getKey()));
             return () -> cb.processResult(r.getKey().intValue(), path, null, r.getValue());
           });
     }

@@ -123,6 +123,29 @@ class LockRequestInterleavingPropertiesTest {
     new Run(Flavor.MUTEX_DELAYED, table(mayClose)).play(initial, actions);
   }
 
+  /**
+   * The same interleavings with the session's requests batched ({@link
+   * io.zklock.internal.zk.Batcher}): creates and deletes of several requests in one multi,
+   * listings in one read-only multi, each multi's reply delivered, lost after being applied or
+   * never applied like any other request's, split by a connection loss, spanning an expiry, and
+   * sent again op by op when one of its ops fails (a node another client deleted). {@code
+   * atOnceBelow} 1 batches everything issued while a request is in flight.
+   */
+  @Property(tries = 200)
+  void batched_interleavings_keepEveryPropertyOfTheUnbatchedRuns(
+      @ForAll @IntRange(min = 1, max = 3) int atOnceBelow,
+      @ForAll("flavors") Flavor flavor,
+      @ForAll @IntRange(min = 0, max = 3) int initial,
+      @ForAll boolean mayClose,
+      @ForAll @Size(min = 10, max = 80) List<@IntRange(min = 0, max = 99_999) Integer> actions) {
+    new Run(flavor, table(mayClose), EngineFixture.batched(atOnceBelow)).play(initial, actions);
+  }
+
+  @net.jqwik.api.Provide
+  net.jqwik.api.Arbitrary<Flavor> flavors() {
+    return net.jqwik.api.Arbitraries.of(Flavor.class);
+  }
+
   /** The lock-delay of {@link Flavor#MUTEX_DELAYED}. */
   private static final Duration DELAY = Duration.ofMillis(300);
 
@@ -152,7 +175,7 @@ class LockRequestInterleavingPropertiesTest {
   }
 
   private static final class Run {
-    final EngineFixture f = new EngineFixture();
+    final EngineFixture f;
     final Flavor flavor;
     final boolean simple;
     final Action[] table;
@@ -167,6 +190,11 @@ class LockRequestInterleavingPropertiesTest {
     long lastFailure = Long.MIN_VALUE;
 
     Run(Flavor flavor, Action[] table) {
+      this(flavor, table, new EngineFixture());
+    }
+
+    Run(Flavor flavor, Action[] table, EngineFixture f) {
+      this.f = f;
       this.flavor = flavor;
       this.simple = flavor == Flavor.SIMPLE;
       this.table = table;

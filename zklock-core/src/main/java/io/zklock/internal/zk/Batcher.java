@@ -1,0 +1,956 @@
+package io.zklock.internal.zk;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.CreateOptions;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.apache.zookeeper.common.PathUtils;
+import org.apache.zookeeper.data.ACL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The requests of one client, sent together while others are in flight: the creates and deletes
+ * that the threads of one instance issue meanwhile go out as one {@code multi} (one packet, one
+ * proposal, one log entry), their listings as one read-only {@code multi} (ZooKeeper 3.6+, {@link
+ * ServerLine}). Every recipe's calls go through it, because {@link Session.Conn#ops()} is a view of
+ * it.
+ *
+ * <p><b>When.</b> No timer: a call goes out at once when nothing is pending and fewer than {@link
+ * #atOnceBelow} packets are in flight, so a lone thread's requests (a create and the listing
+ * pipelined behind it, a release's delete) leave as they did unbatched. Otherwise the call waits
+ * for the next reply, which sends everything pending: the writes in one multi, then the listings in
+ * one read-only multi, then every other call in the order issued.
+ *
+ * <p><b>Order.</b> What one session sends is applied in order, and the engine relies on it (a
+ * listing sent after our create shows our node). Within one flush writes go before listings: a
+ * listing may then show a write issued after it by another thread, as it would had that thread been
+ * quicker. Every other call (a <em>barrier</em>: watches, reads with a stat, syncs, other writes)
+ * keeps its place among the calls issued around it, and is sent only once every write multi sent
+ * before it has been answered: nothing sent after a batched write can overtake that write's retry
+ * (below).
+ *
+ * <p><b>Failures.</b> A multi is all or none. One whose op failed (a directory reaped, a node
+ * already gone, an ACL, a node that exists) is sent again without tying the ops together: the ops
+ * before the failed one as a multi, the failed one alone, the ops after it as a multi; each caller
+ * hears only its own op's outcome. Listings sent while that multi was unanswered are sent again
+ * after the retries, their first answers dropped, so a listing still shows every write issued
+ * before it. A multi that failed as a whole (a connection loss, an expired session) tells every
+ * op's caller that code, as each would have heard alone; each recovers as for a single request (a
+ * create after a connection loss looks for its node by its attempt id).
+ *
+ * <p>Plain ephemeral creates are not batched: a simple lock's create is answered {@code NODEEXISTS}
+ * whenever the lock is held, and would fail every multi it joined.
+ */
+public final class Batcher {
+  private static final Logger log = LoggerFactory.getLogger(Batcher.class);
+
+  /** Packets in flight below which a call goes out at once, by default. */
+  public static final int AT_ONCE_BELOW = 3;
+
+  /** Most ops in one multi. */
+  static final int MAX_WRITES = 256;
+
+  /** Most request bytes (paths, data, ACLs) in one multi: far below a server's 1 MB packet cap. */
+  static final int MAX_WRITE_BYTES = 256 * 1024;
+
+  /** Most listings in one read-only multi. */
+  static final int MAX_READS = 128;
+
+  /**
+   * A listing joins a read-only multi only if its directory's last listing was at most this many
+   * bytes (an unknown directory is listed alone first): the answer of a multi must stay far below
+   * the client's 1 MB packet cap.
+   */
+  static final int SMALL_LISTING_BYTES = 8 * 1024;
+
+  /** Most estimated answer bytes of one read-only multi. */
+  static final int MAX_READ_BYTES = 256 * 1024;
+
+  /** Directories whose listing sizes are remembered. */
+  private static final int KNOWN_DIRS = 8192;
+
+  private final ZkOps raw;
+  private final ServerLine line;
+  private final int atOnceBelow;
+
+  // guarded by this
+  private final ArrayDeque<Call> pending = new ArrayDeque<>();
+  private int inFlight; // packets sent and not answered
+  private int openMultis; // write multis sent and not answered
+  private long sent; // packets sent so far: each packet's sequence number
+  private final ArrayDeque<Packet> listingsInFlight = new ArrayDeque<>();
+  private final Map<String, Integer> listingBytes =
+      new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Integer> e) {
+          return size() > KNOWN_DIRS;
+        }
+      };
+
+  // the packets to send, in order, by one thread at a time (never under the monitor: a callback
+  // may run on the sending thread, from a closed client, and take the engine's monitors)
+  private final ArrayDeque<Packet> outbox = new ArrayDeque<>();
+  private boolean sending; // guarded by this
+
+  /**
+   * @param raw the client's calls
+   * @param line whether the servers answer read-only multis
+   * @param atOnceBelow packets in flight below which a call goes out at once; {@code
+   *     Integer.MAX_VALUE}: never batch
+   */
+  public Batcher(ZkOps raw, ServerLine line, int atOnceBelow) {
+    this.raw = raw;
+    this.line = line;
+    this.atOnceBelow = Math.max(1, atOnceBelow);
+  }
+
+  public Batcher(ZkOps raw, ServerLine line) {
+    this(raw, line, AT_ONCE_BELOW);
+  }
+
+  /**
+   * A view of this batcher's calls: a new object each time (what keys on the calls' identity, the
+   * shared listings, keys on one connection), the same queue behind it.
+   */
+  public ZkOps ops() {
+    return new View();
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  /** One call issued through a view. */
+  private abstract static class Call {}
+
+  /** A create or delete that may join a multi. */
+  private abstract static class WriteCall extends Call {
+    final String path;
+
+    WriteCall(String path) {
+      this.path = path;
+    }
+
+    abstract Op op();
+
+    abstract int bytes();
+
+    /** Sends it alone; {@code rc} hears its code first (for the batcher's count). */
+    abstract void sendAlone(ZkOps raw, IntConsumer answered);
+
+    /** Its answer from a multi's result. */
+    abstract void answer(OpResult result, String chrootedPath);
+
+    /** Its answer when the multi failed as a whole. */
+    abstract void fail(int rc);
+  }
+
+  private static final class Create extends WriteCall {
+    final byte[] data;
+    final List<ACL> acl;
+    final CreateMode mode;
+    final AsyncCallback.Create2Callback cb;
+
+    Create(
+        String path,
+        byte[] data,
+        List<ACL> acl,
+        CreateMode mode,
+        AsyncCallback.Create2Callback cb) {
+      super(path);
+      this.data = data;
+      this.acl = acl;
+      this.mode = mode;
+      this.cb = cb;
+    }
+
+    @Override
+    Op op() {
+      // a create2 op: its result carries the node's stat (the token), on every line from 3.5
+      return Op.create(path, data, CreateOptions.newBuilder(acl, mode).build());
+    }
+
+    @Override
+    int bytes() {
+      return 64 + path.length() + (data == null ? 0 : data.length) + 48 * acl.size();
+    }
+
+    @Override
+    void sendAlone(ZkOps raw, IntConsumer answered) {
+      raw.create(
+          path,
+          data,
+          acl,
+          mode,
+          (rc, p, ctx, name, stat) -> {
+            answered.accept(rc);
+            cb.processResult(rc, p, ctx, name, stat);
+          });
+    }
+
+    @Override
+    void answer(OpResult result, String chrootedPath) {
+      if (result instanceof OpResult.CreateResult r) {
+        cb.processResult(Code.OK.intValue(), path, null, unchroot(r.getPath()), r.getStat());
+      } else {
+        fail(((OpResult.ErrorResult) result).getErr());
+      }
+    }
+
+    /**
+     * A multi's result names the node with the client's chroot in front (ZooKeeper's client strips
+     * it from a create's answer, not from a multi's): what follows it is our path, with the
+     * sequence number of a sequential node.
+     */
+    private String unchroot(String name) {
+      int ours = path.length() + (mode.isSequential() ? 10 : 0);
+      return name == null || name.length() <= ours ? name : name.substring(name.length() - ours);
+    }
+
+    @Override
+    void fail(int rc) {
+      cb.processResult(rc, path, null, null, null);
+    }
+  }
+
+  private static final class Delete extends WriteCall {
+    final int version;
+    final AsyncCallback.VoidCallback cb;
+
+    Delete(String path, int version, AsyncCallback.VoidCallback cb) {
+      super(path);
+      this.version = version;
+      this.cb = cb;
+    }
+
+    @Override
+    Op op() {
+      return Op.delete(path, version);
+    }
+
+    @Override
+    int bytes() {
+      return 16 + path.length();
+    }
+
+    @Override
+    void sendAlone(ZkOps raw, IntConsumer answered) {
+      raw.delete(
+          path,
+          version,
+          (rc, p, ctx) -> {
+            answered.accept(rc);
+            cb.processResult(rc, p, ctx);
+          });
+    }
+
+    @Override
+    void answer(OpResult result, String chrootedPath) {
+      fail(result instanceof OpResult.ErrorResult e ? e.getErr() : Code.OK.intValue()); // its code
+    }
+
+    @Override
+    void fail(int rc) {
+      cb.processResult(rc, path, null);
+    }
+  }
+
+  /** A listing without a watch or a stat, which may join a read-only multi. */
+  private static final class Listing extends Call {
+    final String path;
+    final AsyncCallback.ChildrenCallback cb;
+
+    Listing(String path, AsyncCallback.ChildrenCallback cb) {
+      this.path = path;
+      this.cb = cb;
+    }
+
+    void answer(int rc, List<String> children) {
+      cb.processResult(rc, path, null, children);
+    }
+  }
+
+  /**
+   * Any other call: sent alone, in its place, once every write multi sent before it is answered (it
+   * may read what such a multi changes, or follow a write of it that is being sent again).
+   */
+  private static final class Barrier extends Call {
+    /** Sends it, running the given hook at its answer before its own callback. */
+    final Consumer<Runnable> send;
+
+    /** Answers its callback with a code, when it cannot be sent. */
+    final IntConsumer fail;
+
+    Barrier(Consumer<Runnable> send, IntConsumer fail) {
+      this.send = send;
+      this.fail = fail;
+    }
+  }
+
+  // ---------------------------------------------------------------- packets
+
+  /** What one request on the wire carries. */
+  private abstract class Packet {
+    long seq;
+
+    /** Sends it; called by the one sending thread, outside the monitor. */
+    abstract void send();
+
+    /** It could not be sent: answer its calls with a connection loss. */
+    abstract void unsendable();
+  }
+
+  /** A write alone. */
+  private final class WritePacket extends Packet {
+    final WriteCall call;
+
+    WritePacket(WriteCall call) {
+      this.call = call;
+    }
+
+    @Override
+    void send() {
+      call.sendAlone(raw, rc -> answered(this, false));
+    }
+
+    @Override
+    void unsendable() {
+      answered(this, false);
+      call.fail(Code.CONNECTIONLOSS.intValue());
+    }
+  }
+
+  /** Writes in one multi. */
+  private final class MultiPacket extends Packet {
+    final List<WriteCall> calls;
+
+    MultiPacket(List<WriteCall> calls) {
+      this.calls = calls;
+    }
+
+    @Override
+    void send() {
+      List<Op> ops = new ArrayList<>(calls.size());
+      for (WriteCall c : calls) {
+        ops.add(c.op());
+      }
+      raw.multi(ops, (rc, path, ctx, results) -> multiAnswered(this, rc, results));
+    }
+
+    @Override
+    void unsendable() {
+      multiAnswered(this, Code.CONNECTIONLOSS.intValue(), null);
+    }
+  }
+
+  /** Listings: one alone, or several in a read-only multi. */
+  private final class ListingPacket extends Packet {
+    final List<Listing> calls;
+
+    /** Sent while a write multi that failed was unanswered: its answers are dropped. */
+    boolean stale;
+
+    ListingPacket(List<Listing> calls) {
+      this.calls = calls;
+    }
+
+    @Override
+    void send() {
+      if (calls.size() == 1) {
+        Listing l = calls.get(0);
+        raw.getChildren(
+            l.path,
+            null,
+            (rc, p, ctx, children, stat) ->
+                listingsAnswered(this, rc, children == null ? null : List.of(children)));
+        return;
+      }
+      List<Op> ops = new ArrayList<>(calls.size());
+      for (Listing l : calls) {
+        ops.add(Op.getChildren(l.path));
+      }
+      raw.multi(ops, (rc, path, ctx, results) -> readMultiAnswered(this, rc, results));
+    }
+
+    @Override
+    void unsendable() {
+      listingsAnswered(this, Code.CONNECTIONLOSS.intValue(), null);
+    }
+  }
+
+  /** A barrier. */
+  private final class BarrierPacket extends Packet {
+    final Barrier call;
+
+    BarrierPacket(Barrier call) {
+      this.call = call;
+    }
+
+    @Override
+    void send() {
+      call.send.accept(() -> answered(this, false));
+    }
+
+    @Override
+    void unsendable() {
+      answered(this, false);
+      call.fail.accept(Code.CONNECTIONLOSS.intValue());
+    }
+  }
+
+  // ---------------------------------------------------------------- queueing and sending
+
+  private void issue(Call call) {
+    synchronized (this) {
+      if (pending.isEmpty()
+          && inFlight < atOnceBelow
+          && !(call instanceof Barrier && openMultis > 0)) {
+        packet(alone(call));
+      } else {
+        pending.add(call);
+      }
+    }
+    drain();
+  }
+
+  /** Called holding the monitor: the packet of one call sent alone. */
+  private Packet alone(Call call) {
+    if (call instanceof WriteCall w) {
+      return new WritePacket(w);
+    }
+    if (call instanceof Listing l) {
+      return new ListingPacket(List.of(l));
+    }
+    return new BarrierPacket((Barrier) call);
+  }
+
+  /** Called holding the monitor: counts {@code p} in flight and puts it in the outbox. */
+  private void packet(Packet p) {
+    p.seq = ++sent;
+    inFlight++;
+    if (p instanceof MultiPacket) {
+      openMultis++;
+    } else if (p instanceof ListingPacket) {
+      listingsInFlight.add(p);
+    }
+    outbox.add(p);
+  }
+
+  /**
+   * Called holding the monitor: sends what is pending, if fewer than {@link #atOnceBelow} packets
+   * are in flight, up to the first reading barrier that must wait for a write multi.
+   */
+  private void flush() {
+    if (inFlight >= atOnceBelow) {
+      return;
+    }
+    while (!pending.isEmpty()) {
+      Call head = pending.peek();
+      if (head instanceof Barrier b) {
+        if (openMultis > 0) {
+          return; // sent once the write multis before it are answered
+        }
+        pending.poll();
+        packet(new BarrierPacket(b));
+        continue;
+      }
+      // the batchable calls up to the next barrier: writes first, then listings
+      List<WriteCall> writes = new ArrayList<>();
+      List<Listing> listings = new ArrayList<>();
+      int writeBytes = 0;
+      while (pending.peek() instanceof WriteCall || pending.peek() instanceof Listing) {
+        Call c = pending.peek();
+        if (c instanceof WriteCall w) {
+          if (writes.size() >= MAX_WRITES || writeBytes + w.bytes() > MAX_WRITE_BYTES) {
+            if (!writes.isEmpty()) {
+              break; // the rest in the next multi
+            }
+          }
+          writeBytes += w.bytes();
+          writes.add(w);
+        } else {
+          listings.add((Listing) c);
+        }
+        pending.poll();
+      }
+      sendWrites(writes);
+      sendListings(listings);
+    }
+  }
+
+  /** Called holding the monitor. */
+  private void sendWrites(List<WriteCall> writes) {
+    if (writes.size() == 1) {
+      packet(new WritePacket(writes.get(0)));
+    } else if (!writes.isEmpty()) {
+      packet(new MultiPacket(writes));
+      BatchEvent.writes(writes.size(), false);
+    }
+  }
+
+  /**
+   * Called holding the monitor: listings of directories known to be small go together (in read-only
+   * multis of at most {@link #MAX_READS} and {@link #MAX_READ_BYTES}); the others alone.
+   */
+  private void sendListings(List<Listing> listings) {
+    if (listings.isEmpty()) {
+      return;
+    }
+    boolean together = listings.size() > 1 && line.readMulti();
+    List<Listing> batch = new ArrayList<>();
+    int bytes = 0;
+    for (Listing l : listings) {
+      Integer known = listingBytes.get(l.path);
+      if (!together || known == null || known > SMALL_LISTING_BYTES) {
+        packet(new ListingPacket(List.of(l)));
+        continue;
+      }
+      if (batch.size() >= MAX_READS || bytes + known > MAX_READ_BYTES) {
+        sendListingBatch(batch);
+        batch = new ArrayList<>();
+        bytes = 0;
+      }
+      batch.add(l);
+      bytes += known + 16;
+    }
+    sendListingBatch(batch);
+  }
+
+  /** Called holding the monitor. */
+  private void sendListingBatch(List<Listing> batch) {
+    if (!batch.isEmpty()) {
+      packet(new ListingPacket(batch));
+      if (batch.size() > 1) {
+        BatchEvent.listings(batch.size(), false);
+      }
+    }
+  }
+
+  /**
+   * Sends the outbox, in order, if no other thread is sending it (that thread then sends what this
+   * one added). Never under the monitor.
+   */
+  private void drain() {
+    while (true) {
+      Packet p;
+      synchronized (this) {
+        if (sending || outbox.isEmpty()) {
+          // another thread is sending, and sends what this one added
+          return;
+        }
+        sending = true;
+        p = outbox.poll();
+      }
+      try {
+        p.send();
+      } catch (RuntimeException e) {
+        log.warn("a request could not be sent: {}", e.toString());
+        try {
+          p.unsendable();
+        } catch (RuntimeException e2) {
+          log.error("a request's callback failed", e2);
+        }
+      } finally {
+        synchronized (this) {
+          sending = false;
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- answers
+
+  /** A packet was answered: count it, and send what waited for it. */
+  private void answered(Packet p, boolean multi) {
+    synchronized (this) {
+      inFlight--;
+      if (multi) {
+        openMultis--;
+      }
+      flush();
+    }
+    drain();
+  }
+
+  private void multiAnswered(MultiPacket p, int rc, List<OpResult> results) {
+    List<WriteCall> calls = p.calls;
+    int failedAt = -1;
+    if (results != null && rc != Code.OK.intValue()) {
+      for (int i = 0; i < results.size(); i++) {
+        if (results.get(i) instanceof OpResult.ErrorResult e
+            && e.getErr() != Code.OK.intValue()
+            && e.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
+          failedAt = i;
+          break;
+        }
+      }
+    }
+    boolean opFailed = results != null && rc != Code.OK.intValue();
+    synchronized (this) {
+      inFlight--;
+      openMultis--;
+      if (opFailed) {
+        // the ops go again without tying them together, ahead of anything pending; listings
+        // sent while this multi was unanswered go again after them
+        for (Packet l : listingsInFlight) {
+          if (l.seq > p.seq) {
+            ((ListingPacket) l).stale = true;
+          }
+        }
+        if (failedAt < 0 || results.size() != calls.size()) {
+          for (WriteCall c : calls) {
+            packet(new WritePacket(c));
+          }
+        } else {
+          sendWrites(new ArrayList<>(calls.subList(0, failedAt)));
+          packet(new WritePacket(calls.get(failedAt)));
+          sendWrites(new ArrayList<>(calls.subList(failedAt + 1, calls.size())));
+        }
+        BatchEvent.writes(calls.size(), true);
+      }
+      flush();
+    }
+    drain();
+    if (opFailed) {
+      return; // each op hears the answer of its retry
+    }
+    for (int i = 0; i < calls.size(); i++) {
+      WriteCall c = calls.get(i);
+      try {
+        if (results != null && results.size() == calls.size()) {
+          c.answer(results.get(i), null);
+        } else {
+          c.fail(rc);
+        }
+      } catch (RuntimeException e) {
+        log.error("a callback of a batched request failed", e);
+      }
+    }
+  }
+
+  private void readMultiAnswered(ListingPacket p, int rc, List<OpResult> results) {
+    if (results == null && rc == Code.UNIMPLEMENTED.intValue()) {
+      line.refused(); // a server before 3.6: the listings go again, alone
+      resendListings(p);
+      return;
+    }
+    if (results == null) {
+      if (rc == Code.CONNECTIONLOSS.intValue()) {
+        line.lost();
+      }
+      listingsAnswered(p, rc, null);
+      return;
+    }
+    line.answered();
+    List<List<String>> children = new ArrayList<>(results.size());
+    int[] codes = new int[results.size()];
+    for (int i = 0; i < results.size(); i++) {
+      OpResult r = results.get(i);
+      if (r instanceof OpResult.GetChildrenResult g) {
+        children.add(g.getChildren());
+        codes[i] = Code.OK.intValue();
+      } else {
+        children.add(null);
+        codes[i] = r instanceof OpResult.ErrorResult e ? e.getErr() : Code.SYSTEMERROR.intValue();
+      }
+    }
+    listingsAnswered(p, codes, children);
+  }
+
+  private void listingsAnswered(ListingPacket p, int rc, List<List<String>> children) {
+    int[] codes = new int[p.calls.size()];
+    java.util.Arrays.fill(codes, rc);
+    List<List<String>> each = new ArrayList<>(p.calls.size());
+    for (int i = 0; i < p.calls.size(); i++) {
+      each.add(children == null ? null : children.get(i));
+    }
+    listingsAnswered(p, codes, each);
+  }
+
+  private void listingsAnswered(ListingPacket p, int[] codes, List<List<String>> children) {
+    boolean stale;
+    synchronized (this) {
+      inFlight--;
+      listingsInFlight.remove(p);
+      stale = p.stale;
+      if (stale) {
+        // sent again after the retries of the multi that failed before it was answered
+        for (int i = p.calls.size() - 1; i >= 0; i--) {
+          pending.addFirst(p.calls.get(i));
+        }
+      } else {
+        for (int i = 0; i < p.calls.size(); i++) {
+          List<String> c = children.get(i);
+          if (codes[i] == Code.OK.intValue() && c != null) {
+            int bytes = 0;
+            for (String name : c) {
+              bytes += name.length() + 4;
+            }
+            listingBytes.put(p.calls.get(i).path, bytes);
+          }
+        }
+      }
+      flush();
+    }
+    drain();
+    if (stale) {
+      return;
+    }
+    for (int i = 0; i < p.calls.size(); i++) {
+      try {
+        p.calls.get(i).answer(codes[i], children.get(i));
+      } catch (RuntimeException e) {
+        log.error("a callback of a batched listing failed", e);
+      }
+    }
+  }
+
+  /** The listings of a read-only multi the server refused go again, each alone. */
+  private void resendListings(ListingPacket p) {
+    synchronized (this) {
+      inFlight--;
+      listingsInFlight.remove(p);
+      for (Listing l : p.calls) {
+        packet(new ListingPacket(List.of(l)));
+      }
+      flush();
+    }
+    drain();
+  }
+
+  /** How many packets are in flight (for tests). */
+  synchronized int inFlight() {
+    return inFlight;
+  }
+
+  /** How many calls wait to be sent (for tests). */
+  synchronized int pending() {
+    return pending.size();
+  }
+
+  // ---------------------------------------------------------------- the view
+
+  /** The calls of one connection, queued here. */
+  private final class View implements ZkOps {
+    @Override
+    public void create(
+        String path,
+        byte[] data,
+        List<ACL> acl,
+        CreateMode mode,
+        AsyncCallback.Create2Callback cb) {
+      PathUtils.validatePath(path, mode.isSequential()); // a bad path throws here, as unbatched
+      if (mode == CreateMode.EPHEMERAL || mode.isTTL()) {
+        issue(
+            new Barrier(
+                done ->
+                    raw.create(
+                        path,
+                        data,
+                        acl,
+                        mode,
+                        (rc, p, ctx, name, stat) -> {
+                          done.run();
+                          cb.processResult(rc, p, ctx, name, stat);
+                        }),
+                rc -> cb.processResult(rc, path, null, null, null)));
+        return;
+      }
+      issue(new Create(path, data, acl, mode, cb));
+    }
+
+    @Override
+    public void delete(String path, int version, AsyncCallback.VoidCallback cb) {
+      PathUtils.validatePath(path);
+      issue(new Delete(path, version, cb));
+    }
+
+    @Override
+    public void listChildren(String path, AsyncCallback.ChildrenCallback cb) {
+      PathUtils.validatePath(path);
+      issue(new Listing(path, cb));
+    }
+
+    @Override
+    public void getChildren(String path, Watcher watcher, AsyncCallback.Children2Callback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.getChildren(
+                      path,
+                      watcher,
+                      (rc, p, ctx, children, stat) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx, children, stat);
+                      }),
+              rc -> cb.processResult(rc, path, null, null, null)));
+    }
+
+    @Override
+    public void getData(String path, Watcher watcher, AsyncCallback.DataCallback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.getData(
+                      path,
+                      watcher,
+                      (rc, p, ctx, data, stat) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx, data, stat);
+                      }),
+              rc -> cb.processResult(rc, path, null, null, null)));
+    }
+
+    @Override
+    public void exists(String path, Watcher watcher, AsyncCallback.StatCallback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.exists(
+                      path,
+                      watcher,
+                      (rc, p, ctx, stat) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx, stat);
+                      }),
+              rc -> cb.processResult(rc, path, null, null)));
+    }
+
+    @Override
+    public void getACL(String path, AsyncCallback.ACLCallback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.getACL(
+                      path,
+                      (rc, p, ctx, acl, stat) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx, acl, stat);
+                      }),
+              rc -> cb.processResult(rc, path, null, null, null)));
+    }
+
+    @Override
+    public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.setData(
+                      path,
+                      data,
+                      version,
+                      (rc, p, ctx, stat) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx, stat);
+                      }),
+              rc -> cb.processResult(rc, path, null, null)));
+    }
+
+    @Override
+    public void removeWatches(
+        String path, Watcher watcher, WatcherType type, AsyncCallback.VoidCallback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.removeWatches(
+                      path,
+                      watcher,
+                      type,
+                      (rc, p, ctx) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx);
+                      }),
+              rc -> cb.processResult(rc, path, null)));
+    }
+
+    @Override
+    public void removeAllWatches(String path, WatcherType type, AsyncCallback.VoidCallback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.removeAllWatches(
+                      path,
+                      type,
+                      (rc, p, ctx) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx);
+                      }),
+              rc -> cb.processResult(rc, path, null)));
+    }
+
+    @Override
+    public void sync(String path, AsyncCallback.VoidCallback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.sync(
+                      path,
+                      (rc, p, ctx) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx);
+                      }),
+              rc -> cb.processResult(rc, path, null)));
+    }
+
+    @Override
+    public void multi(List<Op> ops, AsyncCallback.MultiCallback cb) {
+      issue(
+          new Barrier(
+              done ->
+                  raw.multi(
+                      ops,
+                      (rc, p, ctx, results) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx, results);
+                      }),
+              rc -> cb.processResult(rc, null, null, null)));
+    }
+
+    @Override
+    public void addWatch(
+        String path, Watcher watcher, AddWatchMode mode, AsyncCallback.VoidCallback cb) {
+      PathUtils.validatePath(path);
+      issue(
+          new Barrier(
+              done ->
+                  raw.addWatch(
+                      path,
+                      watcher,
+                      mode,
+                      (rc, p, ctx) -> {
+                        done.run();
+                        cb.processResult(rc, p, ctx);
+                      }),
+              rc -> cb.processResult(rc, path, null)));
+    }
+
+    @Override
+    public boolean connected() {
+      return raw.connected();
+    }
+
+    @Override
+    public String toString() {
+      return "batched " + raw;
+    }
+  }
+}

@@ -1,0 +1,315 @@
+package io.zklock.internal.engine;
+
+import static io.zklock.internal.engine.EngineFixture.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zklock.LockHandle;
+import io.zklock.internal.engine.EngineFixture.Started;
+import io.zklock.internal.engine.FakeZooKeeper.Multi;
+import io.zklock.internal.engine.LockRequest.State;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The request engine with its session's requests batched ({@link io.zklock.internal.zk.Batcher}),
+ * on the fake server: requests of one client issued while another is in flight go out in one multi
+ * (creates, deletes) and one read-only multi (listings), and each request keeps every property it
+ * has alone: its listing shows its node, a batch lost to a connection loss is recovered node by
+ * node, a batch one of whose ops fails is sent again without tying the others to it, and a batch
+ * that meets a session's expiry queues its requests again on the new session. The threshold is 1
+ * here: anything issued while a request is in flight waits for the next reply and goes with the
+ * others.
+ */
+class BatchedEngineTest {
+  private final EngineFixture f = EngineFixture.batched(1);
+  private final FakeZooKeeper zk = f.zk;
+
+  private static String dir(int i) {
+    return NS + "/entity-" + i;
+  }
+
+  /** One full acquire and release on each lock: directories made, their listings' sizes known. */
+  private void warm(int locks) {
+    for (int i = 0; i < locks; i++) {
+      Started s = f.acquireIn(dir(i));
+      f.settle();
+      s.handle().release();
+      f.settle();
+    }
+    zk.clearSent();
+  }
+
+  private List<Multi> multisSince(int from) {
+    List<Multi> all = zk.multis();
+    return all.subList(from, all.size());
+  }
+
+  /** Starts one acquire per lock, the first going out alone and the rest waiting for its reply. */
+  private List<Started> acquireEach(int locks) {
+    List<Started> out = new ArrayList<>();
+    for (int i = 0; i < locks; i++) {
+      out.add(f.acquireIn(dir(i)));
+    }
+    return out;
+  }
+
+  @Test
+  void requestsIssuedWhileOneIsInFlight_goOutInOneMultiAndOneReadOnlyMulti_andAreAllGranted() {
+    warm(4);
+    int before = zk.multis().size();
+
+    List<Started> rs = acquireEach(4);
+    assertThat(zk.sent()).as("only the first create went out at once").hasSize(1);
+    f.settle();
+
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+      assertThat(r.handle().fencingToken())
+          .as("the token is the node's czxid, read from the multi's create2 result")
+          .isEqualTo(zk.stat(r.handle().path()).getCzxid());
+    }
+    assertThat(multisSince(before))
+        .as("three creates in one multi, then the four listings in one read-only multi")
+        .containsExactly(new Multi(false, 3, Code.OK), new Multi(true, 4, Code.OK));
+
+    int beforeRelease = zk.multis().size();
+    for (Started r : rs) {
+      r.handle().releaseAsync();
+    }
+    f.settle();
+    assertThat(multisSince(beforeRelease))
+        .as("the first delete alone, the three others in one multi")
+        .containsExactly(new Multi(false, 3, Code.OK));
+    for (int i = 0; i < 4; i++) {
+      assertThat(zk.children(dir(i))).isEmpty();
+    }
+  }
+
+  @Test
+  void aBatchWithOneFailingOp_isSentAgainWithoutIt_andEachRequestHearsOnlyItsOwnOutcome() {
+    warm(4);
+    // lock 2's directory was reaped meanwhile (an empty container): its create fails NONODE
+    zk.delete(dir(2));
+    int before = zk.multis().size();
+
+    List<Started> rs = acquireEach(4);
+    f.settle();
+
+    assertThat(multisSince(before).get(0))
+        .as("the batch of three creates failed on lock 2's")
+        .isEqualTo(new Multi(false, 3, Code.NONODE));
+    for (Started r : rs) {
+      assertThat(r.state()).as("each request was granted").isEqualTo(State.HELD);
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(zk.children(dir(i))).as("one node per lock, none orphaned").hasSize(1);
+    }
+  }
+
+  @Test
+  void listingsSentWhileAFailedBatchWasUnanswered_areSentAgain_andShowTheNodesOfTheRetry() {
+    warm(4);
+    zk.delete(dir(3));
+    int before = zk.multis().size();
+
+    List<Started> rs = acquireEach(4);
+    f.settle();
+
+    // without the listings sent again, locks 1 and 2 would read a listing sent before their
+    // creates were applied (the batch failed and was sent again after it) and never be granted
+    List<Multi> seen = multisSince(before);
+    assertThat(seen.get(0)).isEqualTo(new Multi(false, 3, Code.NONODE));
+    assertThat(seen.stream().filter(Multi::read).count())
+        .as("the read-only multi pipelined behind the failed batch, then sent again")
+        .isGreaterThanOrEqualTo(2);
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+  }
+
+  @Test
+  void aBatchOfDeletes_oneOfANodeAlreadyGone_releasesEveryOther() {
+    warm(4);
+    List<Started> rs = acquireEach(4);
+    f.settle();
+    List<LockHandle> hs = new ArrayList<>();
+    for (Started r : rs) {
+      hs.add(r.handle());
+    }
+    // an operator deletes lock 2's node: its holder has not heard yet when it releases
+    zk.delete(hs.get(2).path());
+    int before = zk.multis().size();
+
+    hs.get(0).releaseAsync(); // alone, at once
+    for (int i = 1; i < 4; i++) {
+      hs.get(i).releaseAsync(); // batched behind it; lock 2's delete fails the batch
+    }
+    f.settle();
+
+    assertThat(multisSince(before).get(0)).isEqualTo(new Multi(false, 3, Code.NONODE));
+    for (int i = 0; i < 4; i++) {
+      assertThat(zk.children(dir(i))).as("lock %d released", i).isEmpty();
+      assertThat(hs.get(i).isHeld()).isFalse();
+    }
+  }
+
+  @Test
+  void aBatchAppliedButItsReplyLost_eachRequestFindsItsNodeByItsAttemptId() {
+    warm(4);
+    List<Started> rs = acquireEach(4);
+    zk.deliverNext(); // the first create alone: the batch of three goes out behind it
+    zk.loseNextReply(); // the batch is applied; its reply turns into a connection loss
+    f.settle();
+
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(zk.children(dir(i)))
+          .as("lock %d: the node of the lost reply adopted, no second node", i)
+          .hasSize(1);
+    }
+  }
+
+  @Test
+  void aBatchNeverApplied_eachRequestCreatesItsNodeAgain() {
+    warm(4);
+    List<Started> rs = acquireEach(4);
+    zk.deliverNext();
+    zk.dropNextRequest(); // the batch is never applied: a connection loss
+    f.settle();
+
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(zk.children(dir(i))).hasSize(1);
+    }
+  }
+
+  @Test
+  void aBatchSplitByAConnectionLoss_isRecoveredOnceConnectedAgain() {
+    warm(4);
+    List<Started> rs = acquireEach(4);
+    zk.deliverNext(); // the batch and the listings are on their way
+    f.session.disconnect(); // both fail with a connection loss, unapplied
+    f.settle();
+    f.session.reconnect();
+    f.settle();
+
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(zk.children(dir(i))).hasSize(1);
+    }
+  }
+
+  @Test
+  void aBatchSpanningASessionExpiry_queuesItsRequestsAgainOnTheNewSession() {
+    warm(4);
+    List<Started> rs = acquireEach(4);
+    zk.deliverNext(); // lock 0's create applied; the batch of three in flight
+    long old = f.session.sessionId();
+    f.session.expire(); // the batch answers SESSIONEXPIRED; lock 0's node went with the session
+    f.settle();
+    f.session.newSession(f.nextSessionId());
+    f.settle();
+
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+      assertThat(zk.stat(r.handle().path()).getEphemeralOwner()).isNotEqualTo(old);
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(zk.children(dir(i))).as("one node of the new session").hasSize(1);
+    }
+  }
+
+  @Test
+  void aLoneRequest_goesOutAsUnbatched_itsCreateAndListingTogether() {
+    EngineFixture g = EngineFixture.batched(3);
+    Started r = g.acquire();
+    assertThat(g.zk.sent().stream().map(FakeZooKeeper.Sent::op))
+        .as("both requests before any reply: one round trip, as unbatched")
+        .containsExactly("create", "getChildren");
+    g.settle();
+    assertThat(r.state()).isEqualTo(State.HELD);
+    assertThat(g.zk.multis()).isEmpty();
+  }
+
+  @Test
+  void aServerThatRefusesReadOnlyMulti_hasItsListingsSentAgainAlone() {
+    warm(3);
+    zk.withoutPersistentWatches(); // a 3.5 server now (a rolling change)
+    List<Started> rs = acquireEach(3);
+    f.settle();
+
+    assertThat(zk.multis().stream().filter(m -> m.read() && m.code() == Code.UNIMPLEMENTED))
+        .as("the read-only multi was refused once")
+        .hasSize(1);
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+    int before = zk.multis().size();
+    for (Started r : rs) {
+      r.handle().releaseAsync();
+    }
+    List<Started> again = acquireEach(3);
+    f.settle();
+    assertThat(multisSince(before).stream().filter(Multi::read))
+        .as("never sent again")
+        .isEmpty();
+    for (Started r : again) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+  }
+
+  @Test
+  void contendedLockOfOneClient_batchedWaitersAreGrantedInQueueOrder() {
+    List<Started> rs = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      rs.add(f.acquire());
+    }
+    f.otherQueues(); // another client's node among ours
+    f.settle();
+    List<String> order = new ArrayList<>();
+    for (int round = 0; round < 5; round++) {
+      Started holder = null;
+      for (Started r : rs) {
+        if (r.state() == State.HELD) {
+          assertThat(holder).as("one holder at a time").isNull();
+          holder = r;
+        }
+      }
+      if (holder == null) {
+        // the other client's node holds: it leaves
+        for (String n : zk.children(EngineFixture.DIR)) {
+          if (zk.stat(EngineFixture.DIR + "/" + n).getEphemeralOwner()
+              == EngineFixture.OTHER_SESSION) {
+            zk.delete(EngineFixture.DIR + "/" + n);
+          }
+        }
+        f.settle();
+        round--;
+        continue;
+      }
+      order.add(holder.handle().path());
+      holder.handle().releaseAsync();
+      f.settle();
+    }
+    assertThat(order).as("granted in the order of their nodes").isSorted();
+  }
+
+  @Test
+  void plainEphemeralCreates_areNotBatched() {
+    zk.create(0, EngineFixture.DIR + "/held", new byte[0], CreateMode.PERSISTENT);
+    Started a = f.simpleAcquire();
+    Started b = f.simpleAcquire();
+    f.settle();
+    assertThat(zk.multis()).as("a simple lock's creates go alone").isEmpty();
+    assertThat(a.state() == State.HELD ^ b.state() == State.HELD).isTrue();
+  }
+}
