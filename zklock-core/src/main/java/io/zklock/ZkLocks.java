@@ -625,21 +625,24 @@ public interface ZkLocks extends AutoCloseable {
 
     /**
      * Whether the requests that this instance's threads issue while others are in flight go out
-     * together (default: on). Batched, the lock nodes that threads create meanwhile are created in
-     * one {@code multi} request, their deletions likewise, and their listings in one read-only
-     * {@code multi} (ZooKeeper 3.6+; with a 3.5 server listings go one by one): one packet, one
-     * proposal and one log entry for many operations, which is what bounds a busy client of many
-     * threads. Nothing waits on a timer: a request issued while few are in flight goes out at once,
-     * so a lone thread's latency is what it is unbatched; a request issued while the client is busy
-     * waits for the next answer and goes with the others. A batch never ties unrelated locks
-     * together: one whose operation fails is sent again without the failed one, and each request
-     * hears only its own outcome. Ordering, fairness and fencing are unchanged
-     * (docs/guarantees.md).
+     * together (default: off, or the system property {@code io.zklock.batching}). Batched, the lock
+     * nodes that threads create meanwhile are created in one {@code multi} request, their deletions
+     * likewise, and their listings in one read-only {@code multi} (ZooKeeper 3.6+; with a 3.5
+     * server listings go one by one): one packet, one proposal and one log entry for many
+     * operations, which is what bounds a busy client of many threads taking distinct locks. Nothing
+     * waits on a timer: a request issued while few are in flight goes out at once, so a lone
+     * thread's latency is what it is unbatched. A batch never ties unrelated locks together: one
+     * whose operation fails is sent again without the failed one, and each request hears only its
+     * own outcome. Ordering, fairness and fencing are unchanged (docs/guarantees.md).
      *
-     * <p>With batching on, {@code build()} asks the server once whether it answers read-only {@code
-     * multi}; a server before 3.6 answers by closing that connection, and the client connects again
-     * before {@code build()} returns (the session lives on). Off, every request goes out alone, as
-     * it is issued.
+     * <p>The trade, and why it is off by default: a request issued while the instance already has
+     * several in flight waits for the next answer instead of going out at once, which adds up to
+     * one server reply's time to its latency when the server is not the bottleneck; a batch one of
+     * whose operations fails (a lock directory reaped, a node deleted by hand) costs its other
+     * operations another round trip; and {@code build()} asks the server once whether it answers
+     * read-only {@code multi} (a server before 3.6 answers by closing that connection, and the
+     * client connects again before {@code build()} returns; the session lives on). Turn it on for
+     * a client whose many threads take many distinct locks at once.
      */
     public Builder batching(boolean on) {
       factory.batching(on);

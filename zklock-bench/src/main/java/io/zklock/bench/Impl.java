@@ -12,6 +12,16 @@ enum Impl {
       return new ZkLockClient(e.zk(), index, e.session());
     }
   },
+  /**
+   * zklock with its requests batched ({@code ZkLocks.Builder#batching}): the creates, listings and
+   * deletes a client's threads issue while others are in flight go out together in {@code multi}s.
+   */
+  ZKLOCK_BATCHED("zklock-batched", Server.ZOOKEEPER) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) {
+      return new ZkLockClient(e.zk(), index, e.session(), false, true);
+    }
+  },
   /** Apache Curator 5.9: InterProcessMutex, InterProcessReadWriteLock, InterProcessSemaphoreV2. */
   CURATOR("curator", Server.ZOOKEEPER) {
     @Override

@@ -14,7 +14,7 @@ final class Scenarios {
   private Scenarios() {}
 
   static final List<Impl> ALL =
-      List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.NAIVE, Impl.RAW, Impl.FLOOR);
+      List.of(Impl.ZKLOCK, Impl.ZKLOCK_BATCHED, Impl.CURATOR, Impl.NAIVE, Impl.RAW, Impl.FLOOR);
   static final List<Impl> RECIPES = List.of(Impl.ZKLOCK, Impl.CURATOR);
 
   /** The peers on their own servers (issue 32). */
@@ -208,7 +208,14 @@ final class Scenarios {
 
   /** The lock libraries and the two ZooKeeper floors, for one client shared by many threads. */
   static final List<Impl> ONE_CLIENT =
-      List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.RAW, Impl.FLOOR, Impl.REDISSON, Impl.ETCD);
+      List.of(
+          Impl.ZKLOCK,
+          Impl.ZKLOCK_BATCHED,
+          Impl.CURATOR,
+          Impl.RAW,
+          Impl.FLOOR,
+          Impl.REDISSON,
+          Impl.ETCD);
 
   /** Threads sharing one client in the one-client per-entity scenarios. */
   static final int SHARED_THREADS = 32;
@@ -258,7 +265,7 @@ final class Scenarios {
         "acquire + release(), each on a lock name never used before, one client x 32 threads",
         "acq/s",
         true,
-        List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.REDISSON, Impl.ETCD),
+        List.of(Impl.ZKLOCK, Impl.ZKLOCK_BATCHED, Impl.CURATOR, Impl.REDISSON, Impl.ETCD),
         Impl.CURATOR) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {
@@ -321,7 +328,7 @@ final class Scenarios {
         "one session holding many distinct locks at once (zklock only)",
         "bytes/lock",
         false,
-        List.of(Impl.ZKLOCK),
+        List.of(Impl.ZKLOCK, Impl.ZKLOCK_BATCHED),
         null) {
       @Override
       int reps(BenchConfig config) {

@@ -32,6 +32,18 @@ final class ZkLockClient implements BenchLock.Client {
    *     LockOptions#curatorCompatible()}): then it locks under Curator's root, on Curator's paths
    */
   ZkLockClient(String connectString, int index, Duration session, boolean curatorCompatible) {
+    this(connectString, index, session, curatorCompatible, false);
+  }
+
+  /**
+   * @param batching whether its requests are batched ({@code ZkLocks.Builder#batching})
+   */
+  ZkLockClient(
+      String connectString,
+      int index,
+      Duration session,
+      boolean curatorCompatible,
+      boolean batching) {
     this.curatorCompatible = curatorCompatible;
     this.namespace = curatorCompatible ? CuratorClient.ROOT : NAMESPACE;
     ZkLocks.Builder builder =
@@ -39,7 +51,8 @@ final class ZkLockClient implements BenchLock.Client {
             .namespace(namespace)
             .sessionTimeout(session)
             .connectTimeout(Duration.ofSeconds(30))
-            .clientName("bench-" + index);
+            .clientName("bench-" + index)
+            .batching(batching);
     Observed.listener().ifPresent(builder::eventListener);
     this.locks = builder.build();
   }

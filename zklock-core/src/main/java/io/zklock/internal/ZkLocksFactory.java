@@ -32,7 +32,7 @@ public final class ZkLocksFactory {
   private SuspensionPolicy suspensionPolicy = SuspensionPolicy.WAIT_FOR_EXPIRY;
   private String ownerData;
   private boolean connectInBackground;
-  private boolean batching = true;
+  private boolean batching = Boolean.parseBoolean(System.getProperty(BATCHING_PROPERTY, "false"));
   private final List<LockEventListener> listeners = new ArrayList<>();
 
   /**
@@ -90,6 +90,9 @@ public final class ZkLocksFactory {
   public void connectInBackground() {
     this.connectInBackground = true;
   }
+
+  /** The system property that sets batching's default ({@code ZkLocks.Builder#batching}). */
+  public static final String BATCHING_PROPERTY = "io.zklock.batching";
 
   public void batching(boolean on) {
     this.batching = on;

@@ -28,7 +28,7 @@ public record SessionConfig(
     boolean batching,
     int batchAtOnceBelow) {
 
-  /** Batching as by default ({@link Batcher#AT_ONCE_BELOW}). */
+  /** Without batching. */
   public SessionConfig(
       String connectString,
       String namespace,
@@ -53,7 +53,7 @@ public record SessionConfig(
         suspensionPolicy,
         trustExistingAcl,
         connectInBackground,
-        true,
+        false,
         Batcher.AT_ONCE_BELOW);
   }
 

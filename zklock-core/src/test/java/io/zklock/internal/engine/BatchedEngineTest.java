@@ -36,7 +36,7 @@ class BatchedEngineTest {
     for (int i = 0; i < locks; i++) {
       Started s = f.acquireIn(dir(i));
       f.settle();
-      s.handle().release();
+      s.handle().releaseAsync();
       f.settle();
     }
     zk.clearSent();
@@ -259,9 +259,7 @@ class BatchedEngineTest {
     }
     List<Started> again = acquireEach(3);
     f.settle();
-    assertThat(multisSince(before).stream().filter(Multi::read))
-        .as("never sent again")
-        .isEmpty();
+    assertThat(multisSince(before).stream().filter(Multi::read)).as("never sent again").isEmpty();
     for (Started r : again) {
       assertThat(r.state()).isEqualTo(State.HELD);
     }
@@ -296,11 +294,12 @@ class BatchedEngineTest {
         round--;
         continue;
       }
-      order.add(holder.handle().path());
+      String path = holder.handle().path();
+      order.add(path.substring(path.lastIndexOf('-') + 1)); // its sequence number
       holder.handle().releaseAsync();
       f.settle();
     }
-    assertThat(order).as("granted in the order of their nodes").isSorted();
+    assertThat(order).as("granted in the order of their nodes' sequence numbers").isSorted();
   }
 
   @Test

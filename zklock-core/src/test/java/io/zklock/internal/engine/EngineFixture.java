@@ -96,10 +96,10 @@ public final class EngineFixture {
   }
 
   /**
-   * A fixture whose session sends its requests through a {@link io.zklock.internal.zk.Batcher},
-   * as a live session does, on a server that answers read-only multis: a call goes out at once
-   * while fewer than {@code atOnceBelow} requests are in flight (1: only when none is), else it
-   * waits for the next reply and goes with the others.
+   * A fixture whose session sends its requests through a {@link io.zklock.internal.zk.Batcher}, as
+   * a live session does, on a server that answers read-only multis: a call goes out at once while
+   * fewer than {@code atOnceBelow} requests are in flight (1: only when none is), else it waits for
+   * the next reply and goes with the others.
    */
   static EngineFixture batched(int atOnceBelow) {
     EngineFixture f =

@@ -149,8 +149,9 @@ public final class FakeZooKeeper implements ZkOps {
   public record Sent(long session, String op, String path) {}
 
   /**
-   * A multi as applied: {@code read} (a read-only one) or not, how many ops, and its code (OK, the
-   * failed op's code, or the fault that kept it from being applied).
+   * A multi as applied or answered: {@code read} (a read-only one) or not, how many ops, and its
+   * code (OK, the failed op's code, or the fault its caller heard: a multi applied whose reply is
+   * lost is listed twice, applied and then CONNECTIONLOSS).
    */
   public record Multi(boolean read, int ops, Code code) {}
 
@@ -711,7 +712,7 @@ public final class FakeZooKeeper implements ZkOps {
   private Map.Entry<Code, List<OpResult>> doMulti(long session, List<Op> ops) {
     if (!ops.isEmpty() && ops.stream().allMatch(o -> o.getKind() == Op.OpKind.READ)) {
       if (!persistentWatches) {
-        return Map.entry(Code.UNIMPLEMENTED, null);
+        return new java.util.AbstractMap.SimpleEntry<>(Code.UNIMPLEMENTED, null);
       }
       List<OpResult> results = new ArrayList<>();
       Code first = Code.OK;
@@ -1109,8 +1110,10 @@ public final class FakeZooKeeper implements ZkOps {
             boolean read =
                 !ops.isEmpty() && ops.stream().allMatch(o -> o.getKind() == Op.OpKind.READ);
             if (fault != null) {
-              multis.add(new Multi(read, ops.size(), fault));
-              return () -> cb.processResult(fault.intValue(), path, null, null);
+              return () -> {
+                multis.add(new Multi(read, ops.size(), fault));
+                cb.processResult(fault.intValue(), path, null, null);
+              };
             }
             Map.Entry<Code, List<OpResult>> r = doMulti(session, ops);
             multis.add(new Multi(read, ops.size(), r.getKey()));

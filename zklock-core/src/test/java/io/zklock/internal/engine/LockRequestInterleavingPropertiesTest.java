@@ -125,11 +125,11 @@ class LockRequestInterleavingPropertiesTest {
 
   /**
    * The same interleavings with the session's requests batched ({@link
-   * io.zklock.internal.zk.Batcher}): creates and deletes of several requests in one multi,
-   * listings in one read-only multi, each multi's reply delivered, lost after being applied or
-   * never applied like any other request's, split by a connection loss, spanning an expiry, and
-   * sent again op by op when one of its ops fails (a node another client deleted). {@code
-   * atOnceBelow} 1 batches everything issued while a request is in flight.
+   * io.zklock.internal.zk.Batcher}): creates and deletes of several requests in one multi, listings
+   * in one read-only multi, each multi's reply delivered, lost after being applied or never applied
+   * like any other request's, split by a connection loss, spanning an expiry, and sent again op by
+   * op when one of its ops fails (a node another client deleted). {@code atOnceBelow} 1 batches
+   * everything issued while a request is in flight.
    */
   @Property(tries = 200)
   void batched_interleavings_keepEveryPropertyOfTheUnbatchedRuns(
