@@ -641,8 +641,8 @@ public interface ZkLocks extends AutoCloseable {
      * whose operations fails (a lock directory reaped, a node deleted by hand) costs its other
      * operations another round trip; and {@code build()} asks the server once whether it answers
      * read-only {@code multi} (a server before 3.6 answers by closing that connection, and the
-     * client connects again before {@code build()} returns; the session lives on). Turn it on for
-     * a client whose many threads take many distinct locks at once.
+     * client connects again before {@code build()} returns; the session lives on). Turn it on for a
+     * client whose many threads take many distinct locks at once.
      */
     public Builder batching(boolean on) {
       factory.batching(on);

@@ -113,7 +113,7 @@ public final class ServerLine {
     }
     int rc;
     try {
-      rc = answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
+      rc = Blocking.get(answer, timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       return false; // not known: listings one by one
     }

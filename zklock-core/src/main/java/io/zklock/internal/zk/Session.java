@@ -283,7 +283,7 @@ public final class Session implements SessionPort {
     long timeout = config.connectTimeout().toMillis();
     try {
       if (serverLine.probe(conn.client().ops(), timeout)) {
-        awaitConnectedAgain(conn.client(), Clock.SYSTEM.nanoTime() + timeout * 1_000_000L);
+        awaitConnectedAgain(conn.client(), clock, clock.nanoTime() + timeout * 1_000_000L);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -295,15 +295,15 @@ public final class Session implements SessionPort {
    * read sent before the client noticed the close is lost with it, one sent after waits for the
    * next connection.
    */
-  private static void awaitConnectedAgain(ZkClient zk, long deadlineNanos)
+  private static void awaitConnectedAgain(ZkClient zk, Clock clock, long deadlineNanos)
       throws InterruptedException {
     BlockingOps ops = new BlockingOps(zk.ops());
-    while (Clock.SYSTEM.nanoTime() - deadlineNanos < 0) {
+    while (clock.nanoTime() - deadlineNanos < 0) {
       try {
         ops.exists("/");
         return;
       } catch (KeeperException.ConnectionLossException e) {
-        Thread.sleep(10);
+        Blocking.sleep(10);
       } catch (KeeperException e) {
         return; // answered: connected
       }

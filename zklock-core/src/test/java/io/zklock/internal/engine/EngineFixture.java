@@ -49,6 +49,12 @@ public final class EngineFixture {
    */
   private final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
 
+  /**
+   * The batcher's threshold of every fixture not made {@link #batched}: 0 (requests go out alone)
+   * unless {@code -Dzklock.test.batchAtOnceBelow=N}, which runs the engine's tests batched.
+   */
+  static final int BATCHED_BY_DEFAULT = Integer.getInteger("zklock.test.batchAtOnceBelow", 0);
+
   /** 0: requests go out alone; else the session's batcher's threshold ({@link #batched}). */
   final int batchAtOnceBelow;
 
@@ -57,7 +63,14 @@ public final class EngineFixture {
   }
 
   EngineFixture(SuspensionPolicy policy) {
-    this(new FakeZooKeeper(), new ManualScheduler.FakeClock(), null, FIRST_SESSION, policy, false, 0);
+    this(
+        new FakeZooKeeper(),
+        new ManualScheduler.FakeClock(),
+        null,
+        FIRST_SESSION,
+        policy,
+        false,
+        BATCHED_BY_DEFAULT);
     zk.mkdirs(DIR);
   }
 
@@ -69,7 +82,7 @@ public final class EngineFixture {
         FIRST_SESSION,
         SuspensionPolicy.WAIT_FOR_EXPIRY,
         deferred,
-        0);
+        BATCHED_BY_DEFAULT);
     zk.mkdirs(DIR);
   }
 
