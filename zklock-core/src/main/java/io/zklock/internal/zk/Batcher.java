@@ -2,9 +2,11 @@ package io.zklock.internal.zk;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import org.apache.zookeeper.AddWatchMode;
@@ -50,6 +52,11 @@ import org.slf4j.LoggerFactory;
  * before it. A multi that failed as a whole (a connection loss, an expired session) tells every
  * op's caller that code, as each would have heard alone; each recovers as for a single request (a
  * create after a connection loss looks for its node by its attempt id).
+ *
+ * <p><b>Tokens.</b> The nodes one multi creates share one zxid, their {@code czxid}: a lock's
+ * fencing token. So a multi never creates two nodes in one directory (the second waits for the next
+ * multi): every later node of a lock, and so every later holder, still has a greater token. Nodes
+ * of different locks created together share a czxid, as tokens of different locks may.
  *
  * <p>Plain ephemeral creates are not batched: a simple lock's create is answered {@code NODEEXISTS}
  * whenever the lock is held, and would fail every multi it joined.
@@ -469,13 +476,18 @@ public final class Batcher {
       List<WriteCall> writes = new ArrayList<>();
       List<Listing> listings = new ArrayList<>();
       int writeBytes = 0;
+      Set<String> createdIn = new HashSet<>();
       while (pending.peek() instanceof WriteCall || pending.peek() instanceof Listing) {
         Call c = pending.peek();
         if (c instanceof WriteCall w) {
-          if (writes.size() >= MAX_WRITES || writeBytes + w.bytes() > MAX_WRITE_BYTES) {
-            if (!writes.isEmpty()) {
-              break; // the rest in the next multi
-            }
+          if (!writes.isEmpty()
+              && (writes.size() >= MAX_WRITES
+                  || writeBytes + w.bytes() > MAX_WRITE_BYTES
+                  || (w instanceof Create && createdIn.contains(parentOf(w.path))))) {
+            break; // the rest in the next multi
+          }
+          if (w instanceof Create) {
+            createdIn.add(parentOf(w.path));
           }
           writeBytes += w.bytes();
           writes.add(w);
@@ -487,6 +499,12 @@ public final class Batcher {
       sendWrites(writes);
       sendListings(listings);
     }
+  }
+
+  /** The directory a node is created in. */
+  private static String parentOf(String path) {
+    int slash = path.lastIndexOf('/');
+    return slash <= 0 ? "/" : path.substring(0, slash);
   }
 
   /** Called holding the monitor. */

@@ -274,6 +274,7 @@ class BatchedEngineTest {
     f.otherQueues(); // another client's node among ours
     f.settle();
     List<String> order = new ArrayList<>();
+    List<Long> tokens = new ArrayList<>();
     for (int round = 0; round < 5; round++) {
       Started holder = null;
       for (Started r : rs) {
@@ -296,10 +297,40 @@ class BatchedEngineTest {
       }
       String path = holder.handle().path();
       order.add(path.substring(path.lastIndexOf('-') + 1)); // its sequence number
+      tokens.add(holder.handle().fencingToken());
       holder.handle().releaseAsync();
       f.settle();
     }
     assertThat(order).as("granted in the order of their nodes' sequence numbers").isSorted();
+    for (int i = 1; i < tokens.size(); i++) {
+      assertThat(tokens.get(i))
+          .as("every later holder's token is greater: no two nodes of one lock in one multi")
+          .isGreaterThan(tokens.get(i - 1));
+    }
+  }
+
+  @Test
+  void creates_inOneDirectory_neverShareAMulti_soTokensOfOneLockStrictlyIncrease() {
+    warm(2);
+    int before = zk.multis().size();
+    // lock 0 alone goes out at once; then two requests on lock 1 and one on lock 0 wait
+    List<Started> rs = new ArrayList<>();
+    rs.add(f.acquireIn(dir(0)));
+    rs.add(f.acquireIn(dir(1)));
+    rs.add(f.acquireIn(dir(1)));
+    rs.add(f.acquireIn(dir(0)));
+    f.settle();
+
+    assertThat(multisSince(before).stream().filter(m -> !m.read()))
+        .as("lock 1's second create and lock 0's second create wait for the next multi")
+        .containsExactly(new Multi(false, 2, Code.OK));
+    for (int lock = 0; lock < 2; lock++) {
+      List<String> nodes = zk.children(dir(lock));
+      assertThat(nodes).hasSize(2);
+      long first = zk.stat(dir(lock) + "/" + nodes.get(0)).getCzxid();
+      long second = zk.stat(dir(lock) + "/" + nodes.get(1)).getCzxid();
+      assertThat(first).as("lock %d: distinct czxids, in queue order", lock).isLessThan(second);
+    }
   }
 
   @Test
