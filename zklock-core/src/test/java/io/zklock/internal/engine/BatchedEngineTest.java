@@ -325,7 +325,9 @@ class BatchedEngineTest {
         .as("lock 1's second create and lock 0's second create wait for the next multi")
         .containsExactly(new Multi(false, 2, Code.OK));
     for (int lock = 0; lock < 2; lock++) {
-      List<String> nodes = zk.children(dir(lock));
+      List<String> nodes = new ArrayList<>(zk.children(dir(lock)));
+      // in queue order: by the sequence number that ends each name
+      nodes.sort(java.util.Comparator.comparing(n -> n.substring(n.lastIndexOf('-') + 1)));
       assertThat(nodes).hasSize(2);
       long first = zk.stat(dir(lock) + "/" + nodes.get(0)).getCzxid();
       long second = zk.stat(dir(lock) + "/" + nodes.get(1)).getCzxid();
