@@ -46,9 +46,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Failures.</b> A multi is all or none. One whose op failed (a directory reaped, a node
  * already gone, an ACL, a node that exists) is sent again without tying the ops together: the ops
- * before the failed one as a multi, the failed one alone, the ops after it as a multi; each caller
- * hears only its own op's outcome. Listings sent while that multi was unanswered are sent again
- * after the retries, their first answers dropped, so a listing still shows every write issued
+ * before the failed one as a multi, the failed one and each op after it alone (one more round trip,
+ * never a cascade of them); each caller hears only its own op's outcome. A create in a directory
+ * not known to exist (a lock's first use, or a container the server may have reaped) goes alone: it
+ * fails whenever the directory is missing. Listings sent while that multi was unanswered are sent
+ * again after the retries, their first answers dropped, so a listing still shows every write issued
  * before it. A multi that failed as a whole (a connection loss, an expired session) tells every
  * op's caller that code, as each would have heard alone; each recovers as for a single request (a
  * create after a connection loss looks for its node by its attempt id).
@@ -99,6 +101,20 @@ public final class Batcher {
   private int openMultis; // write multis sent and not answered
   private long sent; // packets sent so far: each packet's sequence number
   private final ArrayDeque<Packet> listingsInFlight = new ArrayDeque<>();
+
+  /**
+   * Directories known to exist (a create in it or a listing of it answered): a create in any other
+   * goes alone, since a missing directory (a lock's first use, a container the server reaped) fails
+   * the create, and would fail every multi it joined.
+   */
+  private final Map<String, Boolean> knownDirs =
+      new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> e) {
+          return size() > KNOWN_DIRS;
+        }
+      };
+
   private final Map<String, Integer> listingBytes =
       new LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -328,7 +344,7 @@ public final class Batcher {
 
     @Override
     void send() {
-      call.sendAlone(raw, rc -> answered(this, false));
+      call.sendAlone(raw, rc -> writeAnswered(this, rc));
     }
 
     @Override
@@ -480,8 +496,10 @@ public final class Batcher {
       while (pending.peek() instanceof WriteCall || pending.peek() instanceof Listing) {
         Call c = pending.peek();
         if (c instanceof WriteCall w) {
+          boolean alone = w instanceof Create && !knownDirs.containsKey(parentOf(w.path));
           if (!writes.isEmpty()
-              && (writes.size() >= MAX_WRITES
+              && (alone
+                  || writes.size() >= MAX_WRITES
                   || writeBytes + w.bytes() > MAX_WRITE_BYTES
                   || (w instanceof Create && createdIn.contains(parentOf(w.path))))) {
             break; // the rest in the next multi
@@ -491,6 +509,10 @@ public final class Batcher {
           }
           writeBytes += w.bytes();
           writes.add(w);
+          if (alone) {
+            pending.poll();
+            break; // a create in a directory not known to exist goes alone
+          }
         } else {
           listings.add((Listing) c);
         }
@@ -601,6 +623,23 @@ public final class Batcher {
     drain();
   }
 
+  /** A write sent alone was answered {@code rc}: learn whether its directory exists. */
+  private void writeAnswered(WritePacket p, int rc) {
+    synchronized (this) {
+      if (p.call instanceof Create) {
+        String dir = parentOf(p.call.path);
+        if (rc == Code.OK.intValue() || rc == Code.NODEEXISTS.intValue()) {
+          knownDirs.put(dir, Boolean.TRUE);
+        } else if (rc == Code.NONODE.intValue()) {
+          knownDirs.remove(dir);
+        }
+      }
+      inFlight--;
+      flush();
+    }
+    drain();
+  }
+
   private void multiAnswered(MultiPacket p, int rc, List<OpResult> results) {
     List<WriteCall> calls = p.calls;
     int failedAt = -1;
@@ -631,11 +670,25 @@ public final class Batcher {
             packet(new WritePacket(c));
           }
         } else {
+          // the ops before the failed one succeed again together; the failed one and every op
+          // after it (whose outcome the multi does not tell) go alone, all in one round trip
           sendWrites(new ArrayList<>(calls.subList(0, failedAt)));
-          packet(new WritePacket(calls.get(failedAt)));
-          sendWrites(new ArrayList<>(calls.subList(failedAt + 1, calls.size())));
+          for (WriteCall c : calls.subList(failedAt, calls.size())) {
+            packet(new WritePacket(c));
+          }
+          if (calls.get(failedAt) instanceof Create
+              && results.get(failedAt) instanceof OpResult.ErrorResult e
+              && e.getErr() == Code.NONODE.intValue()) {
+            knownDirs.remove(parentOf(calls.get(failedAt).path));
+          }
         }
         BatchEvent.writes(calls.size(), true);
+      } else if (rc == Code.OK.intValue()) {
+        for (WriteCall c : calls) {
+          if (c instanceof Create) {
+            knownDirs.put(parentOf(c.path), Boolean.TRUE);
+          }
+        }
       }
       flush();
     }
@@ -716,6 +769,7 @@ public final class Batcher {
               bytes += name.length() + 4;
             }
             listingBytes.put(p.calls.get(i).path, bytes);
+            knownDirs.put(p.calls.get(i).path, Boolean.TRUE);
           }
         }
       }

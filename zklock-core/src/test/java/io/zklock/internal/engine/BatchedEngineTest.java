@@ -336,6 +336,51 @@ class BatchedEngineTest {
   }
 
   @Test
+  void createsInDirectoriesNotKnownToExist_goAlone_soNoBatchFailsOnALocksFirstUse() {
+    // never used: each lock's directory is missing, and its first create fails NONODE
+    List<Started> rs = acquireEach(4);
+    f.settle();
+
+    assertThat(zk.multis().stream().filter(m -> !m.read()).map(Multi::code))
+        .as("no write multi carried a create into a missing directory")
+        .doesNotContain(Code.NONODE);
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+
+    // now known: the next round's creates go together
+    for (Started r : rs) {
+      r.handle().releaseAsync();
+    }
+    f.settle();
+    int before = zk.multis().size();
+    List<Started> again = acquireEach(4);
+    f.settle();
+    assertThat(multisSince(before)).contains(new Multi(false, 3, Code.OK));
+    for (Started r : again) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+  }
+
+  @Test
+  void aBatchWhoseOpsAllFail_isSentAgainInOneRoundTrip_notOneRoundTripPerOp() {
+    warm(4);
+    for (int i = 1; i < 4; i++) {
+      zk.delete(dir(i)); // reaped meanwhile: the batcher still believes they exist
+    }
+    int before = zk.multis().size();
+    List<Started> rs = acquireEach(4);
+    f.settle();
+
+    assertThat(multisSince(before).stream().filter(m -> !m.read()))
+        .as("the one failed multi; its ops went again each alone, none as a multi that fails again")
+        .containsExactly(new Multi(false, 3, Code.NONODE));
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+  }
+
+  @Test
   void plainEphemeralCreates_areNotBatched() {
     zk.create(0, EngineFixture.DIR + "/held", new byte[0], CreateMode.PERSISTENT);
     Started a = f.simpleAcquire();
