@@ -49,8 +49,15 @@ final class UiModel implements AutoCloseable {
   /** The timeline keeps this many events; older ones are dropped (the page says so). */
   static final int TIMELINE_LIMIT = 2_000;
 
-  /** How often the holders' sessions are probed while any lock is held or waited for. */
+  /**
+   * How often the holders' sessions are probed while any lock is shown: every 2 s, or, when an
+   * answer takes long (a large ensemble's {@code cons} lists every connection; a server that does
+   * not answer costs the timeout), {@link #PROBE_SHARE} times as long as the last one took, so that
+   * the probe keeps a server busy at most one part in twenty of the time.
+   */
   static final long PROBE_EVERY_MILLIS = 2_000;
+
+  static final int PROBE_SHARE = 20;
 
   /** One entry of the timeline. */
   record Event(
@@ -186,6 +193,15 @@ final class UiModel implements AutoCloseable {
             return t;
           });
 
+  // the periodic probe: on its own thread, so that a slow answer does not hold up the refreshes
+  private final ScheduledExecutorService prober =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "zklock-ui-probe");
+            t.setDaemon(true);
+            return t;
+          });
+
   // written on the refresher thread only; read by HTTP threads under the monitor
   private final TreeMap<String, Row> byName = new TreeMap<>();
   private final Map<String, Integer> ids = new HashMap<>();
@@ -247,8 +263,7 @@ final class UiModel implements AutoCloseable {
     dirtyAll.set(false);
     watch = locks.watchLocks(under, this::changed);
     if (probe.servers() > 0) {
-      refresher.scheduleWithFixedDelay(
-          this::probeSessions, 0, PROBE_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+      prober.execute(this::probeRound);
     }
   }
 
@@ -724,6 +739,25 @@ final class UiModel implements AutoCloseable {
 
   // ------------------------------------------------------------------ sessions
 
+  /** One periodic probe, then the next after {@link #PROBE_EVERY_MILLIS} or longer. */
+  private void probeRound() {
+    long start = wallClock.getAsLong();
+    try {
+      probeSessions();
+    } catch (RuntimeException e) {
+      lastProbe = SessionProbe.Answer.unknown(String.valueOf(e.getMessage()));
+    }
+    long took = Math.max(0, wallClock.getAsLong() - start);
+    try {
+      prober.schedule(
+          this::probeRound,
+          Math.max(PROBE_EVERY_MILLIS, took * PROBE_SHARE),
+          TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      // the view is closing
+    }
+  }
+
   /** Asks which sessions are connected; marks the rows whose holders' sessions changed. */
   private void probeSessions() {
     Snapshot s = snapshot;
@@ -1138,5 +1172,6 @@ final class UiModel implements AutoCloseable {
       w.close();
     }
     refresher.shutdownNow();
+    prober.shutdownNow();
   }
 }
