@@ -255,7 +255,8 @@ public interface ZkLocks extends AutoCloseable {
    * <p>This breaks the lock's promise to its holder, which may still be in its critical section
    * until it hears of the deletion: use it on holders that are stuck, with fenced resources. The
    * cooperative form is {@link #requestRelease}. Another library's lock node ({@link
-   * LockNode.Kind#FOREIGN}) is left alone: its client would not hear of the deletion.
+   * LockNode.Kind#FOREIGN}, or a kazoo client's in a kazoo-compatible queue) is left alone: its
+   * client would not hear of the deletion.
    *
    * @param name the lock's name
    * @return the holders whose nodes this call deleted (a holder that released meanwhile is not
@@ -268,7 +269,9 @@ public interface ZkLocks extends AutoCloseable {
   /**
    * Forcibly releases one holder, found by {@link #inspect}: deletes its node if it is still there.
    * For the simple lock, whose node name every holder reuses, the node is deleted only if it is
-   * still this holder's (same fencing token).
+   * still this holder's (same fencing token). Another library's node ({@link
+   * LockNode.Kind#FOREIGN}, or a kazoo client's in a kazoo-compatible queue, whose client name is
+   * {@code "(kazoo)"}) is left alone and this returns false: its client would not hear of it.
    *
    * @param holder a node returned by {@link #inspect} or {@link #inspectAll} of this namespace
    * @return whether this call deleted it

@@ -116,6 +116,32 @@ class ForeignNodeTest extends ZkTestSupport {
   }
 
   @Test
+  void forceRelease_ofAKazooHolderOrAGoHolder_leavesItsNodeAlone_byNameAndByNode()
+      throws Exception {
+    // their clients do not watch their own node: deleting it would let the next in line hold
+    // while they still work (zklock release and zklock ui release holder by holder)
+    String kazoo = kazooHolds("polyglot", "__lock__", "settlement-job");
+    String goPath =
+        other()
+            .create(
+                ensureDir("go-force") + "/_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9-lock-",
+                new byte[0],
+                Ids.OPEN_ACL_UNSAFE,
+                CreateMode.EPHEMERAL_SEQUENTIAL);
+    String go = goPath.substring(goPath.lastIndexOf('/') + 1);
+    ZkLocks operator = client("operator");
+
+    for (String name : List.of("polyglot", "go-force")) {
+      LockNode holder = operator.inspect(name).orElseThrow().holders().get(0);
+      assertThat(operator.forceRelease(holder)).as("%s by node", name).isFalse();
+      assertThat(operator.forceRelease(name)).as("%s by name", name).isEmpty();
+      assertThat(operator.requestRelease(name)).as("%s asked", name).isEmpty();
+    }
+    assertThat(children(dir("polyglot"))).containsExactly(kazoo);
+    assertThat(children(dir("go-force"))).containsExactly(go);
+  }
+
+  @Test
   void inspect_aZklockHolderAndAKazooHolderAfterIt_bothShowHolding() throws Exception {
     ZkLocks z = client("java-service");
     try (LockHandle held = z.mutex("polyglot").acquire()) {

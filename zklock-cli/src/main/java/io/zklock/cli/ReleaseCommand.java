@@ -95,8 +95,11 @@ final class ReleaseCommand implements Callable<Integer> {
         }
       }
       List<LockNode> released = new ArrayList<>();
+      List<LockNode> leftAlone = new ArrayList<>();
       for (LockNode n : holders) { // exactly those shown: a holder granted since is not touched
-        if (locks.forceRelease(n)) {
+        if (otherLibrarys(n)) {
+          leftAlone.add(n);
+        } else if (locks.forceRelease(n)) {
           released.add(n);
         }
       }
@@ -104,11 +107,17 @@ final class ReleaseCommand implements Callable<Integer> {
         out.println("released: " + describe(n));
       }
       out.flush();
-      if (released.size() < holders.size()) {
+      for (LockNode n : leftAlone) {
         err.println(
-            "zklock: " + (holders.size() - released.size()) + " holder(s) had released already");
-        err.flush();
+            "zklock: left alone: "
+                + describe(n)
+                + ": another library's client, which does not watch its node, would hold on");
       }
+      int gone = holders.size() - released.size() - leftAlone.size();
+      if (gone > 0) {
+        err.println("zklock: " + gone + " holder(s) had released already");
+      }
+      err.flush();
       return ExitCodes.OK;
     } catch (IllegalArgumentException e) {
       throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
@@ -116,6 +125,11 @@ final class ReleaseCommand implements Callable<Integer> {
       throw new CliException(
           ExitCodes.FAILURE, "cannot release lock '" + name + "': " + e.getMessage(), e);
     }
+  }
+
+  /** Whether {@code n} is another library's client's node, which zklock never deletes. */
+  private static boolean otherLibrarys(LockNode n) {
+    return n.kind() == LockNode.Kind.FOREIGN || n.clientName().equals("(kazoo)");
   }
 
   private boolean confirmed() {

@@ -67,4 +67,22 @@ class LsForeignNodesTest {
         .contains("\"kind\":\"kazoo-lock\"")
         .contains("\"client\":\"(kazoo)\"");
   }
+
+  @Test
+  void release_leavesTheKazooHolderAlone_andSaysWhy() throws Exception {
+    Cli.Result r =
+        Cli.run(
+            "release",
+            "polyglot",
+            "--yes",
+            "--connect",
+            zk.connectString(),
+            "--namespace",
+            "/ls-foreign");
+
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.out()).doesNotContain("released:");
+    assertThat(r.err()).contains("left alone").contains("(kazoo)").doesNotContain("had released");
+    assertThat(client.getChildren("/ls-foreign/polyglot", false)).containsExactly(node);
+  }
 }

@@ -483,6 +483,9 @@ public final class Inspector {
 
   public boolean forceRelease(LockNode holder) {
     checkInNamespace(holder);
+    if (otherLibrarys(holder)) {
+      return false; // its client does not watch its node: it would hold on beside the next
+    }
     return io(
         holder.path(),
         zk -> {
