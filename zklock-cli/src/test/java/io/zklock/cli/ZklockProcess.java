@@ -182,8 +182,14 @@ final class ZklockProcess implements AutoCloseable {
     return new Cli.Result(process.exitValue(), stdout(), stderr());
   }
 
+  /**
+   * Ends the process and, first, whatever it started: a command that {@code exec} runs would
+   * otherwise outlive it (a test that fails before its command ends left a shell looping for the
+   * rest of the build, its directory gone).
+   */
   @Override
   public void close() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
   }
 }
