@@ -626,13 +626,18 @@ public final class Batcher {
   /** A write sent alone was answered {@code rc}: learn whether its directory exists. */
   private void writeAnswered(WritePacket p, int rc) {
     synchronized (this) {
-      if (p.call instanceof Create) {
-        String dir = parentOf(p.call.path);
+      if (p.call instanceof Create c) {
+        String dir = parentOf(c.path);
         if (rc == Code.OK.intValue() || rc == Code.NODEEXISTS.intValue()) {
           knownDirs.put(dir, Boolean.TRUE);
+          if (!c.mode.isSequential() && !c.mode.isEphemeral()) {
+            knownDirs.put(c.path, Boolean.TRUE); // a directory made (a lock's, on first use)
+          }
         } else if (rc == Code.NONODE.intValue()) {
           knownDirs.remove(dir);
         }
+      } else if (rc == Code.OK.intValue()) {
+        knownDirs.put(parentOf(p.call.path), Boolean.TRUE); // a delete in it was applied
       }
       inFlight--;
       flush();
@@ -685,8 +690,9 @@ public final class Batcher {
         BatchEvent.writes(calls.size(), true);
       } else if (rc == Code.OK.intValue()) {
         for (WriteCall c : calls) {
-          if (c instanceof Create) {
-            knownDirs.put(parentOf(c.path), Boolean.TRUE);
+          knownDirs.put(parentOf(c.path), Boolean.TRUE);
+          if (c instanceof Create cr && !cr.mode.isSequential() && !cr.mode.isEphemeral()) {
+            knownDirs.put(cr.path, Boolean.TRUE);
           }
         }
       }
