@@ -7,6 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import org.apache.zookeeper.AddWatchMode;
@@ -30,11 +33,12 @@ import org.slf4j.LoggerFactory;
  * ServerLine}). Every recipe's calls go through it, because {@link Session.Conn#ops()} is a view of
  * it.
  *
- * <p><b>When.</b> No timer: a call goes out at once when nothing is pending and fewer than {@link
- * #atOnceBelow} packets are in flight, so a lone thread's requests (a create and the listing
- * pipelined behind it, a release's delete) leave as they did unbatched. Otherwise the call waits
- * for the next reply, which sends everything pending: the writes in one multi, then the listings in
- * one read-only multi, then every other call in the order issued.
+ * <p><b>When.</b> No timer on the way out: a call goes out at once when nothing is pending and
+ * fewer than {@link #atOnceBelow} packets are in flight, so a lone thread's requests (a create and
+ * the listing pipelined behind it, a release's delete) leave as they did unbatched. Otherwise the
+ * call waits for the next reply, which sends everything pending (if none comes for {@link
+ * #STALL_MILLIS}, the calls go anyway): the writes in one multi, then the listings in one read-only
+ * multi, then every other call in the order issued.
  *
  * <p><b>Order.</b> What one session sends is applied in order, and the engine relies on it (a
  * listing sent after our create shows our node). Within one flush writes go before listings: a
@@ -91,9 +95,19 @@ public final class Batcher {
   /** Directories whose listing sizes are remembered. */
   private static final int KNOWN_DIRS = 8192;
 
+  /**
+   * Queued calls wait for the next reply; if none comes for this long (a stalled server, replies
+   * held on an open connection) they are sent anyway, as they would have been unbatched: a
+   * release's delete is not held back until the connection is lost.
+   */
+  static final long STALL_MILLIS = 100;
+
   private final ZkOps raw;
   private final ServerLine line;
   private final int atOnceBelow;
+  private final ScheduledExecutorService stallTimer;
+  private long replies; // guarded by this: packets answered so far
+  private boolean stallCheck; // guarded by this: a stall check is scheduled
 
   // guarded by this
   private final ArrayDeque<Call> pending = new ArrayDeque<>();
@@ -135,9 +149,18 @@ public final class Batcher {
    *     Integer.MAX_VALUE}: never batch
    */
   public Batcher(ZkOps raw, ServerLine line, int atOnceBelow) {
+    this(raw, line, atOnceBelow, null);
+  }
+
+  /**
+   * @param stallTimer the timer of {@link #STALL_MILLIS}: what is queued is sent anyway once no
+   *     reply has come for that long (null: never)
+   */
+  public Batcher(ZkOps raw, ServerLine line, int atOnceBelow, ScheduledExecutorService stallTimer) {
     this.raw = raw;
     this.line = line;
     this.atOnceBelow = Math.max(1, atOnceBelow);
+    this.stallTimer = stallTimer;
   }
 
   public Batcher(ZkOps raw, ServerLine line) {
@@ -442,6 +465,38 @@ public final class Batcher {
         packet(alone(call));
       } else {
         pending.add(call);
+        checkForStall();
+      }
+    }
+    drain();
+  }
+
+  /** Called holding the monitor: checks in {@link #STALL_MILLIS} that a reply came meanwhile. */
+  private void checkForStall() {
+    if (stallTimer == null || stallCheck) {
+      return;
+    }
+    long seen = replies;
+    try {
+      stallTimer.schedule(() -> stalled(seen), STALL_MILLIS, TimeUnit.MILLISECONDS);
+      stallCheck = true;
+    } catch (RejectedExecutionException e) {
+      // the instance is closing: its calls end with the connection
+    }
+  }
+
+  /** No reply came since {@code seen} replies: what is queued goes now (writes, listings). */
+  private void stalled(long seen) {
+    synchronized (this) {
+      stallCheck = false;
+      if (pending.isEmpty()) {
+        return;
+      }
+      if (replies == seen) {
+        flush(true);
+      }
+      if (!pending.isEmpty()) {
+        checkForStall();
       }
     }
     drain();
@@ -475,7 +530,12 @@ public final class Batcher {
    * are in flight, up to the first reading barrier that must wait for a write multi.
    */
   private void flush() {
-    if (inFlight >= atOnceBelow) {
+    flush(false);
+  }
+
+  /** As {@link #flush()}; {@code stalled}: whatever the packets in flight. */
+  private void flush(boolean stalled) {
+    if (!stalled && inFlight >= atOnceBelow) {
       return;
     }
     while (!pending.isEmpty()) {
@@ -615,6 +675,7 @@ public final class Batcher {
   private void answered(Packet p, boolean multi) {
     synchronized (this) {
       inFlight--;
+      replies++;
       if (multi) {
         openMultis--;
       }
@@ -640,6 +701,7 @@ public final class Batcher {
         knownDirs.put(parentOf(p.call.path), Boolean.TRUE); // a delete in it was applied
       }
       inFlight--;
+      replies++;
       flush();
     }
     drain();
@@ -661,6 +723,7 @@ public final class Batcher {
     boolean opFailed = results != null && rc != Code.OK.intValue();
     synchronized (this) {
       inFlight--;
+      replies++;
       openMultis--;
       if (opFailed) {
         // the ops go again without tying them together, ahead of anything pending; listings
@@ -759,6 +822,7 @@ public final class Batcher {
     boolean stale;
     synchronized (this) {
       inFlight--;
+      replies++;
       listingsInFlight.remove(p);
       stale = p.stale;
       if (stale) {
@@ -798,6 +862,7 @@ public final class Batcher {
   private void resendListings(ListingPacket p) {
     synchronized (this) {
       inFlight--;
+      replies++;
       listingsInFlight.remove(p);
       for (Listing l : p.calls) {
         packet(new ListingPacket(List.of(l)));

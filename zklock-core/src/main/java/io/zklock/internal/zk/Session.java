@@ -377,7 +377,9 @@ public final class Session implements SessionPort {
       synchronized (lock) {
         currentZk = zk;
         currentBatcher =
-            config.batching() ? new Batcher(zk.ops(), serverLine, config.batchAtOnceBelow()) : null;
+            config.batching()
+                ? new Batcher(zk.ops(), serverLine, config.batchAtOnceBelow(), scheduler)
+                : null;
       }
       return zk;
     }
