@@ -98,7 +98,8 @@ public final class Batcher {
   /**
    * Queued calls wait for the next reply; if none comes for this long (a stalled server, replies
    * held on an open connection) they are sent anyway, as they would have been unbatched: a
-   * release's delete is not held back until the connection is lost.
+   * release's delete is not held back until the connection is lost. Checked every this long, so a
+   * call waits at most twice this.
    */
   static final long STALL_MILLIS = 100;
 

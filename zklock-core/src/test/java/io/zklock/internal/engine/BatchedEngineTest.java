@@ -381,6 +381,24 @@ class BatchedEngineTest {
   }
 
   @Test
+  void queuedRequests_goOutAnyway_whenNoReplyComesForTheStallTime() {
+    warm(4);
+    List<Started> rs = acquireEach(4);
+    int sentBefore = zk.sent().size();
+    // no reply comes (a stalled server): the three queued creates wait...
+    f.scheduler.advance(java.time.Duration.ofMillis(99));
+    assertThat(zk.sent()).as("nothing more before the stall time").hasSize(sentBefore);
+    // ...until a stall check finds no reply since the one before it (checks run every 100 ms, so
+    // within 200 ms): then they go, batched, without any reply
+    f.scheduler.advance(java.time.Duration.ofMillis(101));
+    assertThat(zk.sent().size()).as("the queued calls went out").isGreaterThan(sentBefore);
+    f.settle();
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+  }
+
+  @Test
   void plainEphemeralCreates_areNotBatched() {
     zk.create(0, EngineFixture.DIR + "/held", new byte[0], CreateMode.PERSISTENT);
     Started a = f.simpleAcquire();

@@ -148,7 +148,7 @@ public final class EngineFixture {
     this.requests = new Requests(this.scheduler, clock);
     // the server's clock (ctime, mtime) moves with the test's
     zk.serverClock(() -> clock.nanoTime() / 1_000_000L);
-    this.session = new FakeSession(zk, sessionId, batchAtOnceBelow);
+    this.session = new FakeSession(zk, sessionId, batchAtOnceBelow, this.scheduler);
     session.tell(requests);
     ctx =
         new RequestContext(

@@ -41,6 +41,8 @@ public final class FakeSession implements SessionPort {
   /** 0: requests go out alone; else each session's requests go through a batcher. */
   private final int batchAtOnceBelow;
 
+  private final java.util.concurrent.ScheduledExecutorService stallTimer;
+
   /** Connected on session {@code firstSession}. */
   FakeSession(FakeZooKeeper zk, long firstSession) {
     this(zk, firstSession, 0);
@@ -51,8 +53,18 @@ public final class FakeSession implements SessionPort {
    * calls go through a {@link Batcher} (one per session, as a live session has one per client).
    */
   FakeSession(FakeZooKeeper zk, long firstSession, int batchAtOnceBelow) {
+    this(zk, firstSession, batchAtOnceBelow, null);
+  }
+
+  /** As above, the batchers' stall timer {@code stallTimer} (null: none). */
+  FakeSession(
+      FakeZooKeeper zk,
+      long firstSession,
+      int batchAtOnceBelow,
+      java.util.concurrent.ScheduledExecutorService stallTimer) {
     this.zk = zk;
     this.batchAtOnceBelow = batchAtOnceBelow;
+    this.stallTimer = stallTimer;
     connectTo(firstSession);
   }
 
@@ -73,7 +85,9 @@ public final class FakeSession implements SessionPort {
     sessionId = session;
     ZkOps ops =
         batchAtOnceBelow > 0
-            ? new Batcher(zk.opsOf(session), ServerLine.readMultiAnswered(), batchAtOnceBelow).ops()
+            ? new Batcher(
+                    zk.opsOf(session), ServerLine.readMultiAnswered(), batchAtOnceBelow, stallTimer)
+                .ops()
             : zk.opsOf(session);
     conn = new Session.Conn(session, ops);
     zk.useSession(session);
