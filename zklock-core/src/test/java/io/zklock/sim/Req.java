@@ -10,8 +10,21 @@ public sealed interface Req {
     return false;
   }
 
-  record Create(String path, byte[] data, boolean ephemeral, boolean sequential, boolean container)
+  /**
+   * {@code stat}: an op of a multi whose result carries the node's stat (create2, createContainer).
+   */
+  record Create(
+      String path,
+      byte[] data,
+      boolean ephemeral,
+      boolean sequential,
+      boolean container,
+      boolean stat)
       implements Req {
+    Create(String path, byte[] data, boolean ephemeral, boolean sequential, boolean container) {
+      this(path, data, ephemeral, sequential, container, container);
+    }
+
     @Override
     public boolean write() {
       return true;

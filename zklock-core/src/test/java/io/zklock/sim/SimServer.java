@@ -374,11 +374,15 @@ final class SimServer implements Sim.Owner {
       p.result = tree.get(s.path()).stat();
     } else if (t instanceof Txn.Multi m) {
       List<OpResult> rs = new ArrayList<>();
-      for (Txn op : m.ops()) {
+      List<Req> asked = p.req instanceof Req.Multi rm ? rm.ops() : List.of();
+      for (int i = 0; i < m.ops().size(); i++) {
+        Txn op = m.ops().get(i);
         if (op instanceof Txn.Create c) {
-          // Op.create is OpCode.create, whose result in a multi carries no stat; a container's
-          // (OpCode.createContainer) does (FinalRequestProcessor).
-          rs.add(new OpResult.CreateResult(c.path(), c.container() ? statOrNull(c.path()) : null));
+          // OpCode.create's result in a multi carries no stat; create2's and createContainer's do
+          // (FinalRequestProcessor)
+          boolean stat =
+              i < asked.size() && asked.get(i) instanceof Req.Create rc ? rc.stat() : c.container();
+          rs.add(new OpResult.CreateResult(c.path(), stat ? statOrNull(c.path()) : null));
         } else if (op instanceof Txn.Delete) {
           rs.add(new OpResult.DeleteResult());
         } else if (op instanceof Txn.SetData sd) {

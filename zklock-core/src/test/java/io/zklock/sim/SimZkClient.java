@@ -956,7 +956,8 @@ public final class SimZkClient implements ZkOps {
             c.getData() == null ? new byte[0] : c.getData().clone(),
             mode.isEphemeral(),
             mode.isSequential(),
-            mode.isContainer());
+            mode.isContainer(),
+            op.getType() != ZooDefs.OpCode.create);
       }
       case ZooDefs.OpCode.delete -> {
         DeleteRequest d = (DeleteRequest) op.toRequestRecord();

@@ -79,7 +79,12 @@ final class ZkNode {
                   zk.onSend = (c, r) -> onSend.accept(c, r);
                   zk.onAnswer = (r, rc) -> onAnswer.accept(r, rc);
                 }),
-            () -> new SimPool(process, LibraryThreads.THREADS, LibraryThreads::runAsLibraryThread),
+            () ->
+                new SimPool(
+                    process,
+                    LibraryThreads.THREADS,
+                    task ->
+                        WorldWaiter.around(w.sim, () -> LibraryThreads.runAsLibraryThread(task))),
             (threadName, work) -> work.run(), // closing a simulated client never blocks
             RandomIds.seeded(process.rnd.nextLong()));
     this.locks = f.build(platform);
