@@ -14,12 +14,11 @@ import java.util.Objects;
  * parts, a semaphore its leases. Requests that share one node of a cohort lock are listed by that
  * node's request (see {@link LockOptions#cohort()}).
  *
- * @param clientName this instance's {@link ZkLocks#clientName()}
- * @param namespace this instance's {@link ZkLocks#namespace()}
- *     <p>While the session is not {@link SessionState#CONNECTED}, a request shown {@link
- *     LocalRequest.State#HELD} is what this process last knew: {@link SessionState#SUSPENDED}, the
- *     lock may still be held or already lost, which the ensemble decides; {@link
- *     SessionState#LOST}, it is being told lost.
+ * <p>While the session is not {@link SessionState#CONNECTED}, a request shown {@link
+ * LocalRequest.State#HELD} is what this process last knew: {@link SessionState#SUSPENDED}, the lock
+ * may still be held or already lost, which the ensemble decides; {@link SessionState#LOST}, it is
+ * being told lost.
+ *
  * @param clientName this instance's {@link ZkLocks#clientName()}
  * @param namespace this instance's {@link ZkLocks#namespace()}
  * @param sessionState the session's state when the snapshot was taken
