@@ -183,6 +183,12 @@ public record LockNode(
      */
     KAZOO_READ("kazoo-read"),
     /**
+     * A lease of a kazoo-compatible {@link ZkLocks#semaphore(String, int, LockOptions) semaphore},
+     * named as Python kazoo's {@code Semaphore} names its leases (a bare 32-hex-digit id in the
+     * semaphore's directory); a kazoo client's shows as for {@link #KAZOO_LOCK}.
+     */
+    KAZOO_LEASE("kazoo-lease"),
+    /**
      * A lock node of another library (Python's kazoo, Go's zookeeper client, ...) in a lock's
      * directory: zklock does not queue beside it, and refuses requests there. Its {@link
      * LockNode#clientName() client name} is the likely library in parentheses, such as {@code

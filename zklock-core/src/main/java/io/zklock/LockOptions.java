@@ -86,6 +86,13 @@ import java.util.Objects;
  * counter nears the end of its range is refused too, since kazoo orders its sequences as text. Not
  * combinable with the other modes.
  *
+ * <p>A {@link ZkLocks#semaphore(String, int, LockOptions) semaphore} in this mode shares its
+ * permits with kazoo's {@code Semaphore} on the same path, in kazoo's layout: its leases are the
+ * path's children (unsequenced {@code <32 hex>} nodes), its permit count the path's data as plain
+ * text, and one client at a time is admitted through a kazoo {@code Lock} at the sibling path
+ * {@code <path>-__lock__}, in arrival order across both libraries. A stored count other than the
+ * client's, or zklock's own semaphore layout on the path, is refused, naming what was found.
+ *
  * <h2>Lock-delay</h2>
  *
  * {@link #lockDelay(Duration)} sets a lock-delay, as Chubby and Consul offer it: when a grant ends
@@ -190,8 +197,8 @@ public final class LockOptions {
 
   /**
    * A lock that shares one queue with Python kazoo's recipe on the same path: see the class
-   * documentation. Supported by the mutex, the read-write lock and the election; the semaphore
-   * refuses it. Requests are not cohorted; the local-handoff bounds do not apply.
+   * documentation. Supported by the mutex, the read-write lock, the semaphore and the election.
+   * Requests are not cohorted; the local-handoff bounds do not apply.
    */
   public static LockOptions kazooCompatible() {
     return new LockOptions(

@@ -156,6 +156,14 @@ public interface ZkLocks extends AutoCloseable {
    * held at once across both libraries when every client gives the same count (Curator does not
    * store it; zklock's clients still check it among themselves). Cohort options do not apply.
    *
+   * <p>{@code semaphore(name, permits, LockOptions.kazooCompatible())} shares its permits with
+   * Python kazoo's {@code Semaphore} on the path {@code name}, in kazoo's layout: requests are
+   * admitted one at a time, in arrival order across both libraries, by a kazoo-compatible mutex at
+   * the sibling path {@code <name>-__lock__}; the admitted request creates its lease, an
+   * unsequenced {@code <name>/<32 hex>} node, while fewer than {@code permits} children are there,
+   * and otherwise alone watches them. The count is the path's data as plain text ({@code "3"}), as
+   * kazoo stores it; another count is refused, as kazoo refuses it.
+   *
    * @throws IllegalArgumentException as {@link #semaphore(String, int)}, for cohort options, or for
    *     a {@link LockOptions#lockDelay(java.time.Duration) lock-delay} (the plain mutex's only)
    */

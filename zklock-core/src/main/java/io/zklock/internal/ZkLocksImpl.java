@@ -347,7 +347,11 @@ final class ZkLocksImpl implements ZkLocks {
   @Override
   public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
     String n = Args.lockName(config.namespace(), name);
-    Mode mode = modeOf("semaphore", n, options, Mode.PLAIN, Mode.CURATOR_COMPATIBLE);
+    Mode mode =
+        modeOf("semaphore", n, options, Mode.PLAIN, Mode.CURATOR_COMPATIBLE, Mode.KAZOO_COMPATIBLE);
+    if (mode == Mode.KAZOO_COMPATIBLE) {
+      return SemaphoreImpl.kazooCompatible(recipes, n, permits);
+    }
     return new SemaphoreImpl(recipes, n, permits, mode == Mode.CURATOR_COMPATIBLE);
   }
 

@@ -268,6 +268,64 @@ public final class Inspection {
   }
 
   /**
+   * Decides a kazoo-compatible semaphore ({@link io.zklock.internal.rules.KazooSemaphore}): every
+   * lease in its directory holds (kazoo's admitted client creates one only while a permit is free);
+   * the admission queue at {@code <dir>-__lock__} waits, its head admitted. A kazoo client's nodes
+   * show the client {@value #KAZOO_CLIENT} and its identifier as owner data; a zklock request that
+   * holds leases is not shown again as admitted (its leases name its admission node).
+   *
+   * @param permits the count stored as the directory's data
+   * @param leases the directory's children, read
+   * @param admission the admission queue's nodes, read
+   */
+  public static Optional<LockInfo> decideKazooSemaphore(
+      String name, String dir, int permits, List<Read> leases, List<Read> admission) {
+    List<LockNode> holders = new ArrayList<>();
+    List<LockNode> waiters = new ArrayList<>();
+    Set<String> leased = new java.util.HashSet<>();
+    List<Read> byToken = new ArrayList<>(leases);
+    byToken.sort(Comparator.comparingLong(Read::czxid));
+    for (Read r : byToken) {
+      holders.add(node(asKazoos(r), NodeKind.KAZOO_LEASE, LockNode.State.HOLDING));
+      String a = r.data().get(ADMISSION_FIELD);
+      if (a != null) {
+        leased.add(a);
+      }
+    }
+    boolean head = true;
+    for (Read r : queueOrder(admission, NodeKind.KAZOO_LOCK)) {
+      if (!leased.contains(r.name())) {
+        waiters.add(
+            node(
+                asKazoos(r),
+                NodeKind.KAZOO_LEASE,
+                head ? LockNode.State.ADMITTED : LockNode.State.QUEUED));
+      }
+      head = false;
+    }
+    if (holders.isEmpty() && waiters.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new LockInfo(name, dir, LockInfo.Kind.SEMAPHORE, permits, holders, waiters, Map.of()));
+  }
+
+  /** A node without data is a kazoo client's too (an identifier of {@code ""}, kazoo's default). */
+  private static Read asKazoos(Read r) {
+    if (!r.data().isEmpty()) {
+      return r;
+    }
+    return new Read(
+        r.name(),
+        r.path(),
+        r.czxid(),
+        r.ctimeMillis(),
+        r.ephemeralOwner(),
+        r.version(),
+        Map.of(Inspector.CURATOR_FIELD, ""));
+  }
+
+  /**
    * The admission nodes of {@code admission} whose request has a lease in {@code leases}, matched
    * for Curator's leases, which do not name their admission node: Curator's client takes one lease
    * per turn of the admission mutex, creating it while it holds that mutex, so a Curator lease's
@@ -485,6 +543,7 @@ public final class Inspection {
         break;
       case SEMAPHORE:
       case CURATOR_LEASE:
+      case KAZOO_LEASE:
         of = LockInfo.Kind.SEMAPHORE;
         break;
       default:

@@ -7,6 +7,7 @@ import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.ForeignNode;
 import io.zklock.internal.rules.Json;
+import io.zklock.internal.rules.KazooSemaphore;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.Waiting;
@@ -231,6 +232,9 @@ public final class Inspector {
     }
     Collections.sort(children);
     for (String child : children) {
+      if (isKazooAdmission(out, dir, child)) {
+        continue; // shown as the semaphore's waiters
+      }
       if (isLockNode(child)
           || shown.contains(child)
           || isCertainlyForeign(child)
@@ -244,6 +248,29 @@ public final class Inspector {
       }
       walk(zk, dir.equals("/") ? "/" + child : dir + "/" + child, out);
     }
+  }
+
+  /**
+   * Whether {@code child} of {@code dir} is the admission lock ({@code <name>-__lock__}) of a kazoo
+   * semaphore shown already (its sibling {@code <name>} sorts, and is walked, before it).
+   */
+  private static boolean isKazooAdmission(List<LockInfo> out, String dir, String child) {
+    if (!child.endsWith(KazooSemaphore.ADMISSION_SUFFIX) || out.isEmpty()) {
+      return false;
+    }
+    String semaphore =
+        (dir.equals("/") ? "" : dir)
+            + "/"
+            + child.substring(0, child.length() - KazooSemaphore.ADMISSION_SUFFIX.length());
+    for (int i = out.size() - 1; i >= 0; i--) {
+      LockInfo info = out.get(i);
+      if (info.path().equals(semaphore)) {
+        return info.kind() == LockInfo.Kind.SEMAPHORE
+            && java.util.stream.Stream.concat(info.holders().stream(), info.waiters().stream())
+                .anyMatch(n -> n.kind() == io.zklock.LockNode.Kind.KAZOO_LEASE);
+      }
+    }
+    return false;
   }
 
   /** The recipe whose own nodes a directory holds, to walk past them: null for a lock's. */
@@ -281,6 +308,16 @@ public final class Inspector {
       return Inspection.decideCoordination(name, dir, Map.of(), children);
     }
     if (stat.getDataLength() > 0
+        && stat.getDataLength() <= MAX_KAZOO_COUNT_LENGTH
+        && !dir.endsWith("/" + HOLD_OFF)
+        && children.stream().allMatch(KazooSemaphore::isLeaseName)) {
+      // kazoo's semaphore: its count as plain text, its leases bare 32-hex-digit names
+      int permits = kazooCount(zk, dir);
+      if (permits > 0) {
+        return readKazooSemaphore(zk, name, dir, children, permits);
+      }
+    }
+    if (stat.getDataLength() > 0
         && !children.contains(LEASES)
         && !children.contains(QUEUE)
         && !dir.endsWith("/" + HOLD_OFF)) { // a hold-off mark's data is its duration
@@ -290,6 +327,35 @@ public final class Inspector {
       }
     }
     return readLock(zk, name, dir, children, stat);
+  }
+
+  /** The longest data read as a kazoo semaphore's count. */
+  private static final int MAX_KAZOO_COUNT_LENGTH = 24;
+
+  /** The positive count a kazoo semaphore's path stores, or 0 if its data is none. */
+  private static int kazooCount(BlockingOps zk, String dir)
+      throws KeeperException, InterruptedException {
+    byte[] data;
+    try {
+      data = zk.getData(dir, null);
+    } catch (KeeperException.NoNodeException gone) {
+      return 0;
+    }
+    Long n = KazooSemaphore.pythonInt(new String(data, StandardCharsets.UTF_8));
+    return n != null && n > 0 && n <= Integer.MAX_VALUE ? n.intValue() : 0;
+  }
+
+  /** Reads a kazoo semaphore's leases and its admission queue, in one round trip. */
+  private Optional<LockInfo> readKazooSemaphore(
+      BlockingOps zk, String name, String dir, List<String> leases, int permits)
+      throws KeeperException, InterruptedException {
+    String admissionDir = KazooSemaphore.admissionDir(dir);
+    List<String> admission = childrenOf(zk, admissionDir);
+    List<CompletableFuture<Inspection.Read>> leaseReads = send(zk.ops(), dir, leases);
+    List<CompletableFuture<Inspection.Read>> admissionReads =
+        send(zk.ops(), admissionDir, admission);
+    return Inspection.decideKazooSemaphore(
+        name, dir, permits, collect(leaseReads), collect(admissionReads));
   }
 
   private Optional<LockInfo> readLock(

@@ -4,6 +4,7 @@ import io.zklock.LockHandle;
 import io.zklock.internal.engine.LockRequest;
 import io.zklock.internal.engine.RequestContext;
 import io.zklock.internal.engine.Ticket;
+import io.zklock.internal.protocol.KazooLeaseProtocol;
 import io.zklock.internal.protocol.NodeProtocol;
 import io.zklock.internal.protocol.QueueProtocol;
 import io.zklock.internal.protocol.SingleNodeProtocol;
@@ -102,6 +103,17 @@ public final class NodeLock implements LockPart {
       Function<NodeLock, Lock> view,
       Function<LockRequest, ? extends LockHandle> grantView) {
     return new NodeLock(ctx, name, new QueueProtocol(dir, kind, rule, extraData), view, grantView);
+  }
+
+  /**
+   * The leases of the kazoo-compatible semaphore {@code name} at {@code dir}, as Python kazoo's
+   * {@code Semaphore} makes them ({@link KazooLeaseProtocol}); asked for only while its admission
+   * is held.
+   */
+  static NodeLock kazooLeases(
+      RecipeContext ctx, String name, String dir, int permits, Map<String, String> extraData) {
+    return new NodeLock(
+        ctx, name, new KazooLeaseProtocol(dir, permits, extraData), ReentrantView::new, r -> r);
   }
 
   /** The simple lock {@code name}: its node is {@code <dir>/}{@link NodeKind#SIMPLE_NODE}. */

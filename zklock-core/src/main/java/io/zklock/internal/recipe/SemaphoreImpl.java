@@ -2,11 +2,13 @@ package io.zklock.internal.recipe;
 
 import io.zklock.DistributedSemaphore;
 import io.zklock.LockHandle;
+import io.zklock.internal.coord.KazooPermitCount;
 import io.zklock.internal.coord.PermitCount;
 import io.zklock.internal.engine.Acquisitions;
 import io.zklock.internal.engine.Observation;
 import io.zklock.internal.inspect.Inspection;
 import io.zklock.internal.inspect.Inspector;
+import io.zklock.internal.rules.KazooSemaphore;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.Waiting;
@@ -41,6 +43,15 @@ import java.util.concurrent.CompletionException;
  * {@code permits} children; with admission serialised, the admitted request's lease is the last, so
  * that count and {@link Ordering#lease(int)} agree, and the holder furthest back, of either
  * library, always saw every holder ahead of it.
+ *
+ * <p>In the kazoo-compatible mode the layout is Python kazoo's {@code Semaphore}'s ({@link
+ * KazooSemaphore}): the admission is a {@link NodeKind#KAZOO_LOCK} queue at the sibling path {@code
+ * <dir>-__lock__}, and the admitted request lists the semaphore's children and creates its lease
+ * ({@link NodeKind#KAZOO_LEASE}, an unsequenced {@code <dir>/<32 hex>}) only while fewer than
+ * {@code permits} are there, else waits on a child watch ({@link
+ * io.zklock.internal.protocol.KazooLeaseProtocol}); several permits are leased one after another,
+ * each counted anew. The count is the path's data as plain text ({@link KazooPermitCount}), checked
+ * before the request queues. {@link #tryAcquire()} goes through the admission too, without waiting.
  */
 public final class SemaphoreImpl implements DistributedSemaphore {
   private final RecipeContext ctx;
@@ -51,6 +62,7 @@ public final class SemaphoreImpl implements DistributedSemaphore {
   private final Ordering.Rule leaseRule;
   private final PermitCount permitCount;
   private final NodeKind leaseKind;
+  private final KazooPermitCount kazooCount; // the kazoo-compatible mode's, else null
 
   public SemaphoreImpl(RecipeContext ctx, String name, int permits) {
     this(ctx, name, permits, false);
@@ -60,6 +72,20 @@ public final class SemaphoreImpl implements DistributedSemaphore {
    * @param curator whether to share the semaphore with Curator's {@code InterProcessSemaphoreV2}
    */
   public SemaphoreImpl(RecipeContext ctx, String name, int permits, boolean curator) {
+    this(ctx, name, permits, curator ? NodeKind.CURATOR_LEASE : NodeKind.SEMAPHORE);
+  }
+
+  /**
+   * A semaphore shared with Python kazoo's {@code Semaphore} on the same path ({@link
+   * io.zklock.LockOptions#kazooCompatible()}): see the class documentation.
+   */
+  public static SemaphoreImpl kazooCompatible(RecipeContext ctx, String name, int permits) {
+    return new SemaphoreImpl(ctx, name, permits, NodeKind.KAZOO_LEASE);
+  }
+
+  private SemaphoreImpl(RecipeContext ctx, String name, int permits, NodeKind leaseKind) {
+    boolean curator = leaseKind == NodeKind.CURATOR_LEASE;
+    boolean kazoo = leaseKind == NodeKind.KAZOO_LEASE;
     if (permits < 1) {
       throw new IllegalArgumentException(
           "permits of semaphore '" + name + "' must be at least 1: " + permits);
@@ -68,13 +94,17 @@ public final class SemaphoreImpl implements DistributedSemaphore {
     this.name = name;
     this.permits = permits;
     String dir = ctx.dirOf(name);
-    NodeKind admissionKind = curator ? NodeKind.CURATOR_MUTEX : NodeKind.MUTEX;
-    this.leaseKind = curator ? NodeKind.CURATOR_LEASE : NodeKind.SEMAPHORE;
+    NodeKind admissionKind =
+        curator ? NodeKind.CURATOR_MUTEX : kazoo ? NodeKind.KAZOO_LOCK : NodeKind.MUTEX;
+    this.leaseKind = leaseKind;
+    this.kazooCount = kazoo ? new KazooPermitCount(ctx.coord(), dir, permits) : null;
     this.admission =
         NodeLock.queue(
             ctx,
             name,
-            dir + "/" + (curator ? NodeKind.CURATOR_SEMAPHORE_LOCKS : Inspector.QUEUE),
+            kazoo
+                ? KazooSemaphore.admissionDir(dir)
+                : dir + "/" + (curator ? NodeKind.CURATOR_SEMAPHORE_LOCKS : Inspector.QUEUE),
             admissionKind,
             Ordering.forKind(admissionKind),
             Map.of(),
@@ -82,14 +112,30 @@ public final class SemaphoreImpl implements DistributedSemaphore {
     this.leaseRule = Ordering.lease(permits);
     this.permitCount = new PermitCount(ctx.coord(), dir, permits);
     this.leases =
-        NodeLock.queue(
-            ctx,
-            name,
-            dir + "/" + Inspector.LEASES,
-            leaseKind,
-            leaseRule,
-            Map.of(Inspection.PERMITS_FIELD, Integer.toString(permits)),
-            ReentrantView::new);
+        kazoo
+            ? NodeLock.kazooLeases(
+                ctx,
+                name,
+                dir,
+                permits,
+                Map.of(Inspection.PERMITS_FIELD, Integer.toString(permits)))
+            : NodeLock.queue(
+                ctx,
+                name,
+                dir + "/" + Inspector.LEASES,
+                leaseKind,
+                leaseRule,
+                Map.of(Inspection.PERMITS_FIELD, Integer.toString(permits)),
+                ReentrantView::new);
+  }
+
+  private boolean kazoo() {
+    return kazooCount != null;
+  }
+
+  /** Completes when the stored permit count is known to match, exceptionally if not. */
+  private CompletableFuture<Void> checkCount() {
+    return kazoo() ? kazooCount.check() : permitCount.check();
   }
 
   /**
@@ -97,6 +143,18 @@ public final class SemaphoreImpl implements DistributedSemaphore {
    * lease's data names that node, so that {@code ZkLocks#inspect} counts the request once.
    */
   private NodeLock leasesAdmittedBy(String admissionNode) {
+    if (kazoo()) {
+      return NodeLock.kazooLeases(
+          ctx,
+          name,
+          leases.dir(),
+          permits,
+          Map.of(
+              Inspection.PERMITS_FIELD,
+              Integer.toString(permits),
+              Inspection.ADMISSION_FIELD,
+              admissionNode));
+    }
     return NodeLock.queue(
         ctx,
         name,
@@ -159,6 +217,12 @@ public final class SemaphoreImpl implements DistributedSemaphore {
 
   private Optional<LockHandle> tryNow(int count) {
     ctx.lifecycle().checkConnected(leases.dir());
+    if (kazoo()) {
+      // no lease without the admission: kazoo's clients count the leases only while admitted, so
+      // a lease made beside an admitted client could be one too many (kazoo's non-blocking acquire
+      // takes the admission lock without waiting too)
+      return Acquisitions.awaitUninterruptibly(startNow(count, Waiting.NOW, null), leases.dir());
+    }
     CompletableFuture<Void> checked = permitCount.check();
     List<CompletableFuture<LockHandle>> tries = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
@@ -270,9 +334,10 @@ public final class SemaphoreImpl implements DistributedSemaphore {
             admission,
             this::leasesAdmittedBy,
             count,
-            permitCount.check(),
+            checkCount(),
             waiting,
-            queued);
+            queued,
+            kazoo());
     r.start();
     return r.result;
   }

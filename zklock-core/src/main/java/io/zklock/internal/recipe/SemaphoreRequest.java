@@ -48,6 +48,8 @@ final class SemaphoreRequest {
   private final CompletableFuture<Void> checked;
   private final Waiting waiting; // one deadline for the admission and the leases
   private final java.util.function.IntConsumer queued; // for the lock event listeners, or null
+  // kazoo-compatible: queue for admission once the check made the directories; lease in turn
+  private final boolean kazoo;
   final CompletableFuture<LockHandle> result = new CompletableFuture<>();
 
   // guarded by this
@@ -59,6 +61,10 @@ final class SemaphoreRequest {
    * @param checked completes when the stored permit count is known to match, exceptionally if not
    * @param waiting how long to wait for the admission and the leases; never {@link Waiting#NOW}
    * @param queued told how many stand ahead each time the admission or a lease waits, or null
+   * @param kazoo the kazoo-compatible semaphore's request: it queues for admission only once {@code
+   *     checked} has made the semaphore's persistent directories (the admission's among them, which
+   *     the admission would make a container), and asks for its leases one after another, each
+   *     counted by a listing of its own ({@link io.zklock.internal.rules.KazooSemaphore#lease})
    */
   SemaphoreRequest(
       RequestContext ctx,
@@ -69,6 +75,21 @@ final class SemaphoreRequest {
       CompletableFuture<Void> checked,
       Waiting waiting,
       java.util.function.IntConsumer queued) {
+    this(ctx, name, admission, leasesFor, count, checked, waiting, queued, false);
+  }
+
+  /** A request of zklock's own or the Curator-compatible semaphore, or ({@code kazoo}) below. */
+  SemaphoreRequest(
+      RequestContext ctx,
+      String name,
+      NodeLock admission,
+      Function<String, NodeLock> leasesFor,
+      int count,
+      CompletableFuture<Void> checked,
+      Waiting waiting,
+      java.util.function.IntConsumer queued,
+      boolean kazoo) {
+    this.kazoo = kazoo;
     this.ctx = ctx;
     this.name = name;
     this.admission = admission;
@@ -92,7 +113,19 @@ final class SemaphoreRequest {
             cancelSteps(); // a withdrawn step deletes its node; a granted one is released below
           }
         });
-    admit();
+    if (!kazoo) {
+      admit();
+      return;
+    }
+    checked.thenRunAsync(
+        () -> {
+          try {
+            admit();
+          } catch (RuntimeException e) {
+            finish(null, e); // closed meanwhile
+          }
+        },
+        ctx.executor());
   }
 
   /**
@@ -156,8 +189,12 @@ final class SemaphoreRequest {
       String admissionNode = mutex.path().substring(mutex.path().lastIndexOf('/') + 1);
       NodeLock q = leasesFor.apply(admissionNode);
       try {
-        for (int i = 0; i < count; i++) {
-          leases.add(q.start(waiting, queued, admitted.session()));
+        if (kazoo) {
+          leases.addAll(inTurn(q, admitted.session()));
+        } else {
+          for (int i = 0; i < count; i++) {
+            leases.add(q.start(waiting, queued, admitted.session()));
+          }
         }
       } catch (RuntimeException e) {
         // the instance was closed since the admission was granted: no lease can be asked for, and
@@ -167,7 +204,9 @@ final class SemaphoreRequest {
         mutex.releaseAsync().whenCompleteAsync((v, t) -> finish(null, e), ctx.executor());
         return;
       }
-      steps = leases;
+      if (!kazoo) {
+        steps = leases;
+      }
     }
     for (CompletableFuture<LockHandle> f : leases) {
       f.whenComplete(
@@ -216,6 +255,51 @@ final class SemaphoreRequest {
               CompletableFuture.allOf(released.toArray(new CompletableFuture<?>[0]))
                   .whenCompleteAsync((x, t) -> finish(null, err), ctx.executor());
             });
+  }
+
+  /**
+   * The kazoo-compatible leases of one request, asked for one after another on the admission's
+   * {@code session}: each lists the semaphore anew (kazoo counts the children), so the leases
+   * already taken count too. Returns one future per lease; a lease not yet asked for when an
+   * earlier one ends without a grant is cancelled, never asked for. Called holding the monitor.
+   */
+  private List<CompletableFuture<LockHandle>> inTurn(NodeLock q, long session) {
+    List<CompletableFuture<LockHandle>> slots = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      slots.add(new CompletableFuture<>());
+    }
+    steps = new ArrayList<>(List.of(ask(q, session, slots, 0)));
+    return slots;
+  }
+
+  /** Asks for lease {@code i}; once granted, for the next one. Called holding the monitor. */
+  private CompletableFuture<LockHandle> ask(
+      NodeLock q, long session, List<CompletableFuture<LockHandle>> slots, int i) {
+    CompletableFuture<LockHandle> f = q.start(waiting, queued, session);
+    f.whenComplete(
+        (h, err) -> {
+          if (err != null) {
+            slots.get(i).completeExceptionally(unwrap(err));
+          } else {
+            slots.get(i).complete(h);
+          }
+          if (h == null || i + 1 == count) {
+            return;
+          }
+          synchronized (this) {
+            if (result.isDone() || slots.get(i + 1).isDone()) {
+              return; // withdrawn meanwhile: the lease taken is released with the others
+            }
+            try {
+              List<CompletableFuture<LockHandle>> now = new ArrayList<>(steps);
+              now.add(ask(q, session, slots, i + 1));
+              steps = now;
+            } catch (RuntimeException e) {
+              slots.get(i + 1).completeExceptionally(e); // closed meanwhile
+            }
+          }
+        });
+    return f;
   }
 
   /** Once {@code released} are done: queues for admission again, within the same deadline. */

@@ -53,6 +53,8 @@ public final class KindMix {
       case KAZOO_LOCK:
       case KAZOO_READ:
         return 5;
+      case KAZOO_LEASE:
+        return 6; // never in a queue: its own directory, counted (KazooSemaphore)
       default:
         return 0;
     }
@@ -161,6 +163,9 @@ public final class KindMix {
             + " kazoo-compatible mutex, write lock or election (the kazoo-compatible counterpart:"
             + " locks.mutex(name, LockOptions.kazooCompatible()), or the read-write lock or"
             + " election with the same option)";
+      case KAZOO_LEASE:
+        return "a lease of Python kazoo's Semaphore (zklock's counterpart: the kazoo-compatible"
+            + " semaphore, locks.semaphore(name, permits, LockOptions.kazooCompatible()))";
       case KAZOO_READ:
         return "a node of Python kazoo's ReadLock (zklock's counterpart: the kazoo-compatible"
             + " read-write lock, locks.readWriteLock(name, LockOptions.kazooCompatible()))";

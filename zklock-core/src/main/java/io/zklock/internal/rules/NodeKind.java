@@ -69,7 +69,14 @@ public enum NodeKind {
    * The read side of the kazoo-compatible read-write lock, {@code <id>__rlock__<sequence>} as
    * kazoo's {@code ReadLock} names it: shared.
    */
-  KAZOO_READ("__rlock__", "kazoo-read", false, false, true);
+  KAZOO_READ("__rlock__", "kazoo-read", false, false, true),
+  /**
+   * A lease of the kazoo-compatible semaphore, named as Python kazoo's {@code Semaphore} names its
+   * leases: a bare {@code uuid4().hex} (no prefix, no sequence) in the semaphore's own directory,
+   * admitted through a {@link #KAZOO_LOCK} queue at {@code <dir>-__lock__} ({@link
+   * KazooSemaphore}). Not a queue node: never parsed from a listing.
+   */
+  KAZOO_LEASE("", "kazoo-lease", false, false, true);
 
   /**
    * The directory of the Curator-compatible semaphore's admission mutex ({@link #CURATOR_MUTEX}

@@ -39,6 +39,7 @@ class KindMixPropertiesTest {
   Arbitrary<List<NodeKind>> mixedKinds() {
     List<NodeKind> queued = new ArrayList<>(EnumSet.allOf(NodeKind.class));
     queued.remove(NodeKind.SIMPLE); // x-lock never queues
+    queued.remove(NodeKind.KAZOO_LEASE); // nor do kazoo's leases (bare names, no sequence)
     // mostly one or two kinds, so that both agreeing and mixed directories come up often
     return Arbitraries.of(queued)
         .list()
@@ -117,6 +118,8 @@ class KindMixPropertiesTest {
       case KAZOO_LOCK:
       case KAZOO_READ:
         return "kazoo's Lock, WriteLock, ReadLock, Election";
+      case KAZOO_LEASE:
+        return "kazoo's Semaphore's leases";
       default:
         return "zklock's own";
     }
