@@ -137,9 +137,13 @@ class KazooRefusalTest extends KazooTestBase {
     py.semaphore(pathOf(name), "py", 2).acquire().awaitHeld();
     DistributedSemaphore sem = zklock("java").semaphore(name, 2);
 
-    // kazoo's semaphore stores its lease count, "2", as the directory's data: not a zklock
-    // semaphore's, so zklock refuses the directory rather than count beside leases it cannot see
-    assertThatThrownBy(sem::tryAcquire).isInstanceOf(ZkLockException.class);
+    // kazoo's semaphore stores its lease count, "2", as the directory's data: not a plain zklock
+    // semaphore's, so zklock refuses the directory rather than count beside leases it cannot see,
+    // naming the mode that shares kazoo's permits
+    assertThatThrownBy(sem::tryAcquire)
+        .isInstanceOf(ZkLockException.class)
+        .hasMessageContaining("kazoo's Semaphore")
+        .hasMessageContaining("LockOptions.kazooCompatible()");
   }
 
   @Test

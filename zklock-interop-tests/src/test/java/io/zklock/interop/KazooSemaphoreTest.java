@@ -135,6 +135,8 @@ class KazooSemaphoreTest extends KazooTestBase {
           .containsExactly("(kazoo)", "java-seen");
       assertThat(info.holders().get(0).ownerData()).isEqualTo("py-worker");
       assertThat(info.holders().get(1).fencingToken()).isEqualTo(mine.fencingToken());
+      // a guarded write commits while the lease holds (not under the path: a child is a lease)
+      mine.transaction().create(pathOf(name) + "-record", "x".getBytes()).commit();
 
       // zklock ls walks the namespace: the semaphore once, its admission lock not as a lock
       List<LockInfo> all = z.inspectAll("interop");

@@ -2,7 +2,9 @@ package io.zklock.internal.coord;
 
 import io.zklock.ZkLockException;
 import io.zklock.internal.inspect.Inspection;
+import io.zklock.internal.rules.KazooSemaphore;
 import io.zklock.internal.rules.StoredNumber;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
@@ -53,7 +55,25 @@ public final class PermitCount {
                     + count
                     + " permits (stored by its first client), but this client asked for "
                     + permits
-                    + ": use the same count everywhere");
+                    + ": use the same count everywhere",
+            bytes -> kazoos(dir, bytes));
+  }
+
+  /**
+   * The refusal of a directory whose data is Python kazoo's {@code Semaphore}'s count (plain text),
+   * or null if it is not.
+   */
+  private static String kazoos(String dir, byte[] bytes) {
+    Long n = KazooSemaphore.pythonInt(new String(bytes, StandardCharsets.UTF_8));
+    if (n == null) {
+      return null;
+    }
+    return dir
+        + " holds \""
+        + n
+        + "\", the max_leases of Python kazoo's Semaphore, whose leases are the path's children"
+        + " and which kazoo's clients count alone: use locks.semaphore(name, permits,"
+        + " LockOptions.kazooCompatible()) to share its permits";
   }
 
   /** Completes when the stored count is known to be ours; exceptionally if it differs. */

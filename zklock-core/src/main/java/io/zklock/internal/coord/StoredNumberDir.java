@@ -53,6 +53,7 @@ final class StoredNumberDir {
   private final CreateMode mode;
   private final Watcher watch;
   private final IntFunction<String> mismatch;
+  private final java.util.function.Function<byte[], String> otherData; // or null
 
   /**
    * A PERSISTENT directory, not watched (a latch's, a double barrier's).
@@ -101,6 +102,25 @@ final class StoredNumberDir {
       CreateMode mode,
       Watcher watch,
       IntFunction<String> mismatch) {
+    this(ctx, dir, kind, field, expected, initial, mode, watch, mismatch, null);
+  }
+
+  /**
+   * @param otherData the refusal's message for data of another kind that it recognises (another
+   *     library's recipe, say), or null to say it is not this recipe's
+   */
+  StoredNumberDir(
+      CoordContext ctx,
+      String dir,
+      String kind,
+      String field,
+      int expected,
+      String initial,
+      CreateMode mode,
+      Watcher watch,
+      IntFunction<String> mismatch,
+      java.util.function.Function<byte[], String> otherData) {
+    this.otherData = otherData;
     this.ctx = ctx;
     this.dir = dir;
     this.kind = kind;
@@ -177,9 +197,13 @@ final class StoredNumberDir {
                                 conn));
                     case OTHER_NUMBER ->
                         done.completeExceptionally(mismatch(judged.stored(), conn.sessionId()));
-                    case OTHER_KIND ->
-                        done.completeExceptionally(
-                            callersMistake(judged.otherKindMessage(dir, kind), conn.sessionId()));
+                    case OTHER_KIND -> {
+                      String known = otherData == null ? null : otherData.apply(bytes);
+                      done.completeExceptionally(
+                          callersMistake(
+                              known != null ? known : judged.otherKindMessage(dir, kind),
+                              conn.sessionId()));
+                    }
                     case UNCLAIMED -> claim(conn, stat.getVersion(), done);
                   }
                   break;
