@@ -308,20 +308,16 @@ public final class Inspector {
       return Inspection.decideCoordination(name, dir, Map.of(), children);
     }
     if (stat.getDataLength() > 0
-        && stat.getDataLength() <= MAX_KAZOO_COUNT_LENGTH
-        && !dir.endsWith("/" + HOLD_OFF)
-        && children.stream().allMatch(KazooSemaphore::isLeaseName)) {
-      // kazoo's semaphore: its count as plain text, its leases bare 32-hex-digit names
-      int permits = kazooCount(zk, dir);
-      if (permits > 0) {
-        return readKazooSemaphore(zk, name, dir, children, permits);
-      }
-    }
-    if (stat.getDataLength() > 0
         && !children.contains(LEASES)
         && !children.contains(QUEUE)
         && !dir.endsWith("/" + HOLD_OFF)) { // a hold-off mark's data is its duration
-      Map<String, String> data = dataOf(zk, dir);
+      byte[] raw = rawDataOf(zk, dir);
+      // kazoo's semaphore: its count as plain text, its leases bare 32-hex-digit names
+      int kazooPermits = kazooCount(raw);
+      if (kazooPermits > 0 && children.stream().allMatch(KazooSemaphore::isLeaseName)) {
+        return readKazooSemaphore(zk, name, dir, children, kazooPermits);
+      }
+      Map<String, String> data = parse(raw);
       if (Inspection.isCoordination(data.get("kind"))) {
         return Inspection.decideCoordination(name, dir, data, children);
       }
@@ -329,20 +325,22 @@ public final class Inspector {
     return readLock(zk, name, dir, children, stat);
   }
 
-  /** The longest data read as a kazoo semaphore's count. */
-  private static final int MAX_KAZOO_COUNT_LENGTH = 24;
-
-  /** The positive count a kazoo semaphore's path stores, or 0 if its data is none. */
-  private static int kazooCount(BlockingOps zk, String dir)
-      throws KeeperException, InterruptedException {
-    byte[] data;
-    try {
-      data = zk.getData(dir, null);
-    } catch (KeeperException.NoNodeException gone) {
+  /** The positive count a kazoo semaphore's path stores as plain text, or 0 if none. */
+  private static int kazooCount(byte[] data) {
+    if (data == null || data.length == 0 || data.length > 24) {
       return 0;
     }
     Long n = KazooSemaphore.pythonInt(new String(data, StandardCharsets.UTF_8));
     return n != null && n > 0 && n <= Integer.MAX_VALUE ? n.intValue() : 0;
+  }
+
+  private static byte[] rawDataOf(BlockingOps zk, String path)
+      throws KeeperException, InterruptedException {
+    try {
+      return zk.getData(path, null);
+    } catch (KeeperException.NoNodeException gone) {
+      return null;
+    }
   }
 
   /** Reads a kazoo semaphore's leases and its admission queue, in one round trip. */

@@ -45,7 +45,7 @@ class KazooSemaphorePropertiesTest {
     return Arbitraries.strings().withChars("0123456789_+- \t\n{}x").ofMinLength(0).ofMaxLength(12);
   }
 
-  @Property(tries = 2000)
+  @Property(tries = 500)
   void theCountIsReadAsPythonsIntReadsIt(@ForAll("countish") String text) {
     BigInteger expected = python(text);
     Long got = KazooSemaphore.pythonInt(text);
@@ -75,7 +75,7 @@ class KazooSemaphorePropertiesTest {
     }
   }
 
-  @Property(tries = 2000)
+  @Property(tries = 500)
   void anyData_isSameOnlyWhenKazooReadsTheClientsCount_andRefusedUnlessSameOrEmpty(
       @ForAll("countish") String text, @ForAll @IntRange(min = 1, max = 20) int permits) {
     KazooSemaphore.Data d =
@@ -118,7 +118,7 @@ class KazooSemaphorePropertiesTest {
         .uniqueElements();
   }
 
-  @Property(tries = 2000)
+  @Property(tries = 500)
   void anAdmittedClientCreates_exactlyWhenKazoosCountIsBelowThePermits_elseWaits_orRefusesALayout(
       @ForAll("children") List<String> children, @ForAll @IntRange(min = 1, max = 6) int permits) {
     KazooSemaphore.Decision d = KazooSemaphore.lease(children, permits);
@@ -146,7 +146,7 @@ class KazooSemaphorePropertiesTest {
    * lease at a time. At every step at most {@code permits} leases exist, and the leases are granted
    * in arrival order.
    */
-  @Property(tries = 1000)
+  @Property(tries = 300)
   void mixedClients_admittedInTurn_neverExceedThePermits_andAreServedInArrivalOrder(
       @ForAll @IntRange(min = 1, max = 4) int permits,
       @ForAll @Size(min = 5, max = 80) List<@IntRange(min = 0, max = 99) Integer> steps) {
