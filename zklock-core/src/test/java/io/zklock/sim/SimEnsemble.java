@@ -198,8 +198,19 @@ public final class SimEnsemble {
       int old = leader;
       leader = -1;
       trace("leader s" + old + " lost (" + why + ")");
+      // each notices the loss after a while, unless a leader was elected meanwhile (a lone
+      // server restarted at once): a loss noticed late does not stop the new epoch's servers
+      long lostTick = leaderTick;
       for (SimServer s : servers) {
-        sim.after(detectNanos, s, "looking", () -> s.stopServing("no leader"));
+        sim.after(
+            detectNanos,
+            s,
+            "looking",
+            () -> {
+              if (leaderTick == lostTick) {
+                s.stopServing("no leader");
+              }
+            });
       }
       sim.after(detectNanos + electDelay(), Sim.WORLD, "elect", this::electIfQuorum);
     } else {

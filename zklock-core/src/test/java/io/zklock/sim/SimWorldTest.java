@@ -145,4 +145,27 @@ class SimWorldTest {
     assertThat(a.serverId()).isNotEqualTo(lagging.id);
     assertThat(seen).doesNotContain("a " + KeeperState.Expired);
   }
+
+  @Test
+  void aLeaderThatRestartsBeforeItsFollowersNoticed_leadsAndServesOn() {
+    // one server: it crashes and is back, and elected again, before the detection delay of its
+    // loss (2 ticks) has passed; the loss noticed late must not stop the new leader (seed 1000018
+    // of CONDITION: a lone server stopped serving "no leader" for good)
+    Sim sim1 = new Sim(11, new Trace(200, false));
+    Net net1 = new Net(sim1);
+    SimEnsemble one = new SimEnsemble(sim1, net1, 1, 100, 0);
+    one.electMaxNanos = one.electMinNanos + 1;
+    one.start();
+    sim1.runUntil(sim1.now() + 100 * Sim.MS);
+    one.crash(0);
+    sim1.runUntil(sim1.now() + 10 * Sim.MS);
+    one.restart(0);
+    sim1.runUntil(sim1.now() + 2 * Sim.SEC);
+    assertThat(one.leaderId()).isEqualTo(0);
+    assertThat(one.servers[0].serving).as("the leader serves").isTrue();
+    SimProcess p = new SimProcess(sim1, "a", sim1.split(), 1.0);
+    SimZkClient c = new SimZkClient(p, one, net1, 3000, e -> {});
+    sim1.runUntil(sim1.now() + 2 * Sim.SEC);
+    assertThat(c.connected()).as("a client connects").isTrue();
+  }
 }
