@@ -102,6 +102,12 @@ final class Plan {
   final long runUntil;
   final List<Item> items;
 
+  /**
+   * Whether the run's zklock clients batch their requests ({@code ZkLocks.Builder#batching}):
+   * {@code -Dio.zklock.batching=true} by default, else off; {@link #batched(boolean)} sets it.
+   */
+  final boolean batched;
+
   private Plan(
       long seed,
       Focus focus,
@@ -114,7 +120,8 @@ final class Plan {
       int curatorClients,
       long faultsUntil,
       long runUntil,
-      List<Item> items) {
+      List<Item> items,
+      boolean batched) {
     this.seed = seed;
     this.focus = focus;
     this.servers = servers;
@@ -127,6 +134,7 @@ final class Plan {
     this.faultsUntil = faultsUntil;
     this.runUntil = runUntil;
     this.items = items;
+    this.batched = batched;
   }
 
   static final String[] FAULTS = {
@@ -223,7 +231,8 @@ final class Plan {
         curatorClients,
         faultsUntil,
         runUntil,
-        List.copyOf(items));
+        List.copyOf(items),
+        Boolean.getBoolean(io.zklock.internal.ZkLocksFactory.BATCHING_PROPERTY));
   }
 
   /** This plan without the items whose indices are in {@code drop}, and with shortened ones. */
@@ -240,7 +249,26 @@ final class Plan {
         curatorClients,
         faultsUntil,
         runUntil,
-        List.copyOf(kept));
+        List.copyOf(kept),
+        batched);
+  }
+
+  /** This plan with its zklock clients batching their requests or not. */
+  Plan batched(boolean on) {
+    return new Plan(
+        seed,
+        focus,
+        servers,
+        tickMs,
+        containerCheckMs,
+        permits,
+        lockDelayMs,
+        sessionMs,
+        curatorClients,
+        faultsUntil,
+        runUntil,
+        items,
+        on);
   }
 
   @Override
@@ -267,6 +295,7 @@ final class Plan {
                     ? ", " + permits + " permits"
                     : "")
                 + (focus == Focus.LOCK_DELAY ? ", lock-delay " + lockDelayMs + " ms" : "")
+                + (batched ? ", batched" : "")
                 + ", faults until "
                 + Trace.fmt(faultsUntil));
     for (Item i : items) {

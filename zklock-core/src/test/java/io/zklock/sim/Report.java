@@ -11,6 +11,9 @@ final class Report {
 
   static String replaySpec(Plan p, Set<Integer> dropped) {
     StringBuilder b = new StringBuilder(Long.toString(p.seed)).append(':').append(p.focus);
+    if (p.batched) {
+      b.append(":batched");
+    }
     if (!dropped.isEmpty()) {
       b.append(":drop=");
       List<Integer> d = new ArrayList<>(dropped);
@@ -28,15 +31,29 @@ final class Report {
         + spec;
   }
 
-  /** The plan a replay spec names: its seed, its focus, and the items dropped by shrinking. */
+  /**
+   * The plan a replay spec names ({@code SEED[:FOCUS][:batched][:drop=i,j]}): its seed, its focus,
+   * whether its clients batch, and the items dropped by shrinking.
+   */
   static Plan parse(String spec) {
     String[] parts = spec.split(":");
     long seed = Long.parseLong(parts[0]);
-    Plan.Focus focus = parts.length > 1 ? Plan.Focus.valueOf(parts[1]) : null;
+    Plan.Focus focus =
+        parts.length > 1 && !parts[1].equals("batched") && !parts[1].startsWith("drop=")
+            ? Plan.Focus.valueOf(parts[1])
+            : null;
     Plan p = Plan.of(seed, focus);
-    if (parts.length > 2 && parts[2].startsWith("drop=")) {
+    String dropped = null;
+    for (int k = 1; k < parts.length; k++) {
+      if (parts[k].equals("batched")) {
+        p = p.batched(true);
+      } else if (parts[k].startsWith("drop=")) {
+        dropped = parts[k].substring(5);
+      }
+    }
+    if (dropped != null) {
       Set<Integer> drop = new HashSet<>();
-      for (String i : parts[2].substring(5).split(",")) {
+      for (String i : dropped.split(",")) {
         drop.add(Integer.parseInt(i));
       }
       List<Plan.Item> kept = new ArrayList<>();

@@ -36,6 +36,7 @@ final class SimRun {
     Trace trace = new Trace(traceKeep, echo);
     long t0 = System.nanoTime();
     SimWorld w = new SimWorld(plan.seed, trace, plan.servers, plan.tickMs, plan.containerCheckMs);
+    w.batched = plan.batched;
     SimFailure failure = null;
     try {
       run(w, plan);

@@ -20,6 +20,10 @@ final class SimWorld implements AutoCloseable {
   final List<ZkNode> nodes = new ArrayList<>();
   final List<SimActor> actors = new ArrayList<>();
   int plannedActors;
+
+  /** Whether the zklock clients made from now on batch their requests (the plan says). */
+  boolean batched = Boolean.getBoolean(io.zklock.internal.ZkLocksFactory.BATCHING_PROPERTY);
+
   private final Semaphore baton = new Semaphore(0);
   private final SplittableRandom clocks;
   private SimFailure failure;

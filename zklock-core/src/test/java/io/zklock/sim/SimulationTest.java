@@ -18,8 +18,10 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code -Dsim.seeds=5000 [-Dsim.from=1000] [-Dsim.focus=SEMAPHORE]}: that many seeds;
- *   <li>{@code -Dsim.minutes=120}: random seeds until the time is up (the long mode);
- *   <li>{@code -Dsim.replay=SEED[:FOCUS][:drop=i,j,...]}: one run, its whole trace printed;
+ *   <li>{@code -Dsim.minutes=120 [-Dsim.from=S]}: consecutive seeds, each focus in turn and every
+ *       other round batched, until the time is up (the long mode: {@link LongRun});
+ *   <li>{@code -Dsim.replay=SEED[:FOCUS][:batched][:drop=i,j,...]}: one run, its whole trace
+ *       printed;
  *   <li>{@code -Dsim.find=FOCUS|closed}: seeds until one fails, with a bug planted on purpose;
  *   <li>{@code -Dsim.log=true}: the library's own log too (ERROR only by default).
  * </ul>
@@ -106,29 +108,9 @@ class SimulationTest {
   @Test
   void longRun() {
     String m = System.getProperty("sim.minutes");
-    assumeTrue(m != null, "-Dsim.minutes=M runs random seeds for M minutes");
-    long end = System.nanoTime() + (long) (Double.parseDouble(m) * 60e9);
-    java.util.SplittableRandom r = new java.util.SplittableRandom();
-    List<String> failures = new ArrayList<>();
-    int runs = 0;
-    long sim = 0;
-    long t0 = System.nanoTime();
-    while (System.nanoTime() < end) {
-      long seed = r.nextLong() & Long.MAX_VALUE;
-      SimRun.Result res = SimRun.run(Plan.of(seed, focus()), 300, false);
-      runs++;
-      sim += res.simNanos();
-      if (res.failed()) {
-        String f = Report.failure(Shrinker.shrink(res, 200, 60_000_000_000L));
-        failures.add(f);
-        System.out.println(f);
-      }
-    }
-    long wall = System.nanoTime() - t0;
-    System.out.printf(
-        "simulation: %d seeds in %.0f min, %d failed, %.1f seeds/s, %.0f simulated s per wall s%n",
-        runs, wall / 60e9, failures.size(), runs / (wall / 1e9), sim / (double) wall);
-    assertThat(failures).as("seeds that broke a promise").isEmpty();
+    assumeTrue(m != null, "-Dsim.minutes=M runs seeds for M minutes (LongRun)");
+    LongRun.Outcome o = LongRun.fromProperties(Double.parseDouble(m), System.out).run();
+    assertThat(o.failures()).as("seeds that broke a promise").isEmpty();
   }
 
   /**
@@ -167,7 +149,7 @@ class SimulationTest {
   @Test
   void replay() {
     String spec = System.getProperty("sim.replay");
-    assumeTrue(spec != null, "-Dsim.replay=SEED[:FOCUS][:drop=i,j] replays one run");
+    assumeTrue(spec != null, "-Dsim.replay=SEED[:FOCUS][:batched][:drop=i,j] replays one run");
     Plan plan = Report.parse(spec);
     SimRun.Result r = SimRun.run(plan, 0, true);
     System.out.println(

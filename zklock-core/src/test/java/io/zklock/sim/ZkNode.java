@@ -54,6 +54,7 @@ final class ZkNode {
     f.clientName(name);
     f.suspensionPolicy(policy);
     f.connectInBackground();
+    f.batching(w.batched);
     f.eventListener(
         new LockEventListener() {
           @Override
