@@ -35,6 +35,12 @@ class SimulationTest {
    */
   static final int FIXED_PER_FOCUS = 2;
 
+  /**
+   * Seeds of every build, per focus, run with the clients batching their requests ({@code
+   * ZkLocks.Builder#batching}): the seeds after the unbatched ones.
+   */
+  static final int FIXED_BATCHED_PER_FOCUS = 1;
+
   /** Focuses left out of the build's seeds while a bug they find is open (none now). */
   static final java.util.Set<Plan.Focus> OPEN = java.util.EnumSet.noneOf(Plan.Focus.class);
 
@@ -73,6 +79,21 @@ class SimulationTest {
       }
     }
     assertThat(failures).as("seeds that broke a promise").isEmpty();
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("focuses")
+  void fixedSeeds_batched_keepEveryPromise(Plan.Focus focus) {
+    List<String> failures = new ArrayList<>();
+    for (long seed = FIXED_PER_FOCUS + 1;
+        seed <= FIXED_PER_FOCUS + FIXED_BATCHED_PER_FOCUS;
+        seed++) {
+      SimRun.Result r = SimRun.run(Plan.of(seed, focus).batched(true), 300, false);
+      if (r.failed()) {
+        failures.add(Report.failure(Shrinker.shrink(r, 60, 25_000_000_000L)));
+      }
+    }
+    assertThat(failures).as("seeds that broke a promise, batched").isEmpty();
   }
 
   // behind a flag, as long as asked for (the build's 60 s per test is for the fixed seeds)
