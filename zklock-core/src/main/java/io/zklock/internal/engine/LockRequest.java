@@ -119,6 +119,14 @@ public final class LockRequest implements Handle {
   private final Ticket ticket;
   private final Function<LockRequest, ? extends LockHandle> view;
   private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+
+  /**
+   * What a guarded commit of a grant whose node vanished waits for: the loss's exception, once its
+   * reason is known. Unlike {@link #lost}, completed even if the holder released first (a lease
+   * that ran out, say): a commit made while the reason was being found must still end.
+   */
+  private final CompletableFuture<LockLostException> guardRefusal = new CompletableFuture<>();
+
   private final ReleaseRequests releaseRequests = new ReleaseRequests();
   private final Watcher ownWatcher = this::onOwnNodeEvent;
 
@@ -140,6 +148,7 @@ public final class LockRequest implements Handle {
   private CompletableFuture<Void> released;
   private Throwable withdrawal; // why a withdrawn request ended (null: timeout or busy)
   private boolean abandoned; // released by the library on the holder's failure (a lease ran out)
+  private boolean releasedWhileVanished; // released before its vanished node's reason was found
   private int ownVersion; // the data version our node had when we last wrote it (a delay's mark)
   private long startNanos; // when start() ran, by the context's clock
   private long boundSession; // 0, or the only session the request may have a node on (boundTo)
@@ -331,6 +340,10 @@ public final class LockRequest implements Handle {
         lose(LockLostException.Reason.CLOSED);
         return;
       }
+      if (state == State.RELEASED && releasedWhileVanished) {
+        vanished(LockLostException.Reason.CLOSED);
+        return;
+      }
     }
     giveUp(new ZkLockException("the ZkLocks instance is closed", protocol.dir(), 0L, null));
   }
@@ -423,7 +436,12 @@ public final class LockRequest implements Handle {
     } else {
       released = CompletableFuture.completedFuture(null);
     }
-    ctx.executor().execute(() -> lost.complete(ex));
+    ctx.executor()
+        .execute(
+            () -> {
+              lost.complete(ex);
+              guardRefusal.complete(ex);
+            });
   }
 
   /**
@@ -579,6 +597,10 @@ public final class LockRequest implements Handle {
   private synchronized void vanished(LockLostException.Reason reason) {
     if (state == State.VANISHED) {
       lose(reason);
+    } else if (state == State.RELEASED && releasedWhileVanished) {
+      // released before the reason was found: lost() stays incomplete, commits are refused
+      LockLostException ex = new LockLostException(path(), session, reason);
+      ctx.executor().execute(() -> guardRefusal.complete(ex));
     }
   }
 
@@ -720,7 +742,7 @@ public final class LockRequest implements Handle {
   public synchronized Guard guard() {
     return switch (state) {
       case HELD -> Guard.held(node.path(), node.session(), ctx);
-      case VANISHED, LOST -> Guard.losing(lost);
+      case VANISHED, LOST -> Guard.losing(guardRefusal);
       case RELEASED -> Guard.released(lockName);
       default ->
           Guard.refused(
@@ -759,6 +781,7 @@ public final class LockRequest implements Handle {
         }
         return released != null ? released : CompletableFuture.completedFuture(null);
       }
+      releasedWhileVanished = state == State.VANISHED;
       state = State.RELEASED;
       epoch++;
       ctx.requests().remove(this);

@@ -337,6 +337,37 @@ class LockRequestTest {
   }
 
   @Test
+  void guardedCommit_ofAGrantWhoseNodeVanished_isRefused_evenIfReleasedBeforeTheReasonIsKnown() {
+    // a leased grant's lease ran out while its node's disappearance was being classified: the
+    // release came first, so lost() never completes; a commit made before must still end
+    Started r = f.acquire();
+    f.settle();
+    LockHandle h = r.handle();
+    f.scheduler.advance(Duration.ofMillis(LockRequest.OWN_WATCH_DELAY_MILLIS));
+    f.settle();
+    f.session.disconnect(); // so the verdict waits
+    zk.delete(h.path());
+    f.settle();
+    assertThat(r.state()).isEqualTo(State.VANISHED);
+
+    java.util.concurrent.CompletableFuture<?> commit =
+        h.transaction().setData("/store", new byte[] {1}).commitAsync();
+    h.releaseAsync();
+    f.settle();
+    assertThat(h.lost()).as("released before the reason was known").isNotDone();
+
+    f.session.reconnect();
+    f.settle();
+
+    assertThat(commit).as("the commit ends").isCompletedExceptionally();
+    assertThat(commit.handle((v, e) -> e).join())
+        .isInstanceOfSatisfying(
+            LockLostException.class,
+            e -> assertThat(e.reason()).isEqualTo(LockLostException.Reason.NODE_DELETED));
+    assertThat(sentOps()).as("nothing was sent for it").noneMatch(op -> op.startsWith("multi"));
+  }
+
+  @Test
   void ownNodeWatch_lostToAConnectionLoss_isSetAgain_soADeletionIsStillNoticed() {
     Started r = f.acquire();
     f.settle();
