@@ -298,7 +298,17 @@ public final class CohortLock implements LockPart {
    */
   private int nodeGranted(Phase was, LockHandle h, Throwable err, List<LockHandle> toRelease) {
     if (err != null) {
-      failAll(Acquisitions.unwrap(unwrapCompletion(err), dir()));
+      RuntimeException e = Acquisitions.unwrap(unwrapCompletion(err), dir());
+      if (was == Phase.TRYING) {
+        // a tryAcquire()'s node request, which never waits (not for a connection either): the
+        // tries end with its failure; a request that waits and joined it queues a node of its own
+        endTries(e);
+        if (!waiters.isEmpty()) {
+          requestNode(false);
+        }
+        return -1;
+      }
+      failAll(e);
       return -1;
     }
     if (h == null) {
@@ -486,13 +496,18 @@ public final class CohortLock implements LockPart {
 
   /** Called holding the monitor. */
   private void endTries() {
+    endTries(null);
+  }
+
+  /** Called holding the monitor: every try ends, busy ({@code failure} null) or failed. */
+  private void endTries(RuntimeException failure) {
     waiters.removeIf(
         w -> {
           if (!w.ticket.tryOnly()) {
             return false;
           }
           w.state = Local.State.WITHDRAWN;
-          w.ticket.end(null);
+          w.ticket.end(failure);
           return true;
         });
   }

@@ -144,6 +144,30 @@ class CohortLockFakeTest {
   }
 
   @Test
+  void tryAcquiresNodeRequest_failsOnAConnectionLoss_aWaiterThatJoinedItQueuesOnItsOwn() {
+    // a blocking acquire() joined the node request of a tryAcquire(), which fails at once when the
+    // connection drops ("cannot tell whether it is free"); the acquire must not fail with it
+    CohortLock lock = cohort(LockOptions.cohort());
+    CompletableFuture<LockHandle> tried = lock.start(Waiting.NOW);
+    assertThat(lock.phase()).isEqualTo(Phase.TRYING);
+    CompletableFuture<LockHandle> waiting = lock.start(Waiting.FOREVER);
+
+    f.session.disconnect();
+    f.settle();
+
+    assertThat(tried).as("the try ends with the connection").isCompletedExceptionally();
+    assertThat(waiting).as("the acquire waits on").isNotDone();
+    f.session.reconnect();
+    f.settle();
+
+    LockHandle h = granted(waiting);
+    assertThat(cohortNodes()).hasSize(1);
+    h.releaseAsync();
+    f.settle();
+    assertThat(f.nodes()).isEmpty();
+  }
+
+  @Test
   void exclusive_directoryChanges_remoteAssumedAtOnce_thenSeenBehind() {
     CohortLock lock = cohort(LockOptions.cohort());
     CompletableFuture<LockHandle> first = lock.start(Waiting.FOREVER);
