@@ -152,7 +152,11 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
                   List.of(
                       Op.check(dir, r.version()),
                       Op.create(member(round), new byte[0], ctx.acl(), CreateMode.EPHEMERAL))));
-      if (made == Code.BADVERSION || made == Code.NONODE) {
+      if (made == Code.BADVERSION && get(calls.exists(member(round)))) {
+        // an earlier send of this write was applied, its answer lost with the connection, and the
+        // round opened or moved on since: the member is in it (counted if it opened)
+        made = Code.OK;
+      } else if (made == Code.BADVERSION || made == Code.NONODE) {
         continue; // the round opened or moved on, or the directory went: look again
       }
       if (made != Code.OK && made != Code.NODEEXISTS) {
@@ -209,7 +213,9 @@ public final class DoubleBarrierImpl implements DistributedDoubleBarrier {
       return false;
     }
     if (c == Code.BADVERSION) {
-      return true;
+      // the round opened or moved on: the member is in it unless an earlier send of this write
+      // was applied first (its answer lost with the connection), and its node gone with it
+      return get(calls.exists(member(round)));
     }
     throw ZkCalls.failure(dir, c);
   }
