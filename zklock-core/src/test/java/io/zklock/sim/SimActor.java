@@ -91,6 +91,22 @@ final class SimActor implements Blocking.Waiter {
     sim.after(process.threadDelay(), process, "start " + name, () -> wake(token));
   }
 
+  /** Where its thread stands now (for a run whose threads do not finish). */
+  String where() {
+    StringBuilder b = new StringBuilder(name);
+    for (StackTraceElement e : thread.getStackTrace()) {
+      if (e.getClassName().startsWith("io.zklock")
+          && !e.getClassName().startsWith("io.zklock.sim")) {
+        b.append("\n      at ").append(e);
+      } else if (e.getClassName().startsWith("io.zklock.sim.Workload")
+          || e.getClassName().startsWith("io.zklock.sim.Coordination")) {
+        b.append("\n      at ").append(e);
+        break;
+      }
+    }
+    return b.toString();
+  }
+
   boolean finished() {
     return finished;
   }

@@ -136,7 +136,14 @@ final class SimRun {
       if (w.checker.stalledByCurator()) {
         return; // Curator's semaphore stuck by its own lease without admission: nothing owed
       }
-      throw new SimFailure("PROGRESS", "user threads still busy at " + Trace.fmt(sim.now()));
+      StringBuilder busy = new StringBuilder();
+      for (SimActor a : w.actors) {
+        if (!a.finished()) {
+          busy.append("\n    ").append(a.where());
+        }
+      }
+      throw new SimFailure(
+          "PROGRESS", "user threads still busy at " + Trace.fmt(sim.now()) + ":" + busy);
     }
     // quiescence: nothing held, nothing queued; background deletions get a session timeout
     w.runUntil(sim.now() + maxSession + 2 * Sim.SEC);
