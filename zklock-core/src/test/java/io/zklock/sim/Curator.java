@@ -183,7 +183,13 @@ final class Curator {
         waitConnected(self);
         if (!first) {
           // protected mode: a create whose answer was lost may have made the node
-          String found = findProtected(self, parent, prefix);
+          String found;
+          try {
+            found = findProtected(self, parent, prefix);
+          } catch (KeeperException.ConnectionLossException e) {
+            findAndDeleteInBackground(parent, prefix); // gave up inside the same retry loop
+            throw e;
+          }
           if (found != null) {
             return found;
           }
@@ -211,11 +217,65 @@ final class Curator {
                 || c == Code.SESSIONMOVED
                 || c == Code.SESSIONEXPIRED;
         if (!retryable || retry >= RETRIES) {
+          if (c == Code.CONNECTIONLOSS) {
+            findAndDeleteInBackground(parent, prefix);
+          }
           throw KeeperException.create(c);
         }
         self.sleep(BASE_SLEEP * (1L << retry));
         retry++;
       }
+    }
+
+    /**
+     * CreateBuilderImpl#forPath, CURATOR-45/79: a protected create that gives up on a connection
+     * loss may have made its node, so FindAndDeleteProtectedNodeInBackground lists the parent once
+     * connected (again after a connection loss), and deletes the node it finds by its id,
+     * guaranteed. Without it, a node that nobody holds stands in the queue while its session lives.
+     */
+    void findAndDeleteInBackground(String parent, String prefix) {
+      whenConnected(
+          () ->
+              zk.getChildren(
+                  parent,
+                  null,
+                  (rc, p, ctx, kids, stat) -> {
+                    Code c = Code.get(rc);
+                    if (c == Code.OK) {
+                      for (String k : kids) {
+                        if (k.startsWith(prefix)) {
+                          process.trace("curator: deletes its protected node " + k + " (CURATOR-45)");
+                          deleteInBackground(parent + "/" + k);
+                        }
+                      }
+                    } else if (c == Code.CONNECTIONLOSS) {
+                      findAndDeleteInBackground(parent, prefix);
+                    }
+                  }));
+    }
+
+    /** delete().guaranteed().inBackground(): retried until it is done (or the node is gone). */
+    private void deleteInBackground(String path) {
+      whenConnected(
+          () ->
+              zk.delete(
+                  path,
+                  -1,
+                  (rc, p, ctx) -> {
+                    if (Code.get(rc) == Code.CONNECTIONLOSS) {
+                      deleteInBackground(path);
+                    }
+                  }));
+    }
+
+    private void whenConnected(Runnable r) {
+      if (connected) {
+        r.run();
+        return;
+      }
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      connectedWaiters.add(f);
+      f.thenRun(r);
     }
 
     private String findProtected(SimActor self, String parent, String prefix)
