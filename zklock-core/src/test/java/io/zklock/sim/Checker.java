@@ -48,6 +48,9 @@ final class Checker {
     long czxid; // its node's, at the grant (0 if it was gone already)
     long goneAt = -1; // its node deleted at the leader (not by its own release)
     boolean cancelled; // cancelled, interrupted or timed out: not owed a grant
+    long owedFrom; // from when a free lock owes it a grant (a Condition's re-acquire: its wait's
+
+    // end)
 
     Hold(
         int id,
@@ -66,6 +69,7 @@ final class Checker {
       this.mode = mode;
       this.foreign = foreign;
       this.requestedAt = now;
+      this.owedFrom = now;
       this.sessionTimeoutNanos = sessionTimeoutNanos;
       this.what = what;
     }
@@ -124,6 +128,17 @@ final class Checker {
   /** When the faults stop; progress is owed from then on. */
   long quietFrom = Long.MAX_VALUE;
 
+  /**
+   * STALL: from when a free lock owes its waiters a grant (the faults stopped, and the nodes of
+   * sessions they ended are gone: a session timeout later), and for how long it may stay free with
+   * a waiter owed.
+   */
+  long stallFrom = Long.MAX_VALUE;
+
+  long stallBound = 5 * Sim.SEC;
+
+  private final Map<String, Long> freeSince = new HashMap<>(); // lock -> free with a waiter since
+
   Checker(Sim sim, SimEnsemble ens) {
     this.sim = sim;
     this.ens = ens;
@@ -151,9 +166,52 @@ final class Checker {
 
   /** Every committed entry, before the leader applies it: which nodes go, when. */
   void committed(Txn.Entry e) {
+    guarded(e.txn(), e.session());
     record(e.txn(), e.zxid());
     admission(e.txn(), e.session());
     storedKind(e.txn(), e.session());
+  }
+
+  /**
+   * GUARDED, at the leader: a write to the store (only guarded transactions write it) commits only
+   * in a multi that checks a lock node which stands now (before the entry applies) and is the node
+   * of a grant its session's caller was given: inside that grant's node lifetime.
+   */
+  private void guarded(Txn t, long session) {
+    List<Txn> ops = t instanceof Txn.Multi m ? m.ops() : List.of(t);
+    boolean writesStore = false;
+    for (Txn op : ops) {
+      if (op instanceof Txn.SetData sd && sd.path().equals(Workload.STORE)) {
+        writesStore = true;
+      }
+    }
+    if (!writesStore) {
+      return;
+    }
+    SimTree tree = ens.truth();
+    for (Txn op : ops) {
+      if (!(op instanceof Txn.Check c)) {
+        continue;
+      }
+      SimTree.Node n = tree.get(c.path());
+      if (n == null || n.ephemeralOwner != session) {
+        continue;
+      }
+      for (Hold h : holds.values()) {
+        if (h.granted() && c.path().equals(h.path) && n.czxid == h.czxid) {
+          count("guarded.checkedAtTheLeader");
+          return;
+        }
+      }
+    }
+    fail(
+        "GUARDED",
+        "session 0x"
+            + Long.toHexString(session)
+            + " commits a write to "
+            + Workload.STORE
+            + " that checks no standing node of a grant of its own: "
+            + t);
   }
 
   private final Map<String, String> kinds = new HashMap<>(); // directory -> its stored kind
@@ -416,6 +474,14 @@ final class Checker {
     h.outcome = "granted";
     count("grants");
     trace("granted " + h);
+    if (h.foreign && path != null && n == null) {
+      // Curator grants itself on a read from a follower that has not applied its old session's
+      // expiry yet: its node is gone at the leader, so it holds nothing (Curator's weakness, not
+      // zklock's promise); such a holder never believes it holds (its node is gone)
+      count("curator.grantedANodeAlreadyGone");
+      h.outcome = "granted a node already gone";
+      return;
+    }
     checkExclusion(h);
     checkTokens(h);
     checkQueueOrder(h, n);
@@ -685,6 +751,61 @@ final class Checker {
                 + Trace.fmt(bound)
                 + " s)");
       }
+    }
+  }
+
+  /**
+   * STALL (sharper than PROGRESS): once the faults stopped and the nodes of the sessions they ended
+   * are gone, a lock is never left free while a request that is owed a grant waits on it, for more
+   * than {@link #stallBound}: free means no holder believes it holds (a semaphore: fewer leases
+   * held than permits). The wait of a waiter its caller gave up on, or of a Condition's await
+   * before its time-out, is not owed.
+   */
+  void stall() {
+    long now = sim.now();
+    if (now < stallFrom) {
+      return;
+    }
+    for (Map.Entry<String, List<Hold>> e : byLock.entrySet()) {
+      String lock = e.getKey();
+      Hold owed = null;
+      int leases = 0;
+      boolean held = false;
+      for (Hold h : e.getValue()) {
+        if (h.waiting() && !h.cancelled && now >= h.owedFrom && owed == null) {
+          owed = h;
+        }
+        if (h.believes(ens)) {
+          if (h.mode == Mode.LEASE) {
+            leases += h.permits;
+          } else {
+            held = true;
+          }
+        }
+      }
+      Integer permits = permitsOf.get(lock);
+      boolean free = permits == null ? !held && leases == 0 : !held && leases < permits;
+      if (owed == null || !free || oversubscribedByCurator.contains(lock)) {
+        freeSince.remove(lock);
+        continue;
+      }
+      long since = Math.max(stallFrom, freeSince.computeIfAbsent(lock, k -> now));
+      if (now - since > stallBound) {
+        fail(
+            "STALL",
+            lock
+                + " is free ("
+                + (permits == null ? "no holder" : leases + " of " + permits + " permits held")
+                + ") for "
+                + Trace.fmt(now - since)
+                + " s while "
+                + owed
+                + " waits (since "
+                + Trace.fmt(owed.requestedAt)
+                + "), the faults over since "
+                + Trace.fmt(quietFrom));
+      }
+      count("stall.freeWithAWaiter"); // steps seen free with a waiter owed (a handoff's instants)
     }
   }
 

@@ -51,12 +51,22 @@ final class Coordination {
     this.count = 1 + (int) (Math.abs(plan.seed) % 4);
   }
 
-  private static boolean callersMistake(Throwable e) {
-    return e instanceof ZkLockException && e.getCause() instanceof IllegalArgumentException;
+  /**
+   * EXCEPTIONS: {@code e} is documented for {@code call} (counted by its name), or the run fails.
+   */
+  private void documented(String who, Documented.Call call, String what, Throwable e) {
+    Documented.Entry d = Documented.match(call, e);
+    if (d == null) {
+      throw undocumented(who, what, e);
+    }
+    w.checker.count("exceptions." + call + "." + d.name());
   }
 
   private SimFailure undocumented(String who, String call, Throwable e) {
-    return new SimFailure("EXCEPTIONS", who + ": " + call + " threw " + e + SimWorld.stackOf(e), e);
+    return new SimFailure(
+        "EXCEPTIONS",
+        who + ": " + call + " threw " + e + ", not documented for it" + SimWorld.stackOf(e),
+        e);
   }
 
   SimActor.Body thread(ZkNode node, Plan.Item item) {
@@ -137,7 +147,7 @@ final class Coordination {
           }
         }
       } catch (ZkLockException e) {
-        throw undocumented(who, "the latch", e);
+        documented(who, Documented.Call.COORDINATION, "the latch", e); // none is
       }
     }
   }
@@ -213,7 +223,7 @@ final class Coordination {
           w.checker.count(passed ? "barrier.passed" : "barrier.timedOut");
         }
       } catch (ZkLockException e) {
-        throw undocumented(who, "the barrier", e);
+        documented(who, Documented.Call.COORDINATION, "the barrier", e); // none is
       }
     }
   }
@@ -234,7 +244,7 @@ final class Coordination {
           w.checker.count(out ? "doubleBarrier.left" : "doubleBarrier.leaveTimedOut");
         }
       } catch (ZkLockException e) {
-        throw undocumented(who, "the double barrier", e);
+        documented(who, Documented.Call.COORDINATION, "the double barrier", e); // none is
       }
     }
   }
@@ -275,6 +285,7 @@ final class Coordination {
                   false,
                   node.sessionTimeoutNanos,
                   "await (re-acquire)");
+          again.owedFrom = begun + t * Sim.MS; // owed a grant once signalled or timed out
           DistributedCondition.Wakeup wake = cond.await(held, Duration.ofMillis(t));
           LockHandle back = wake.handle();
           w.checker.granted(again, back.fencingToken(), back.path(), 0, 1);
@@ -302,6 +313,7 @@ final class Coordination {
           w.checker.count("condition.signalAll");
         }
       } catch (LockLostException e) {
+        documented(who, Documented.Call.CONDITION, "the Condition", e);
         w.checker.count("condition.lost");
         if (again != null && !again.granted()) {
           w.checker.ended(again, "lost before its wait", true); // await refused: nothing to retake
@@ -348,9 +360,7 @@ final class Coordination {
         }
         w.checker.count("mixed.ok");
       } catch (ZkLockException e) {
-        if (!callersMistake(e)) {
-          throw undocumented(who, "a recipe on a shared name", e);
-        }
+        documented(who, Documented.Call.RECIPE_ON_A_SHARED_NAME, "a recipe on a shared name", e);
         w.checker.count("mixed.refused");
       }
     }

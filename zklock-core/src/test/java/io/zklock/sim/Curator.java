@@ -244,7 +244,8 @@ final class Curator {
                     if (c == Code.OK) {
                       for (String k : kids) {
                         if (k.startsWith(prefix)) {
-                          process.trace("curator: deletes its protected node " + k + " (CURATOR-45)");
+                          process.trace(
+                              "curator: deletes its protected node " + k + " (CURATOR-45)");
                           deleteInBackground(parent + "/" + k);
                         }
                       }

@@ -125,6 +125,10 @@ final class SimRun {
         4 * maxSession
             + 20 * Sim.SEC
             + (plan.focus == Plan.Focus.LOCK_DELAY ? 20 * plan.lockDelayMs * Sim.MS : 0);
+    // a free lock owes its waiter a grant once the nodes of the sessions the faults ended are gone
+    w.checker.stallFrom = quiet + maxSession + 2 * Sim.SEC;
+    w.checker.stallBound =
+        5 * Sim.SEC + (plan.focus == Plan.Focus.LOCK_DELAY ? 2 * plan.lockDelayMs * Sim.MS : 0);
     w.startChecks(bound);
     // the threads finish their work
     long deadline = Math.max(plan.runUntil, quiet + bound + 5 * Sim.SEC);

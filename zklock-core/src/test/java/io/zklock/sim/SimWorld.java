@@ -244,6 +244,7 @@ final class SimWorld implements AutoCloseable {
           @Override
           public void run() {
             checker.periodic();
+            checker.stall();
             checker.progress(progressBound);
             sim.after(50 * Sim.MS, Sim.WORLD, "check", this);
           }

@@ -183,12 +183,14 @@ final class Workload {
             };
       } catch (InterruptedException e) {
         cancelInterrupt(self);
+        documented(h, callOf(way), way, e);
         if (!interrupt) {
           throw new SimFailure("EXCEPTIONS", h + ": interrupted, but nobody interrupted it");
         }
         w.checker.ended(h, "interrupted", true);
         continue;
       } catch (CancellationException e) {
+        documented(h, callOf(way), way, e);
         if (!h.cancelled) {
           throw new SimFailure("EXCEPTIONS", h + ": cancelled, but nobody cancelled it");
         }
@@ -196,11 +198,9 @@ final class Workload {
         continue;
       } catch (ZkLockException e) {
         cancelInterrupt(self);
-        if (way.equals("tryAcquire") && notConnected(e)) {
-          w.checker.ended(h, "not connected", true); // documented: it does not guess
-          continue;
-        }
-        throw new SimFailure("EXCEPTIONS", h + ": " + way + " threw " + e + SimWorld.stackOf(e), e);
+        documented(h, callOf(way), way, e); // tryAcquire() without a connection: it does not guess
+        w.checker.ended(h, "not connected", true);
+        continue;
       }
       cancelInterrupt(self);
       Thread.interrupted();
@@ -235,7 +235,7 @@ final class Workload {
           default -> waitFor(self, got.releaseAsync());
         }
       } catch (ZkLockException | CompletionException e) {
-        throw new SimFailure("EXCEPTIONS", h + ": release threw " + e + SimWorld.stackOf(e), e);
+        documented(h, Documented.Call.RELEASE, "release", e); // none is
       }
     }
   }
@@ -257,11 +257,10 @@ final class Workload {
               "GUARDED", h + ": a guarded write committed after its grant was told lost");
         }
       } catch (LockLostException e) {
+        documented(h, Documented.Call.COMMIT, "commit", e);
         w.checker.count("guarded.refused");
       } catch (ZkLockException e) {
-        if (!String.valueOf(e.getMessage()).contains("connection")) {
-          throw new SimFailure("EXCEPTIONS", h + ": commit threw " + e + SimWorld.stackOf(e), e);
-        }
+        documented(h, Documented.Call.COMMIT, "commit", e);
         w.checker.count("guarded.inDoubt");
       }
       self.sleep(end / 2);
@@ -274,9 +273,26 @@ final class Workload {
     return plan.focus != Plan.Focus.MULTI;
   }
 
-  private static boolean notConnected(ZkLockException e) {
-    String m = String.valueOf(e.getMessage());
-    return m.contains("not connected") || m.contains("connection");
+  private static Documented.Call callOf(String way) {
+    return switch (way) {
+      case "tryAcquire" -> Documented.Call.TRY;
+      case "acquireAsync" -> Documented.Call.ASYNC_WAIT;
+      default -> Documented.Call.WAIT;
+    };
+  }
+
+  /**
+   * EXCEPTIONS: {@code e} is documented for {@code call} (counted by its name), or the run fails.
+   */
+  private void documented(Checker.Hold h, Documented.Call call, String what, Throwable e) {
+    Documented.Entry d = Documented.match(call, e);
+    if (d == null) {
+      throw new SimFailure(
+          "EXCEPTIONS",
+          h + ": " + what + " threw " + e + ", not documented for it" + SimWorld.stackOf(e),
+          e);
+    }
+    w.checker.count("exceptions." + call + "." + d.name());
   }
 
   private long sessionOf(String path) {
