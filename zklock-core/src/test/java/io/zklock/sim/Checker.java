@@ -148,12 +148,23 @@ final class Checker {
     counters.merge(what, 1L, Long::sum);
   }
 
+  void count(String what, long n) {
+    counters.merge(what, n, Long::sum);
+  }
+
   void permits(String lock, int n) {
     permitsOf.put(lock, n);
   }
 
+  /**
+   * Fails the run. Recorded with the world before it is thrown: a rule checked on a path through
+   * the library (a lost() future's callback, a lock event) would otherwise be caught there, as the
+   * library catches what a listener or a dependent action throws.
+   */
   private void fail(String rule, String text) {
-    throw new SimFailure(rule, text);
+    SimFailure f = new SimFailure(rule, text);
+    sim.fail(f);
+    throw f;
   }
 
   private void trace(String what) {

@@ -30,8 +30,14 @@ final class EventChecker {
     this.sim = sim;
   }
 
-  private static void fail(String text) {
-    throw new SimFailure("EVENTS", text);
+  /**
+   * Recorded with the world before it is thrown: the library catches (and logs) what a listener
+   * throws, so a violation thrown alone would be lost in it.
+   */
+  private void fail(String text) {
+    SimFailure f = new SimFailure("EVENTS", text);
+    sim.fail(f);
+    throw f;
   }
 
   void event(ZkNode node, LockEvent e) {

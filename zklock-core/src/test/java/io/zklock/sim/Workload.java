@@ -219,7 +219,9 @@ final class Workload {
           .whenComplete(
               (e, x) -> {
                 if (e != null && held.isHeld()) {
-                  throw new SimFailure("LOST", h + ": lost() completed while isHeld() is true");
+                  // recorded with the world: a dependent action's exception stays in its future
+                  w.fail(new SimFailure("LOST", h + ": lost() completed while isHeld() is true"));
+                  return;
                 }
                 if (e != null) {
                   w.checker.lost(h, e.reason().name());
@@ -430,8 +432,11 @@ final class Workload {
           public void revoked(long epoch) {
             Checker.Hold h = term[0];
             if (h == null || h.token != epoch) {
-              throw new SimFailure(
-                  "ELECTION", name + ": revoked epoch " + epoch + " never elected");
+              // recorded with the world: the library catches what a listener throws
+              SimFailure f =
+                  new SimFailure("ELECTION", name + ": revoked epoch " + epoch + " never elected");
+              w.fail(f);
+              throw f;
             }
             w.checker.releaseStarted(h);
             term[0] = null;
