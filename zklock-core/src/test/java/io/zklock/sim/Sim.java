@@ -104,6 +104,40 @@ public final class Sim {
 
   private RuntimeException failure;
 
+  /**
+   * Thrown out of the world when a thread descheduled while holding a monitor (or lock) was found
+   * to hold what another thread of the world then needed ({@link SimActor#preempt}): that
+   * interleaving cannot go on one thread at a time, so the run starts again from its seed, without
+   * that preemption ({@link #noPreemptHolding}). An Error, so that no library code catches it.
+   */
+  static final class Contended extends Error {
+    private static final long serialVersionUID = 1L;
+    final int index;
+
+    Contended(int index) {
+      super("preemption " + index + " met contention", null, false, false);
+      this.index = index;
+    }
+  }
+
+  /** The preemptions of threads holding a monitor, counted from 0 in the order they are drawn. */
+  int preemptsHolding;
+
+  /** Which of those are not taken (they met contention in an earlier attempt of this run). */
+  java.util.Set<Integer> noPreemptHolding = java.util.Set.of();
+
+  /** None from this one on (a run that met contention too often stops looking for it). */
+  int preemptHoldingBelow = Integer.MAX_VALUE;
+
+  /** The actor descheduled while holding a monitor now (at most one at a time), or null. */
+  SimActor preemptedHolding;
+
+  /** The preemption that met contention ({@link Contended}), or -1. */
+  volatile int contended = -1;
+
+  /** The threads of the world's user threads (the watch of a descheduled holder looks at them). */
+  final java.util.List<Thread> actorThreads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   public Sim(long seed, Trace trace) {
     this.seed = seed;
     this.trace = trace;
@@ -133,6 +167,12 @@ public final class Sim {
 
   /** Runs {@code body} at {@code time} (not before now) for {@code owner}. */
   public Ev at(long time, Owner owner, String what, Runnable body) {
+    if (contended >= 0) {
+      // the run is over and starts again; a thread unwinding meanwhile schedules nothing
+      Ev dead = new Ev(time, -1, owner, what, body);
+      dead.cancelled = true;
+      return dead;
+    }
     Ev e = new Ev(Math.max(time, now), seq++, owner, what, body);
     queue.add(e);
     return e;
@@ -153,8 +193,12 @@ public final class Sim {
     return e == null ? Long.MAX_VALUE : e.time;
   }
 
+  /** The thread that runs the world's events (the watch of a descheduled holder looks at it). */
+  volatile Thread worldThread;
+
   /** Runs one event; false if none is left. */
   public boolean step() {
+    worldThread = Thread.currentThread();
     Ev e;
     while (true) {
       e = queue.poll();
@@ -178,11 +222,14 @@ public final class Sim {
     try {
       e.body.run();
     } catch (SimFailure f) {
+      throwIfContended();
       throw f;
     } catch (RuntimeException | Error x) {
+      throwIfContended();
       throw new SimFailure(
           "CRASH", "an event threw: " + e.what + " of " + e.owner.name() + ": " + x, x);
     }
+    throwIfContended();
     afterStep.accept(e);
     if (failure != null) {
       RuntimeException f = failure;
@@ -190,6 +237,13 @@ public final class Sim {
       throw f;
     }
     return true;
+  }
+
+  private void throwIfContended() {
+    int c = contended;
+    if (c >= 0) {
+      throw new Contended(c);
+    }
   }
 
   /** Runs every event due up to {@code time}, then sets the clock to it. */
@@ -204,10 +258,23 @@ public final class Sim {
 
   /** Fails the run after the current event (from code that must not throw into the library). */
   public void fail(SimFailure f) {
+    if (contended >= 0) {
+      return; // the run is over (it starts again); nothing found after that counts
+    }
     if (failure == null) {
       failure = f;
     }
+    if (firstFailure == null) {
+      firstFailure = f;
+    }
   }
+
+  /**
+   * The first failure recorded ({@link #fail}), before any contention: a run that then met
+   * contention still failed, since everything up to the contention is an interleaving the JVM can
+   * produce.
+   */
+  SimFailure firstFailure;
 
   // ------------------------------------------------------------------ random helpers
 

@@ -42,6 +42,7 @@ final class SimActor implements Blocking.Waiter {
   private boolean interruptible; // the wait it is parked in ends on an interrupt
   private long waitToken; // which wait a wake-up is for
   private boolean abandoned;
+  private volatile boolean unwound; // woken by the watch of a descheduled holder: the run is over
   private boolean finished;
   private Throwable failure;
   private final java.util.function.BiConsumer<SimActor, Throwable> onFailure;
@@ -76,11 +77,14 @@ final class SimActor implements Blocking.Waiter {
                 Blocking.uninstall();
                 finished = true;
                 running = false;
-                back.release();
+                if (!unwound) {
+                  back.release();
+                } // else: nobody waits for this thread, the run starts again
               }
             },
             "sim-" + name);
     thread.setDaemon(true);
+    sim.actorThreads.add(thread);
     thread.start();
   }
 
@@ -146,7 +150,7 @@ final class SimActor implements Blocking.Waiter {
   /** Ends the thread: any wait throws {@link Abandoned}. */
   void abandon() {
     abandoned = true;
-    if (!finished) {
+    if (!finished && !unwound) {
       waiting = false;
       go.release();
       back.acquireUninterruptibly();
@@ -157,13 +161,16 @@ final class SimActor implements Blocking.Waiter {
 
   /** Gives the baton back and parks until woken; then checks why. */
   private void park() {
+    if (unwound) {
+      throw new Abandoned(); // unwinding: no wait, nobody would end it
+    }
     running = false;
     waiting = true;
     back.release();
     go.acquireUninterruptibly();
     waiting = false;
     running = true;
-    if (abandoned) {
+    if (abandoned || unwound) {
       throw new Abandoned();
     }
   }
@@ -205,16 +212,73 @@ final class SimActor implements Blocking.Waiter {
    * The OS takes the processor away from this thread for a while, as it can at any instruction:
    * here, right after the library handed a request to ZooKeeper's client, so that what that request
    * leads to (its reply, an event on ZooKeeper's thread, a timer) may run before this thread's next
-   * statement. Not while it holds a monitor: the world's thread could need it, and would wait for a
-   * thread that only the world can wake.
+   * statement.
+   *
+   * <p>Also while it holds a monitor (or a lock), as a real thread can be: the world runs on, and
+   * as long as nothing needs what this thread holds, that is an interleaving the JVM can produce.
+   * If another thread of the world then needs it (it blocks on it: {@link HolderWatch} sees it),
+   * the real JVM would run this thread until it lets go, while the other waits; one thread at a
+   * time cannot play that out, so the run starts again from its seed without this preemption
+   * ({@link Sim.Contended}). Every interleaving a run shows is one the JVM could produce.
    */
   void preempt(long nanos) {
-    if (!isCurrent() || holdsMonitor()) {
+    if (!isCurrent()) {
       return;
     }
+    if (!holdsMonitor()) {
+      long token = ++waitToken;
+      sim.after(nanos, process, "preempted " + name, () -> wake(token));
+      park();
+      return;
+    }
+    if (!process.preemptHolding) {
+      return;
+    }
+    int index = sim.preemptsHolding++;
+    if (sim.preemptedHolding != null) {
+      return;
+    }
+    if (sim.noPreemptHolding.contains(index)) {
+      process.trace(name + " not descheduled here: another thread needed its monitor meanwhile");
+      return;
+    }
+    if (index >= sim.preemptHoldingBelow) {
+      return; // the run started again too often: no holder descheduled from here on
+    }
+    sim.preemptedHolding = this;
+    process.trace(name + " descheduled for " + Trace.fmt(nanos) + " s, holding a monitor");
     long token = ++waitToken;
-    sim.after(nanos, process, "preempted " + name, () -> wake(token));
-    park();
+    sim.after(nanos, process, "preempted " + name + " (holding a monitor)", () -> wake(token));
+    HolderWatch.watch(this, index);
+    try {
+      park();
+    } finally {
+      HolderWatch.unwatch(this);
+      sim.preemptedHolding = null;
+    }
+  }
+
+  /** The thread of this actor. */
+  Thread thread() {
+    return thread;
+  }
+
+  /** The world's simulation. */
+  Sim sim() {
+    return sim;
+  }
+
+  /**
+   * Called by {@link HolderWatch} when another thread blocks on what this descheduled thread holds:
+   * the run is over (it starts again without this preemption); this thread unwinds, letting go.
+   */
+  void unwindForContention(int index) {
+    // the world's thread is blocked meanwhile: the trace is this thread's to write
+    process.trace(
+        name + " holds a monitor another thread now waits for: this interleaving ends here");
+    unwound = true;
+    sim.contended = index;
+    go.release();
   }
 
   private boolean holdsMonitor() {

@@ -37,7 +37,17 @@ public final class SimProcess implements Sim.Owner {
     this.preempts = new SplittableRandom(sim.seed * 31 + name.hashCode());
     this.preemptPercent =
         Boolean.getBoolean("sim.noPreempt") || preempts.nextInt(4) == 0 ? 0 : preempts.nextInt(40);
+    // from a stream of its own too: the draws above and after stay as they were
+    this.preemptHolding =
+        preemptPercent > 0 && new SplittableRandom(sim.seed * 37 + name.hashCode()).nextInt(4) == 0;
   }
+
+  /**
+   * Whether a user thread of this process may also lose the processor while it holds a monitor (in
+   * one process of four that preempt at all: each such preemption that another thread then needs
+   * costs the run a new start, see {@link SimActor#preempt}).
+   */
+  final boolean preemptHolding;
 
   @Override
   public long pausedUntil() {

@@ -32,20 +32,65 @@ final class SimRun {
 
   private SimRun() {}
 
+  /**
+   * How many times a run starts again because a thread descheduled holding a monitor held what
+   * another needed (SimActor#preempt); after that, it deschedules no holder from that point on.
+   */
+  static final int RESTARTS = 2;
+
   static Result run(Plan plan, int traceKeep, boolean echo) {
-    Trace trace = new Trace(traceKeep, echo);
+    // a preemption of a thread holding a monitor that another thread then needed cannot be played
+    // out one thread at a time: the run starts again without it (SimActor#preempt). An echoed run
+    // learns which quietly first, so that only the attempt that counts is printed.
+    java.util.Set<Integer> skip = new java.util.TreeSet<>();
     long t0 = System.nanoTime();
+    Result r;
+    do {
+      r = attempt(plan, traceKeep, false, skip, t0);
+    } while (r == null);
+    if (echo) {
+      do {
+        r = attempt(plan, traceKeep, true, skip, t0);
+      } while (r == null);
+    }
+    return r;
+  }
+
+  /** One attempt; null if it met contention (that preemption is then added to {@code skip}). */
+  private static Result attempt(
+      Plan plan, int traceKeep, boolean echo, java.util.Set<Integer> skip, long t0) {
+    Trace trace = new Trace(traceKeep, echo);
     SimWorld w = new SimWorld(plan.seed, trace, plan.servers, plan.tickMs, plan.containerCheckMs);
     w.batched = plan.batched;
+    w.sim.noPreemptHolding = java.util.Set.copyOf(skip);
+    if (skip.size() >= RESTARTS) {
+      w.sim.preemptHoldingBelow = java.util.Collections.max(skip);
+    }
     SimFailure failure = null;
+    int contended = -1;
     try {
       run(w, plan);
+    } catch (Sim.Contended c) {
+      contended = c.index;
     } catch (SimFailure f) {
+      contended = w.sim.contended; // a failure after the contention is of a run that is over
       failure = f;
     } catch (RuntimeException | Error e) {
+      contended = w.sim.contended;
       failure = new SimFailure("CRASH", "the run threw " + e + SimWorld.stackOf(e), e);
     } finally {
       w.close();
+    }
+    if (contended >= 0) {
+      if (w.sim.firstFailure == null) {
+        skip.add(contended);
+        return null;
+      }
+      // found before the contention: what led there is an interleaving the JVM can produce
+      failure = w.sim.firstFailure;
+    }
+    if (!skip.isEmpty()) {
+      w.checker.count("preempt.holding.restarts", skip.size());
     }
     return new Result(
         plan,
