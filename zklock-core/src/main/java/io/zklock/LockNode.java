@@ -189,6 +189,16 @@ public record LockNode(
      */
     KAZOO_LEASE("kazoo-lease"),
     /**
+     * A node of Go's zookeeper client's {@code Lock} ({@code go-zookeeper/zk}), {@code
+     * _c_<guid>-lock-<sequence>}: queued beside a Curator-compatible {@link ZkLocks#mutex(String,
+     * LockOptions) mutex}'s nodes (and refused beside every other kind). Its {@link
+     * LockNode#clientName() client name} is {@code "(go-zookeeper)"}, {@link LockNode#ownerData()}
+     * the data given to Go's {@code LockWithData} as text, or the node's guid when that is empty;
+     * the guid is also under {@code "go"} in {@link LockNode#data()}. Whether it is shown holding
+     * or waiting is what Go's client decides on the directory.
+     */
+    GO_LOCK("go-lock"),
+    /**
      * A lock node of another library (Python's kazoo, Go's zookeeper client, ...) in a lock's
      * directory: zklock does not queue beside it, and refuses requests there. Its {@link
      * LockNode#clientName() client name} is the likely library in parentheses, such as {@code

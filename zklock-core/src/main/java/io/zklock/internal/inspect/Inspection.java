@@ -2,6 +2,7 @@ package io.zklock.internal.inspect;
 
 import io.zklock.LockInfo;
 import io.zklock.LockNode;
+import io.zklock.internal.rules.ClientOrder;
 import io.zklock.internal.rules.ForeignNode;
 import io.zklock.internal.rules.GrantWindow;
 import io.zklock.internal.rules.KindMix;
@@ -212,13 +213,18 @@ public final class Inspection {
       // kazoo's clients see only kazoo's names: in a directory that mixes them with others, a
       // kazoo node holds or waits as kazoo decides among kazoo's nodes alone
       List<QueueNode> kazooOnly = q.stream().filter(n -> n.kind().kazoo()).toList();
+      List<String> names = d.nodes().stream().map(Read::name).toList();
       boolean kazooApart = !kazooOnly.isEmpty() && kazooOnly.size() < q.size();
       for (int i = 0; i < queue.size(); i++) {
         NodeKind k = q.get(i).kind();
         kinds.add(k);
         kind = stronger(kind, k);
         boolean holds;
-        if (kazooApart && k.kazoo()) {
+        if (k == NodeKind.GO_LOCK) {
+          // Go's client decides on every name of the directory it reads a sequence from (kazoo's
+          // and Curator's among them), and fails on any other
+          holds = ClientOrder.go(names, q.get(i).name()).holds();
+        } else if (kazooApart && k.kazoo()) {
           holds =
               Ordering.forKind(k).decide(kazooOnly, kazooOnly.indexOf(q.get(i)))
                   instanceof Ordering.Hold;
@@ -674,6 +680,12 @@ public final class Inspection {
   /** The field of a kazoo client's node's data under which its identifier (its data) is shown. */
   public static final String KAZOO_FIELD = "kazoo";
 
+  /** The client name shown for a node of Go's zookeeper client. */
+  public static final String GO_CLIENT = "(go-zookeeper)";
+
+  /** The field of a Go client's node's data under which its guid is shown. */
+  public static final String GO_FIELD = "go";
+
   /** The client name shown for a Curator client's node in a compatible queue. */
   public static final String CURATOR_CLIENT = "(curator)";
 
@@ -699,6 +711,26 @@ public final class Inspection {
       // a kazoo client's node: its data is the identifier given to kazoo's recipe
       curatorClient = true;
       d = Map.of(KAZOO_FIELD, curatorData);
+    }
+    if (kind == NodeKind.GO_LOCK) {
+      // zklock never makes these: Go's client's node, its data (if any) given to LockWithData
+      QueueNode go = QueueNode.parse(r.name());
+      String text = curatorData != null ? curatorData : "";
+      return new LockNode(
+          r.name(),
+          r.path(),
+          LockNode.Kind.GO_LOCK,
+          GO_CLIENT,
+          "",
+          0L,
+          r.ephemeralOwner(),
+          Instant.ofEpochMilli(r.ctimeMillis()),
+          r.czxid(),
+          text.isEmpty() ? go.attemptId() : text,
+          false,
+          Map.of(GO_FIELD, go.attemptId()),
+          state,
+          granted);
     }
     return new LockNode(
         r.name(),

@@ -526,6 +526,7 @@ public final class Inspector {
    */
   private static boolean otherLibrarys(LockNode holder) {
     return holder.kind() == LockNode.Kind.FOREIGN
+        || holder.kind() == LockNode.Kind.GO_LOCK
         || Inspection.KAZOO_CLIENT.equals(holder.clientName());
   }
 

@@ -14,15 +14,15 @@ import java.util.TreeMap;
  * read on the listing a request already has.
  *
  * <p>Other ZooKeeper lock libraries order a directory by their own names and skip (or sort last)
- * every name they do not know: Curator sorts a name without its lock name after every sequence;
- * Go's zookeeper client splits at {@code lock-}. (Python kazoo's names, {@code <id>__lock__<seq>}
- * and {@code <id>__rlock__<seq>}, are queue kinds of their own, {@link NodeKind#KAZOO_LOCK} and
- * {@link NodeKind#KAZOO_READ}: refused beside zklock's other kinds by {@link KindMix}, shared with
- * in the kazoo-compatible mode.) So a client of another library that joins a directory where
- * zklock's requests queue sees no one ahead of it and holds at once, beside zklock's holder. zklock
- * cannot make it wait; what it can do is never grant beside such a node: a request that finds one
- * in its listing refuses, as it refuses a Curator recipe it cannot share a queue with ({@link
- * KindMix}).
+ * every name they do not know: Curator sorts a name without its lock name after every sequence.
+ * (Python kazoo's names, {@code <id>__lock__<seq>} and {@code <id>__rlock__<seq>}, are queue kinds
+ * of their own, {@link NodeKind#KAZOO_LOCK} and {@link NodeKind#KAZOO_READ}, and so are Go's
+ * client's, {@code _c_<32 hex>-lock-<seq>}, {@link NodeKind#GO_LOCK}: refused beside zklock's other
+ * kinds by {@link KindMix}, shared with in the compatible modes.) So a client of another library
+ * that joins a directory where zklock's requests queue sees no one ahead of it and holds at once,
+ * beside zklock's holder. zklock cannot make it wait; what it can do is never grant beside such a
+ * node: a request that finds one in its listing refuses, as it refuses a Curator recipe it cannot
+ * share a queue with ({@link KindMix}).
  *
  * <p>A child is recognised ({@link #classify} returns null) when it is one of zklock's own: a queue
  * node of any {@link NodeKind} (the Curator-compatible names included), the simple lock's {@code
@@ -45,8 +45,6 @@ public record ForeignNode(String name, Library library, int sequence, boolean ce
 
   /** The libraries whose names are told apart, each with the words a message uses for it. */
   public enum Library {
-    /** Go's zookeeper client ({@code go-zookeeper/zk}): {@code _c_<32 hex>-lock-<seq>}. */
-    GO("go-zookeeper", "Go's zookeeper client (go-zookeeper/zk Lock)"),
     /**
      * A protected name ({@code _c_<uuid>-...}) of a Curator recipe zklock has no counterpart for.
      */
@@ -78,12 +76,6 @@ public record ForeignNode(String name, Library library, int sequence, boolean ce
     }
   }
 
-  /** Go's lock name, after its protected prefix and guid. */
-  static final String GO_LOCK = "-lock-";
-
-  /** Length of Go's guid: 16 random bytes in lowercase hex. */
-  static final int GO_GUID_LENGTH = 32;
-
   /**
    * What {@code name}, a child of a lock directory, is: null when it is zklock's own or no lock
    * node at all (see the class comment), else the foreign node it looks like.
@@ -97,10 +89,7 @@ public record ForeignNode(String name, Library library, int sequence, boolean ce
       return null; // ours
     }
     if (name.startsWith(NodeKind.CURATOR_PROTECTED)) {
-      int go = goSequence(name);
-      return go >= 0
-          ? new ForeignNode(name, Library.GO, sequenceAt(name, go), true)
-          : new ForeignNode(name, Library.CURATOR, sequenceOfSuffix(name, suffix), true);
+      return new ForeignNode(name, Library.CURATOR, sequenceOfSuffix(name, suffix), true);
     }
     int recipe = zookeeperRecipe(name);
     if (recipe >= 0) {
@@ -123,18 +112,6 @@ public record ForeignNode(String name, Library library, int sequence, boolean ce
     }
     int from = at + length;
     return isSequence(name, from) ? from : -1;
-  }
-
-  /** Go's {@code _c_<32 hex>-lock-<sequence>}: where the sequence starts, or -1. */
-  private static int goSequence(String name) {
-    int idStart = NodeKind.CURATOR_PROTECTED.length();
-    int idEnd = idStart + GO_GUID_LENGTH;
-    if (name.length() <= idEnd + GO_LOCK.length()
-        || !hex(name, idStart, idEnd)
-        || !name.startsWith(GO_LOCK, idEnd)) {
-      return -1;
-    }
-    return after(name, idEnd, GO_LOCK.length());
   }
 
   /**
@@ -221,16 +198,6 @@ public record ForeignNode(String name, Library library, int sequence, boolean ce
 
   private static boolean isDigit(char c) {
     return c >= '0' && c <= '9';
-  }
-
-  private static boolean hex(String s, int from, int to) {
-    for (int i = from; i < to; i++) {
-      char c = s.charAt(i);
-      if (!isDigit(c) && !(c >= 'a' && c <= 'f')) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

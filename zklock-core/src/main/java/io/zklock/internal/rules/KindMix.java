@@ -26,6 +26,11 @@ import java.util.stream.Collectors;
  * {@code __rlock__<sequence>} and skip every other name, zklock's plain and Curator-compatible
  * names among them: its kinds ({@link NodeKind#kazoo()}) are a family of their own too.
  *
+ * <p>Go's zookeeper client's {@code Lock} ({@link NodeKind#GO_LOCK}, {@code _c_<guid>-lock-<seq>})
+ * and Curator's mutex read each other's names by the same sequence, so Go's nodes share the Curator
+ * mutex's family; every other family either skips Go's names or is skipped by Go's client ({@link
+ * ClientOrder}).
+ *
  * <p>So a request of kind {@code ours} refuses to stay in a directory that holds a node of a kind
  * of another family ({@link #conflict}) when either kind is one of Curator's or kazoo's ({@link
  * NodeKind#compatible()}): zklock's own kinds mix among themselves as before. This is a best
@@ -42,6 +47,7 @@ public final class KindMix {
   static int family(NodeKind kind) {
     switch (kind) {
       case CURATOR_MUTEX:
+      case GO_LOCK:
         return 1;
       case CURATOR_READ:
       case CURATOR_WRITE:
@@ -169,6 +175,10 @@ public final class KindMix {
       case KAZOO_READ:
         return "a node of Python kazoo's ReadLock (zklock's counterpart: the kazoo-compatible"
             + " read-write lock, locks.readWriteLock(name, LockOptions.kazooCompatible()))";
+      case GO_LOCK:
+        return "a node of Go's zookeeper client's Lock (go-zookeeper/zk), which shares a queue"
+            + " with zklock's Curator-compatible mutex alone (locks.mutex(name,"
+            + " LockOptions.curatorCompatible()))";
       default:
         return "a node of zklock's plain "
             + kind.label()
@@ -189,6 +199,19 @@ public final class KindMix {
    * and where to read more.
    */
   public static String refusal(String dir, NodeKind ours, QueueNode found) {
+    if (found.kind() == NodeKind.GO_LOCK && !ours.kazoo() && !ours.curator()) {
+      return "refusing to queue a "
+          + describe(ours)
+          + " request in "
+          + dir
+          + ": it holds "
+          + found.name()
+          + ", "
+          + whatMakes(found.kind())
+          + ". Go's client reads no sequence from zklock's plain names and zklock's plain"
+          + " requests do not queue behind Go's, so the two do not share one queue; use the"
+          + " Curator-compatible mutex on this path, see docs/interop.md";
+    }
     if (ours.kazoo() || found.kind().kazoo()) {
       return "refusing to queue a "
           + describe(ours)

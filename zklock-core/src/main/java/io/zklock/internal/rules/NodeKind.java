@@ -76,7 +76,14 @@ public enum NodeKind {
    * admitted through a {@link #KAZOO_LOCK} queue at {@code <dir>-__lock__} ({@link
    * KazooSemaphore}). Not a queue node: never parsed from a listing.
    */
-  KAZOO_LEASE("", "kazoo-lease", false, false, true);
+  KAZOO_LEASE("", "kazoo-lease", false, false, true),
+  /**
+   * A node of Go's zookeeper client's {@code Lock} ({@code go-zookeeper/zk}), named {@code
+   * _c_<guid>-lock-<sequence>} with a guid of 32 lowercase hex digits: never created by zklock, but
+   * a queue node of the Curator-compatible mutex's directory, where Go's client and Curator's order
+   * every node alike ({@link ClientOrder}). Exclusive (Go's lock has no readers).
+   */
+  GO_LOCK("lock-", "go-lock", true);
 
   /**
    * The directory of the Curator-compatible semaphore's admission mutex ({@link #CURATOR_MUTEX}
@@ -154,10 +161,10 @@ public enum NodeKind {
 
   /**
    * Whether nodes of this kind are named as another library's ({@link #curator()}, {@link
-   * #kazoo()}).
+   * #kazoo()}, {@link #GO_LOCK}).
    */
   public boolean compatible() {
-    return curator || kazoo;
+    return curator || kazoo || this == GO_LOCK;
   }
 
   /** Whether a node of this kind excludes every other node queued after it. */

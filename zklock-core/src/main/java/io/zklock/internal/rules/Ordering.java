@@ -147,6 +147,7 @@ public final class Ordering {
       case CURATOR_WRITE:
       case CURATOR_LATCH:
       case KAZOO_LOCK:
+      case GO_LOCK:
         return Ordering::exclusive;
       default:
         throw new IllegalArgumentException("no queue rule for " + kind);

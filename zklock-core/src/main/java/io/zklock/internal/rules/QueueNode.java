@@ -39,6 +39,13 @@ import java.util.UUID;
  * {@code uuid4().hex}, ours a UUID's 32 hex digits too. kazoo recognises a contender by its marker
  * followed by the sequence at the end of the name, whatever comes before, and orders contenders by
  * the sequence's text ({@link KazooOrder}); every name it recognises parses here as a kazoo kind.
+ *
+ * <h2>Go's names</h2>
+ *
+ * Go's zookeeper client ({@code go-zookeeper/zk}) names its lock's nodes {@code
+ * _c_<guid>-lock-<sequence>}, the guid 32 lowercase hex digits: {@link NodeKind#GO_LOCK}, never
+ * created by zklock, read so that the Curator-compatible mutex can queue beside Go's clients
+ * ({@link ClientOrder}).
  */
 public record QueueNode(String name, NodeKind kind, String attemptId, int sequence, long czxid) {
 
@@ -108,7 +115,7 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
     if (kind.kazoo()) {
       return attemptId + kind.prefix();
     }
-    if (kind.curator()) {
+    if (kind.curator() || kind == NodeKind.GO_LOCK) {
       return NodeKind.CURATOR_PROTECTED + attemptId + "-" + kind.prefix();
     }
     return kind.prefix() + "-" + attemptId + "-";
@@ -124,7 +131,8 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
       return kazoo;
     }
     if (name.startsWith(NodeKind.CURATOR_PROTECTED)) {
-      return parseCurator(name);
+      QueueNode go = parseGo(name);
+      return go != null ? go : parseCurator(name);
     }
     int dash = name.indexOf('-');
     if (dash < 1) {
@@ -199,6 +207,34 @@ public record QueueNode(String name, NodeKind kind, String attemptId, int sequen
   }
 
   private static final NodeKind[] KAZOO_KINDS = {NodeKind.KAZOO_LOCK, NodeKind.KAZOO_READ};
+
+  /** Length of the guid of Go's client's names: 16 random bytes in lowercase hex. */
+  public static final int GO_GUID_LENGTH = 32;
+
+  /**
+   * Go's client's {@code _c_<32 lowercase hex>-lock-<sequence>} ({@code
+   * CreateProtectedEphemeralSequential} of {@code <path>/lock-}), or null.
+   */
+  private static QueueNode parseGo(String name) {
+    int idStart = NodeKind.CURATOR_PROTECTED.length();
+    int idEnd = idStart + GO_GUID_LENGTH;
+    String marker = "-" + NodeKind.GO_LOCK.prefix();
+    if (name.length() <= idEnd + marker.length() || !name.startsWith(marker, idEnd)) {
+      return null;
+    }
+    for (int i = idStart; i < idEnd; i++) {
+      char c = name.charAt(i);
+      if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
+        return null;
+      }
+    }
+    long sequence = sequence(name.substring(idEnd + marker.length()));
+    if (sequence == NO_SEQUENCE) {
+      return null;
+    }
+    return new QueueNode(
+        name, NodeKind.GO_LOCK, name.substring(idStart, idEnd), (int) sequence, 0L);
+  }
 
   /** {@code _c_<uuid>-<lock name><sequence>}, or null. */
   private static QueueNode parseCurator(String name) {

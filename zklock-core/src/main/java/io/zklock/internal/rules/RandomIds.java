@@ -27,24 +27,43 @@ public final class RandomIds {
     return new RandomIds(new Random(seed));
   }
 
-  /** A fresh attempt id: {@link QueueNode#ATTEMPT_ID_LENGTH} characters of base 32. */
+  /** Ids drawn from {@code random}, for tests that choose the draws. */
+  static RandomIds of(Random random) {
+    return new RandomIds(random);
+  }
+
+  /**
+   * A fresh attempt id: {@link QueueNode#ATTEMPT_ID_LENGTH} characters of base 32, never ending in
+   * {@code lock} or {@code latch}. In a plain name, {@code <kind>-<id>-<sequence>}, such an id
+   * would be followed by {@code -}: Curator's recipes (which sort by the text after the last {@code
+   * lock-} or {@code latch-}) and Go's client (which reads the sequence after the last {@code
+   * lock-}) would read that one node's sequence and skip or fail on every other plain name, so that
+   * a client of theirs on the path would wait for some of zklock's nodes and not for others ({@link
+   * ClientOrder#view}). One draw in a million is drawn again.
+   */
   public String attemptId() {
-    long bits = random.nextLong();
-    char[] out = new char[QueueNode.ATTEMPT_ID_LENGTH];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = ALPHABET[(int) (bits & 31)];
-      bits >>>= 5;
+    while (true) {
+      long bits = random.nextLong();
+      char[] out = new char[QueueNode.ATTEMPT_ID_LENGTH];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = ALPHABET[(int) (bits & 31)];
+        bits >>>= 5;
+      }
+      String id = new String(out);
+      if (!id.endsWith("lock") && !id.endsWith("latch")) {
+        return id;
+      }
     }
-    return new String(out);
   }
 
   /**
    * A fresh attempt id for a node of {@code kind}: a UUID's text for the Curator-compatible kinds
    * (as Curator's protected names carry), a UUID's 32 hex digits for the kazoo-compatible kinds (as
-   * kazoo's {@code uuid4().hex} prefix), else {@link #attemptId()}.
+   * kazoo's {@code uuid4().hex} prefix) and for {@link NodeKind#GO_LOCK} (as Go's guid), else
+   * {@link #attemptId()}.
    */
   public String attemptId(NodeKind kind) {
-    if (kind.kazoo()) {
+    if (kind.kazoo() || kind == NodeKind.GO_LOCK) {
       return uuid().replace("-", "");
     }
     return kind.curator() ? uuid() : attemptId();

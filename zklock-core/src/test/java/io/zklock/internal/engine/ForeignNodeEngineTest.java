@@ -110,16 +110,47 @@ class ForeignNodeEngineTest {
   }
 
   @Test
-  void aGoHolder_refusesAPlainAndACuratorCompatibleMutex_namingGo() {
+  void aGoHolder_refusesAPlainMutex_namingGoAndTheCuratorCompatibleMutex() {
     String go = goQueues();
     Started plain = mutex();
-    Started compatible =
-        f.queue(NodeKind.CURATOR_MUTEX, Ordering.forKind(NodeKind.CURATOR_MUTEX), false, 0, false);
 
     f.settle();
 
-    assertThat(failure(plain)).hasMessageContaining(go).hasMessageContaining("Go's zookeeper");
-    assertThat(failure(compatible)).hasMessageContaining(go).hasMessageContaining("go-zookeeper");
+    assertThat(failure(plain))
+        .hasMessageContaining(go)
+        .hasMessageContaining("Go's zookeeper")
+        .hasMessageContaining("LockOptions.curatorCompatible()");
+    assertThat(f.nodes()).containsExactly(go);
+  }
+
+  @Test
+  void aCuratorCompatibleMutex_queuesBehindAGoHolder_andIsGrantedWhenItGoes() {
+    // Go's client reads the sequence after "lock-" in every name, Curator's too: one queue
+    String go = goQueues();
+    Started compatible =
+        f.queue(NodeKind.CURATOR_MUTEX, Ordering.forKind(NodeKind.CURATOR_MUTEX), false, 0, false);
+    f.settle();
+    assertThat(compatible.state()).isEqualTo(State.WAITING);
+
+    zk.delete(DIR + "/" + go);
+    f.settle();
+
+    assertThat(compatible.state()).isEqualTo(State.HELD);
+  }
+
+  @Test
+  void aKazooCompatibleMutex_refusesAGoNode_namingGo() {
+    // kazoo's clients skip Go's names: they would hold beside Go's holder
+    String go = goQueues();
+    Started compatible =
+        f.queue(NodeKind.KAZOO_LOCK, Ordering.forKind(NodeKind.KAZOO_LOCK), false, 0, false);
+
+    f.settle();
+
+    assertThat(failure(compatible))
+        .hasMessageContaining(go)
+        .hasMessageContaining("Go's zookeeper client")
+        .hasMessageContaining("LockOptions.curatorCompatible()");
     assertThat(f.nodes()).containsExactly(go);
   }
 

@@ -382,4 +382,47 @@ class InspectionPropertiesTest {
 
     assertThat(info.state().get("mix")).isEqualTo("curator-lease,semaphore");
   }
+
+  private static Inspection.Read foreignRead(String name, long czxid, String data) {
+    return new Inspection.Read(
+        name, DIR + "/" + name, czxid, 5L, 99L, 0, Map.of(Inspector.CURATOR_FIELD, data));
+  }
+
+  /**
+   * A Go client's node shows its client and its guid (its data when it gave some); Go's client
+   * waits for every name it reads a sequence from, kazoo's among them, so behind an older kazoo
+   * node a Go node is shown waiting, as Go's own rule decides ({@code ClientOrder.go}).
+   */
+  @Example
+  void aGoClientsNode_isNamedAsGos_andHoldsOrWaitsAsGoDecides() {
+    String guid = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+    Inspection.Read go = foreignRead("_c_" + guid + "-lock-0000000007", 20L, "");
+    Inspection.Read goWithData =
+        foreignRead("_c_" + "f".repeat(32) + "-lock-0000000009", 21L, "job-7");
+
+    LockInfo alone =
+        Inspection.decide(
+                new Inspection.Dir(
+                    "lock", DIR, Map.of(), List.of(goWithData, go), false, List.of(), List.of()))
+            .orElseThrow();
+    LockNode holder = alone.holders().get(0);
+    assertThat(holder.kind()).isEqualTo(LockNode.Kind.GO_LOCK);
+    assertThat(holder.clientName()).isEqualTo("(go-zookeeper)");
+    assertThat(holder.ownerData()).isEqualTo(guid);
+    assertThat(holder.data()).containsEntry("go", guid);
+    assertThat(alone.waiters()).extracting(LockNode::ownerData).containsExactly("job-7");
+
+    Inspection.Read kazoo =
+        foreignRead("3e2becd2a0f54b7e9d1c6b2a8f7e4d10__lock__0000000003", 10L, "settlement-job");
+    LockInfo mixed =
+        Inspection.decide(
+                new Inspection.Dir(
+                    "lock", DIR, Map.of(), List.of(go, kazoo), false, List.of(), List.of()))
+            .orElseThrow();
+    assertThat(mixed.holders()).extracting(LockNode::clientName).containsExactly("(kazoo)");
+    assertThat(mixed.waiters())
+        .as("Go's client reads kazoo's sequence and waits for it")
+        .extracting(LockNode::clientName)
+        .containsExactly("(go-zookeeper)");
+  }
 }

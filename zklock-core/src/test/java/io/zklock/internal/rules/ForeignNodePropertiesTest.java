@@ -151,7 +151,7 @@ class ForeignNodePropertiesTest {
         names.add(m);
         own.add(m);
       } else {
-        names.add(goName(r, s + i));
+        names.add("x-" + r.nextLong() + "-" + seq(s + i)); // ZooKeeper's WriteLock recipe
       }
     }
     Collections.shuffle(names, r);
@@ -160,7 +160,7 @@ class ForeignNodePropertiesTest {
     assertThat(listing.foreign()).hasSize(go);
     assertThat(ForeignNode.firstCertain(listing.foreign()) != null).isEqualTo(go > 0);
     for (ForeignNode f : listing.foreign()) {
-      assertThat(f.library()).isEqualTo(ForeignNode.Library.GO);
+      assertThat(f.library()).isEqualTo(ForeignNode.Library.ZOOKEEPER_RECIPES);
     }
   }
 
@@ -186,12 +186,14 @@ class ForeignNodePropertiesTest {
   }
 
   @Property(tries = 500)
-  void goNodes_areGos_withTheSequenceGoReads(@ForAll int n, @ForAll long seed) {
+  void goNodes_areNotForeign_butGoLockNodes_withTheSequenceGoReads(
+      @ForAll int n, @ForAll long seed) {
     String name = goName(new Random(seed), n);
-    ForeignNode f = ForeignNode.classify(name);
-    assertThat(f.library()).as(name).isEqualTo(ForeignNode.Library.GO);
-    assertThat(f.certain()).isTrue();
-    assertThat(f.sequence()).isEqualTo(n).isEqualTo(goParseSeq(name));
+    assertThat(ForeignNode.classify(name)).as(name).isNull();
+    QueueNode q = QueueNode.parse(name);
+    assertThat(q.kind()).isEqualTo(NodeKind.GO_LOCK);
+    assertThat(q.sequence()).isEqualTo(n).isEqualTo(goParseSeq(name));
+    assertThat(q.attemptId()).hasSize(QueueNode.GO_GUID_LENGTH);
   }
 
   @Property(tries = 300)
@@ -238,9 +240,9 @@ class ForeignNodePropertiesTest {
     assertThat(ForeignNode.classify("3e2becd2a0f54b7e9d1c6b2a8f7e4d10__lock__0000000000"))
         .as("kazoo's: a queue kind of its own")
         .isNull();
-    assertThat(
-            ForeignNode.classify("_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9-lock-0000000003").library())
-        .isEqualTo(ForeignNode.Library.GO);
+    assertThat(ForeignNode.classify("_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9-lock-0000000003"))
+        .as("Go's: a queue kind of its own")
+        .isNull();
     assertThat(ForeignNode.classify("x-72057594037927936-0000000001").library())
         .isEqualTo(ForeignNode.Library.ZOOKEEPER_RECIPES);
     assertThat(ForeignNode.classify("n_0000000001").library())
@@ -255,13 +257,13 @@ class ForeignNodePropertiesTest {
   // ---------------------------------------------------------------- who likely holds (display)
 
   @Property(tries = 300)
-  void likelyHolders_ofGoNodes_isTheLowestSequence(
+  void likelyHolders_ofZooKeepersRecipeNodes_isTheLowestSequence(
       @ForAll @IntRange(min = 1, max = 10) int count, @ForAll long seed) {
     Random r = new Random(seed);
     List<ForeignNode> foreign = new ArrayList<>();
     int s = r.nextInt(1_000_000);
     for (int i = 0; i < count; i++) {
-      foreign.add(ForeignNode.classify(goName(r, s + i)));
+      foreign.add(ForeignNode.classify("x-" + r.nextLong() + "-" + seq(s + i)));
     }
     String lowest = foreign.get(0).name();
     Collections.shuffle(foreign, r);
@@ -272,12 +274,12 @@ class ForeignNodePropertiesTest {
 
   @Example
   void refusal_namesTheDirectoryTheNodeAndTheLibrary() {
-    ForeignNode f = ForeignNode.classify("_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9-lock-0000000003");
+    ForeignNode f = ForeignNode.classify("x-72057594037927936-0000000003");
     String message = ForeignNode.refusal("/zklock/polyglot", NodeKind.MUTEX, f);
     assertThat(message)
         .contains("/zklock/polyglot")
-        .contains("_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9-lock-0000000003")
-        .contains("Go's zookeeper client")
+        .contains("x-72057594037927936-0000000003")
+        .contains("ZooKeeper's WriteLock recipe")
         .contains("mutex");
   }
 }

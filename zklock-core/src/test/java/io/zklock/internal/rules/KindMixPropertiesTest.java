@@ -107,7 +107,8 @@ class KindMixPropertiesTest {
   private static String recipe(NodeKind kind) {
     switch (kind) {
       case CURATOR_MUTEX:
-        return "InterProcessMutex, LeaderSelector";
+      case GO_LOCK: // Go's Lock and Curator's mutex read each other's sequences (ClientOrder)
+        return "InterProcessMutex, LeaderSelector, go-zookeeper's Lock";
       case CURATOR_READ:
       case CURATOR_WRITE:
         return "InterProcessReadWriteLock";
@@ -240,7 +241,7 @@ class KindMixPropertiesTest {
     String id =
         kind.curator()
             ? new java.util.UUID(random.nextLong(), random.nextLong()).toString()
-            : QueueNode.newAttemptId();
+            : QueueNode.newAttemptId(kind);
     return QueueNode.prefix(kind, id) + String.format("%010d", seq);
   }
 

@@ -42,4 +42,35 @@ class RandomIdsTest {
       assertThat(RandomIds.SECURE.attemptId()).hasSize(QueueNode.ATTEMPT_ID_LENGTH);
     }
   }
+
+  /**
+   * Draws whose attempt id would end in {@code lock} (or {@code latch}): in a plain name that is
+   * {@code ...lock-<sequence>}, where Curator's recipes and Go's client read a sequence (and skip
+   * or fail on every other plain name), so their clients would wait for that one node of zklock's
+   * and not for the others.
+   */
+  @Test
+  void attemptIds_neverEndInLockOrLatch_theMarkersCuratorAndGoReadASequenceAfter() {
+    // base 32, five bits a character from the lowest: characters 8..11 and 7..11 of the id
+    long lock = (21L << 40) | (24L << 45) | (12L << 50) | (20L << 55); // l o c k
+    long latch = (21L << 35) | (10L << 40) | (29L << 45) | (12L << 50) | (17L << 55); // l a t c h
+    long plain = 1L;
+    java.util.Iterator<Long> draws = List.of(lock, latch, plain).iterator();
+    RandomIds ids =
+        RandomIds.of(
+            new java.util.Random() {
+              @Override
+              public long nextLong() {
+                return draws.next();
+              }
+            });
+
+    String id = ids.attemptId();
+
+    assertThat(id).doesNotEndWith("lock").doesNotEndWith("latch").isEqualTo("100000000000");
+    String name = QueueNode.prefix(NodeKind.MUTEX, id) + "0000000017";
+    assertThat(ClientOrder.goSequence(name))
+        .as("Go's client reads no sequence from a plain name")
+        .isEqualTo(ClientOrder.NO_SEQUENCE);
+  }
 }
