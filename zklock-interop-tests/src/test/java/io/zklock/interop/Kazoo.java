@@ -236,6 +236,14 @@ final class Kazoo implements AutoCloseable {
     return new Recipe("lock", path, identifier, "");
   }
 
+  /**
+   * kazoo's {@code Lock(path, identifier, extra_lock_patterns=["-lock-"])}: it also sees the names
+   * of Curator's mutex and of Go's client as contenders.
+   */
+  Recipe lockSeeingDashLock(String path, String identifier) {
+    return new Recipe("xlock", path, identifier, "");
+  }
+
   /** kazoo's {@code ReadLock(path, identifier)}. */
   Recipe readLock(String path, String identifier) {
     return new Recipe("rlock", path, identifier, "");

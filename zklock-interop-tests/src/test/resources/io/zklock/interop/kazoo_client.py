@@ -93,6 +93,10 @@ for line in sys.stdin:
             make = {"lock": zk.Lock, "rlock": zk.ReadLock, "wlock": zk.WriteLock}[cmd]
             recipes[h] = make(args[0], args[1])
             start(acquire, h, recipes[h], timeout=timeout_of(args, 2))
+        elif cmd == "xlock":
+            # a Lock told of Curator's and Go's names, as kazoo's extra_lock_patterns allows
+            recipes[h] = zk.Lock(args[0], args[1], extra_lock_patterns=["-lock-"])
+            start(acquire, h, recipes[h], timeout=timeout_of(args, 2))
         elif cmd == "trylock":
             recipes[h] = zk.Lock(args[0], args[1])
             start(acquire, h, recipes[h], blocking=False)
