@@ -235,7 +235,8 @@ final class BenchConfig {
         --observe     every zklock session reports its lock events to Micrometer (a simple
                       registry) and zklock's JFR events are recorded with no threshold: run with
                       and without it, alternated, to see what full observation costs
-        --impls a,b   only these implementations: zklock, curator, naive, raw-zk, fair-floor,
+        --impls a,b   only these implementations: zklock, zklock-curator-compatible, curator,
+                      naive, raw-zk, fair-floor,
                       redisson-fair, redisson-fenced, redisson-rlock, etcd
       """;
 }

@@ -22,6 +22,17 @@ enum Impl {
       return new ZkLockClient(e.zk(), index, e.session(), false, true);
     }
   },
+  /**
+   * zklock's mutex in the Curator-compatible mode ({@code LockOptions.curatorCompatible()}), every
+   * client of the queue zklock's: the same requests as plain zklock's, plus the listing a waiter
+   * makes before a grant in the modes shared with other libraries.
+   */
+  ZKLOCK_CURATOR_COMPATIBLE("zklock-curator-compatible", Server.ZOOKEEPER) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) {
+      return new ZkLockClient(e.zk(), index, e.session(), true);
+    }
+  },
   /** Apache Curator 5.9: InterProcessMutex, InterProcessReadWriteLock, InterProcessSemaphoreV2. */
   CURATOR("curator", Server.ZOOKEEPER) {
     @Override

@@ -102,7 +102,7 @@ final class Scenarios {
         "one lock, 5 Curator + 5 zklock (Curator-compatible) sessions in one queue",
         "handoffs/s",
         true,
-        List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.MIXED),
+        List.of(Impl.ZKLOCK, Impl.CURATOR, Impl.MIXED, Impl.ZKLOCK_CURATOR_COMPATIBLE),
         Impl.CURATOR) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {
