@@ -199,11 +199,11 @@ public record LockNode(
      */
     GO_LOCK("go-lock"),
     /**
-     * A lock node of another library (Python's kazoo, Go's zookeeper client, ...) in a lock's
+     * A lock node of another library (ZooKeeper's WriteLock recipe, an unknown one, ...) in a lock's
      * directory: zklock does not queue beside it, and refuses requests there. Its {@link
      * LockNode#clientName() client name} is the likely library in parentheses, such as {@code
-     * "(kazoo)"}, also under {@code "library"} in {@link LockNode#data()}; {@link
-     * LockNode#ownerData()} is its data as text (kazoo's identifier). Whether it is shown holding
+     * "(zookeeper-recipes)"}, also under {@code "library"} in {@link LockNode#data()}; {@link
+     * LockNode#ownerData()} is its data as text. Whether it is shown holding
      * or waiting is what its library's own rules likely decide among its own nodes.
      */
     FOREIGN("foreign");

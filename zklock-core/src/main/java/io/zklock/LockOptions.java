@@ -65,7 +65,13 @@ import java.util.Objects;
  * lock kind to use instead, and deletes its node; an election reports it from {@link
  * LeaderElection#awaitLeadership} and {@link LeaderElection#leader()} and keeps trying to join with
  * back-off. This costs no request, and is a best effort: a Curator client that joins the path after
- * a zklock request holds cannot be seen (docs/migrating-from-curator.md).
+ * a zklock request holds cannot be seen (docs/migrating-from-curator.md). The waiter next in line
+ * lists the directory before it holds (one read per handoff, in this mode and the kazoo-compatible
+ * one), so that such a client that joined after its last listing is refused there.
+ *
+ * <p>The compatible mutex also shares its queue with Go's zookeeper client's {@code Lock} ({@code
+ * go-zookeeper/zk}, nodes {@code _c_<guid>-lock-<sequence>}), which reads the sequence after {@code
+ * lock-} as Curator does (docs/interop.md); every other kind refuses Go's nodes.
  *
  * <h2>kazoo-compatible mode</h2>
  *

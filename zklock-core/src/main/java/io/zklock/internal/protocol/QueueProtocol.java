@@ -36,9 +36,10 @@ import org.slf4j.LoggerFactory;
  * I/O around that rule is here; the request's life is the engine's.
  *
  * <p>A watched node's deletion is a grant without another read when nothing else stood ahead
- * ({@link Ordering.Watch#allAheadGone()}), with one care: a node of our own session may have gone
- * with our session's expiry, which took our node too, so its deletion counts as a handoff only if
- * our own delete of it was applied ({@link Deleter#deleteInFlight}).
+ * ({@link Ordering.Watch#allAheadGone()}) and the kind is zklock's own (a kind shared with other
+ * libraries lists first), with one care: a node of our own session may have gone with our session's
+ * expiry, which took our node too, so its deletion counts as a handoff only if our own delete of it
+ * was applied ({@link Deleter#deleteInFlight}).
  *
  * <p>The queue decides who may hold; when the grant is made is its {@link GrantPolicy}'s, called at
  * each grant site: at once ({@link GrantPolicy#AT_ONCE}), or after a lock-delay when the grant
@@ -60,6 +61,18 @@ public final class QueueProtocol implements NodeProtocol {
 
   /** When a request the rule lets hold is granted: at once, or after a lock-delay. */
   private final GrantPolicy grant;
+
+  /**
+   * Whether a waiter whose predecessor went lists the directory before it holds, rather than
+   * holding on the notification alone: in the modes that share a queue with other libraries'
+   * clients ({@link NodeKind#compatible()}). A client of a library that skips our names and joined
+   * after our last listing is then seen, and refused, instead of held beside (docs/interop.md); the
+   * libraries we share those queues with list again after every wake-up themselves, so the grant
+   * costs what theirs does. Plain mode grants on the notification: a foreign client there skips
+   * every one of zklock's names alike, so it holds beside the head from the moment it joins
+   * whatever the next waiter does ({@link io.zklock.internal.rules.ClientOrder}).
+   */
+  private final boolean listBeforeGrant;
 
   /**
    * @param extraData extra fields of every node's data
@@ -84,6 +97,7 @@ public final class QueueProtocol implements NodeProtocol {
     this.kind = kind;
     this.rule = rule;
     this.extraData = Map.copyOf(extraData);
+    this.listBeforeGrant = kind.compatible();
     this.grant =
         lockDelayNanos <= 0
             ? GrantPolicy.AT_ONCE
@@ -676,7 +690,11 @@ public final class QueueProtocol implements NodeProtocol {
     if (owner != UNKNOWN_OWNER && owner != step.session()) {
       // Another session's node: its deletion reached us on our connection, so our session (and
       // our node) lived when it happened. Nothing else stood before us; new nodes queue behind us.
-      grant.headGone(step, wait.node.name(), wait.grantNote);
+      if (listBeforeGrant) {
+        judgeNext(step); // but another library's client may have joined: hold on a listing
+      } else {
+        grant.headGone(step, wait.node.name(), wait.grantNote);
+      }
       return;
     }
     // A node of our own session: its deletion may be our session's expiry, which took our node
@@ -695,7 +713,7 @@ public final class QueueProtocol implements NodeProtocol {
    * its holder's release (clean), not a withdrawal.
    */
   private void grantedOrJudged(Step step, boolean granted, boolean released) {
-    if (granted) {
+    if (granted && !listBeforeGrant) {
       grant.headDeletedHere(step, released);
     } else {
       judgeNext(step);
