@@ -199,12 +199,12 @@ public record LockNode(
      */
     GO_LOCK("go-lock"),
     /**
-     * A lock node of another library (ZooKeeper's WriteLock recipe, an unknown one, ...) in a lock's
-     * directory: zklock does not queue beside it, and refuses requests there. Its {@link
+     * A lock node of another library (ZooKeeper's WriteLock recipe, an unknown one, ...) in a
+     * lock's directory: zklock does not queue beside it, and refuses requests there. Its {@link
      * LockNode#clientName() client name} is the likely library in parentheses, such as {@code
      * "(zookeeper-recipes)"}, also under {@code "library"} in {@link LockNode#data()}; {@link
-     * LockNode#ownerData()} is its data as text. Whether it is shown holding
-     * or waiting is what its library's own rules likely decide among its own nodes.
+     * LockNode#ownerData()} is its data as text. Whether it is shown holding or waiting is what its
+     * library's own rules likely decide among its own nodes.
      */
     FOREIGN("foreign");
 

@@ -215,7 +215,9 @@ final class LockListing {
                     + " holders shown are zklock's reading (%s)%n",
                 lock.name(),
                 mix.replace(",", ", "),
-                mix.contains("kazoo") || mix.contains("go-lock") ? "docs/interop.md" : "docs/migrating-from-curator.md"));
+                mix.contains("kazoo") || mix.contains("go-lock")
+                    ? "docs/interop.md"
+                    : "docs/migrating-from-curator.md"));
       }
       String foreign = coordination(lock) ? null : lock.state().get(FOREIGN);
       if (foreign != null) {

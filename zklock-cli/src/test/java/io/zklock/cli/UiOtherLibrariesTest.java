@@ -13,10 +13,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code zklock ui} names another library's holder as such: a Python kazoo client's lock node
- * ({@code <uuid hex>__lock__<sequence>}, its identifier as data) and a Go client's ({@code
- * _c_<32 hex>-lock-<sequence>}, no data), each written as that library writes it, with the kind,
- * the client and the identifier (and {@code zklock ls} too); a zklock Curator-compatible mutex
- * waits behind the Go holder, and is granted when it goes.
+ * ({@code <uuid hex>__lock__<sequence>}, its identifier as data) and a Go client's ({@code _c_<32
+ * hex>-lock-<sequence>}, no data), each written as that library writes it, with the kind, the
+ * client and the identifier (and {@code zklock ls} too); a zklock Curator-compatible mutex waits
+ * behind the Go holder, and is granted when it goes.
  */
 class UiOtherLibrariesTest extends UiTestSupport {
   private static final String GUID = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
@@ -68,7 +68,8 @@ class UiOtherLibrariesTest extends UiTestSupport {
         .containsPattern("polyglot +\\d+ +holds +kazoo-lock +\\(kazoo\\)");
 
     observer.delete(ns + "/gojob/" + go, -1);
-    try (LockHandle held = waiter.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+    try (LockHandle held =
+        waiter.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
       assertThat(held.fencingToken()).isPositive();
     }
   }
