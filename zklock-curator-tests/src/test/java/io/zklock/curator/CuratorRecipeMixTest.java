@@ -243,12 +243,18 @@ class CuratorRecipeMixTest extends CuratorTestBase {
       assertThatThrownBy(() -> z3.mutex(name).acquire())
           .isInstanceOf(ZkLockException.class)
           .hasMessageContaining(curatorNode);
-      assertThat(heard)
-          .anySatisfy(
-              e -> {
-                assertThat(e.type()).isEqualTo(LockEvent.Type.FAILED);
-                assertThat(e.failure()).hasMessageContaining(curatorNode);
-              });
+      // listeners hear events on the library's own thread: the FAILED event may come just after
+      // acquire() has thrown
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(heard)
+                      .anySatisfy(
+                          e -> {
+                            assertThat(e.type()).isEqualTo(LockEvent.Type.FAILED);
+                            assertThat(e.failure()).hasMessageContaining(curatorNode);
+                          }));
       AtomicInteger dumps = new AtomicInteger();
       await()
           .atMost(WAIT)
