@@ -10,8 +10,11 @@ import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.RandomIds;
 import io.zklock.internal.rules.Waiting;
 import io.zklock.internal.rules.WallClock;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
@@ -83,6 +86,7 @@ class InProcessInterleavingsTest {
           Thread caller = start(() -> ticket.result.cancel(true));
           join(granter, caller);
           deliveredOrReleased(ticket, h);
+          return new Object[] {ticket, h, granter, caller};
         });
   }
 
@@ -105,13 +109,36 @@ class InProcessInterleavingsTest {
           Thread granter = start(() -> ticket.grant(h));
           join(granter, timer);
           deliveredOrReleased(ticket, h);
+          return new Object[] {ticket, h, granter, timer};
         });
+  }
+
+  /**
+   * One object of each class the shared timer's scenario makes inside its threads and drops (an
+   * entry, a scheduled task, a sweep's list and the iterators), for {@link
+   * Interleavings#explore(int, Object, Interleavings.Scenario)} to instrument before the first
+   * interleaving.
+   */
+  private static Object[] sharedTimerSamples() {
+    ManualTasks tasks = new ManualTasks();
+    Later later = new Later(tasks, () -> 0L, 10, 5);
+    List<Object> list = new ArrayList<>();
+    list.add(later.add(() -> {}));
+    return new Object[] {
+      later,
+      tasks.schedule(() -> {}, 0, TimeUnit.NANOSECONDS),
+      list,
+      list.iterator(),
+      new ConcurrentLinkedQueue<>().iterator(),
+      TimeUnit.NANOSECONDS
+    };
   }
 
   @Test
   void sharedTimer_actionsAddedAndCancelledWhileItSweeps_eachRunsOnce_noneIsStranded() {
     explore(
         150,
+        sharedTimerSamples(),
         () -> {
           // every read of the clock is a delay later: whatever was added before a sweep is due
           AtomicLong now = new AtomicLong();
@@ -129,6 +156,7 @@ class InProcessInterleavingsTest {
           check(cancelled.get() <= 1, "the cancelled action ran " + cancelled.get() + " times");
           check(later.size() == 0, later.size() + " actions stranded");
           check(scheduler.queued() == 0, "a sweep still scheduled with nothing to do");
+          return new Object[] {later, scheduler, kept, cancelled, a, b, timer};
         });
   }
 
@@ -170,6 +198,7 @@ class InProcessInterleavingsTest {
           check(h2.releases() == 1, "b's handle released " + h2.releases() + " times");
           check(lostSeen.get() <= 1, "the loss told " + lostSeen.get() + " times");
           check(!holds.isHeld() && "unlocked".equals(holds.toString()), holds.toString());
+          return new Object[] {holds, h1, h2, lostSeen, a, b, loser};
         });
   }
 }
