@@ -90,21 +90,34 @@ class MutexTest extends ZkTestSupport {
         .hasMessageContaining("reserved /zookeeper");
   }
 
+  /**
+   * The middle of three waiters gives up (its deadline passes) while the last one is queued behind
+   * it, watching its node. The middle's time is held ({@link HeldTime}): its deadline passes when
+   * the test says, once all three nodes stand. With a real 500 ms deadline the middle waiter could
+   * queue and give up before the test saw its node (or before the last waiter queued behind it) on
+   * a loaded machine, and the test then waited for a node that was already gone.
+   */
   @Test
   void waiterInTheMiddleGivesUp_theChainContinues() throws Exception {
     LockHandle first = client().mutex("m").acquire();
-    DistributedLock middle = client().mutex("m");
+    Duration timeout = Duration.ofMillis(500);
+    HeldTime time = new HeldTime(timeout);
+    DistributedLock middle = track(time.build(this)).mutex("m");
     CompletableFuture<Optional<LockHandle>> middleTry =
         CompletableFuture.supplyAsync(
             () -> {
               try {
-                return middle.tryAcquire(Duration.ofMillis(500));
+                return middle.tryAcquire(timeout);
               } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
               }
             });
     await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() == 2);
     CompletableFuture<LockHandle> last = client().mutex("m").acquireAsync();
+    await("the last waiter queued behind the middle one")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> lockNodes().size() == 3);
+    time.pass(); // the middle waiter's deadline
 
     assertThat(middleTry.get(10, TimeUnit.SECONDS)).as("the middle waiter timed out").isEmpty();
     // the timeout answers at once; the withdrawal (deleting the middle node, which the last
