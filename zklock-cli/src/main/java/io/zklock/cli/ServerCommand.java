@@ -50,6 +50,17 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
               + " kill \"$(cat FILE)\".")
   java.nio.file.Path pidFile;
 
+  @Option(
+      names = "--until-stdin-closes",
+      description =
+          "Also stop when standard input closes (end of file): a program that starts the server"
+              + " with a pipe to its stdin stops it by closing the pipe, or by ending, however it"
+              + " ends.")
+  boolean untilStdinCloses;
+
+  /** Where {@code --until-stdin-closes} reads; a test may give its own. */
+  java.io.InputStream stdin = System.in;
+
   /** Counted down to stop the server: by the shutdown hook (Ctrl-C) or by a test. */
   final CountDownLatch stop = new CountDownLatch(1);
 
@@ -112,6 +123,9 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             },
             "zklock-server-stop");
     Runtime.getRuntime().addShutdownHook(hook);
+    if (untilStdinCloses) {
+      watchStdin();
+    }
     if (pidFile != null) {
       try {
         java.nio.file.Files.writeString(pidFile, ProcessHandle.current().pid() + "\n");
@@ -157,6 +171,29 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
       stopped.countDown();
     }
     return ExitCodes.OK;
+  }
+
+  /**
+   * Counts {@link #stop} down once stdin reaches its end (or fails): read on a daemon thread, which
+   * discards what it reads and never keeps the JVM up.
+   */
+  private void watchStdin() {
+    Thread watch =
+        new Thread(
+            () -> {
+              byte[] discard = new byte[512];
+              try {
+                while (stdin.read(discard) >= 0) {
+                  // only the end matters
+                }
+              } catch (java.io.IOException e) {
+                // a closed or broken stdin: the parent is gone all the same
+              }
+              stop.countDown();
+            },
+            "zklock-server-stdin");
+    watch.setDaemon(true);
+    watch.start();
   }
 
   private EmbeddedZooKeeper startStandalone() {

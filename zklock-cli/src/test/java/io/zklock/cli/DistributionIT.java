@@ -134,8 +134,17 @@ class DistributionIT {
     assertThat(bad.err()).startsWith("zklock: bad connect string 'zk1;zk2'");
 
     Path pidFile = dir.resolve("zk.pid");
+    // its stdin is a pipe from this JVM, which the kernel closes when this JVM ends however it
+    // ends (a build killed by its CI's time-out too): then the server stops, never orphaned
     Process server =
-        new ProcessBuilder(zklock, "server", "--port", "0", "--pid-file", pidFile.toString())
+        new ProcessBuilder(
+                zklock,
+                "server",
+                "--port",
+                "0",
+                "--pid-file",
+                pidFile.toString(),
+                "--until-stdin-closes")
             .redirectError(ProcessBuilder.Redirect.DISCARD)
             .start();
     try {

@@ -1,8 +1,11 @@
 package io.zklock.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -37,6 +40,40 @@ class ServerCommandTest {
     assertThat(err.toString()).contains("server stopped, data deleted");
     Cli.Result after = Cli.run("ls", "--connect", connect, "--connect-timeout", "300ms");
     assertThat(after.exitCode()).isEqualTo(ExitCodes.CANNOT_CONNECT);
+  }
+
+  /**
+   * A program that starts the server with a pipe to its stdin: the pipe's end (the program closed
+   * it, or ended, even by SIGKILL, and the kernel closed it) stops the server as Ctrl-C does.
+   */
+  @Test
+  void untilStdinCloses_theEndOfStdinStopsTheServer() throws Exception {
+    CommandLine cl = Main.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    ServerCommand command = cl.getSubcommands().get("server").getCommand();
+    PipedOutputStream parent = new PipedOutputStream();
+    command.stdin = new PipedInputStream(parent);
+    AtomicInteger exit = new AtomicInteger(-1);
+    Thread server =
+        new Thread(() -> exit.set(cl.execute("server", "--port", "0", "--until-stdin-closes")));
+    server.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> out.toString().contains("\n"));
+    String connect = out.toString().strip();
+    parent.write("anything the parent writes is read and ignored\n".getBytes(UTF_8));
+    parent.flush();
+    assertThat(Cli.run("ls", "--connect", connect).exitCode())
+        .as("serving while stdin is open")
+        .isZero();
+
+    parent.close();
+
+    server.join(30_000);
+    assertThat(server.isAlive()).as("stopped once stdin ended").isFalse();
+    assertThat(exit.get()).isZero();
+    assertThat(err.toString()).contains("server stopped, data deleted");
   }
 
   @Test

@@ -54,7 +54,8 @@ class SignalsTest {
 
   @Test
   void server_sigterm_stopsAndDeletesItsData() throws Exception {
-    Process server = zklock("server", "--port", "0");
+    // --until-stdin-closes: if this JVM is killed, the server's stdin closes and it stops too
+    Process server = zklock("server", "--port", "0", "--until-stdin-closes");
     String connect;
     try (BufferedReader out =
         new BufferedReader(
@@ -71,6 +72,30 @@ class SignalsTest {
       assertThat(stderr()).contains("server stopped, data deleted");
       assertThat(Path.of(dataDir)).doesNotExist();
     }
+  }
+
+  /**
+   * What the kernel does to the server's stdin when the process that started it ends, however it
+   * ends (a build killed by its time-out): the pipe closes, and the server stops and deletes its
+   * data as on SIGTERM.
+   */
+  @Test
+  void server_untilStdinCloses_stopsWhenItsStdinCloses() throws Exception {
+    Process server = zklock("server", "--port", "0", "--until-stdin-closes");
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
+      assertThat(out.readLine()).as("first stdout line").matches("127\\.0\\.0\\.1:\\d+");
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> stderr().contains("data in "));
+    String dataDir = stderr().replaceAll("(?s).*data in (\\S+).*", "$1");
+
+    server.getOutputStream().close();
+
+    assertThat(server.waitFor(30, TimeUnit.SECONDS)).as("server exits").isTrue();
+    assertThat(server.exitValue()).isZero();
+    assertThat(stderr()).contains("server stopped, data deleted");
+    assertThat(Path.of(dataDir)).doesNotExist();
   }
 
   @ParameterizedTest
