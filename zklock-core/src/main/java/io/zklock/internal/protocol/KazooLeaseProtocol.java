@@ -85,6 +85,12 @@ public final class KazooLeaseProtocol implements NodeProtocol {
                 KazooSemaphore.childRefusal(dir, r.child()), dir, step.session()));
       }
     } else if (d instanceof KazooSemaphore.Create) {
+      if (!step.isLive()) {
+        // withdrawn (a timeout, a cancel) while the listing was in flight: its admission may be
+        // given back already, and a lease is created only while admitted (a create racing a
+        // withdrawal that has just begun is deleted by the engine when its reply comes)
+        return;
+      }
       if (watched) {
         step.again(); // a permit is free now: create anew (listing once more, unwatched)
       } else {

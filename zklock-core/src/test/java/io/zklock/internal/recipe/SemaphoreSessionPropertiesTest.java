@@ -31,9 +31,11 @@ import org.apache.zookeeper.data.Stat;
  * waiting for a lease, holding, releasing), on the engine's fakes: the real code of zklock's
  * clients, and, in the Curator-compatible mode, clients that follow Curator 5.9's {@code
  * InterProcessSemaphoreV2} step by step on the same tree (admitted by the mutex in {@code locks}, a
- * lease created, held while the leases number at most the permits). Random interleavings of
- * replies, requests, releases, cancels, time, lost replies, dropped connections and expired
- * sessions of every client. Then:
+ * lease created, held while the leases number at most the permits), and in the kazoo-compatible
+ * mode clients that follow kazoo 2.8's {@code Semaphore} (admitted by its {@code Lock} at {@code
+ * <dir>-__lock__}, a lease {@code <dir>/<32 hex>} created only while fewer than the permits are
+ * there). Random interleavings of replies, requests, releases, cancels, time, lost replies, dropped
+ * connections and expired sessions of every client. Then:
  *
  * <ul>
  *   <li>a lease of a zklock client is created only while its session holds an admission node: a
@@ -47,7 +49,7 @@ import org.apache.zookeeper.data.Stat;
 class SemaphoreSessionPropertiesTest {
   private static final String NAME = "orders";
   private static final String DIR = NS + "/" + NAME;
-  private static final String LEASES = DIR + "/" + Inspector.LEASES;
+  private static final String ZKLOCK_LEASES = DIR + "/" + Inspector.LEASES;
   private static final int MAX_REQUESTS = 4;
 
   private enum Action {
@@ -90,6 +92,13 @@ class SemaphoreSessionPropertiesTest {
   }
 
   @Property(tries = 300)
+  void kazooCompatible_withKazoosClients_sameDoor_atMostThePermits_noStall(
+      @ForAll @IntRange(min = 1, max = 2) int permits,
+      @ForAll @Size(min = 10, max = 90) List<@IntRange(min = 0, max = 99_999) Integer> actions) {
+    new Run(permits, 2, 2).play(actions);
+  }
+
+  @Property(tries = 300)
   void plain_twoClients_sameDoor_atMostThePermits_noStall(
       @ForAll @IntRange(min = 1, max = 2) int permits,
       @ForAll @Size(min = 10, max = 90) List<@IntRange(min = 0, max = 99_999) Integer> actions) {
@@ -103,14 +112,13 @@ class SemaphoreSessionPropertiesTest {
     final List<CompletableFuture<LockHandle>> requests = new ArrayList<>();
     final List<Integer> counts = new ArrayList<>();
 
-    ZClient(EngineFixture f, int permits, boolean curator) {
+    ZClient(EngineFixture f, int permits, boolean curator, boolean kazoo) {
       this.f = f;
+      RecipeContext ctx = new RecipeContext(f.ctx, null, new Lifecycle(null, null), NS, null);
       this.sem =
-          new SemaphoreImpl(
-              new RecipeContext(f.ctx, null, new Lifecycle(null, null), NS, null),
-              NAME,
-              permits,
-              curator);
+          kazoo
+              ? SemaphoreImpl.kazooCompatible(ctx, NAME, permits)
+              : new SemaphoreImpl(ctx, NAME, permits, curator);
     }
 
     boolean live() {
@@ -142,6 +150,9 @@ class SemaphoreSessionPropertiesTest {
       if (holds) {
         return false;
       }
+      if (kazoo) {
+        return reactAsKazoo();
+      }
       if (lockNode == null && leaseNode == null) {
         f().zk.mkdirs(locks);
         lockNode =
@@ -159,12 +170,12 @@ class SemaphoreSessionPropertiesTest {
       if (leaseNode == null) {
         List<String> queue = bySequence(run.children(locks));
         if (!queue.isEmpty() && (locks + "/" + queue.get(0)).equals(lockNode)) {
-          f().zk.mkdirs(LEASES);
+          f().zk.mkdirs(leases);
           leaseNode =
               f().zk
                   .create(
                       session,
-                      LEASES
+                      leases
                           + "/"
                           + QueueNode.prefix(NodeKind.CURATOR_LEASE, UUID.randomUUID().toString()),
                       name.getBytes(StandardCharsets.UTF_8),
@@ -174,7 +185,7 @@ class SemaphoreSessionPropertiesTest {
         }
         return false;
       }
-      if (f().zk.children(LEASES).size() <= permits) {
+      if (f().zk.children(leases).size() <= permits) {
         holds = true;
         done++;
         f().zk.delete(lockNode);
@@ -183,6 +194,46 @@ class SemaphoreSessionPropertiesTest {
         return true;
       }
       return false;
+    }
+
+    /**
+     * As kazoo 2.8's {@code Semaphore.acquire()}: its {@code Lock} at {@code <dir>-__lock__}, then,
+     * at the head, a lease {@code <dir>/<32 hex>} if fewer than the permits are there (else it
+     * waits for a child to go), then the lock released.
+     */
+    private boolean reactAsKazoo() {
+      if (lockNode == null) {
+        f().zk.mkdirs(locks);
+        lockNode =
+            f().zk
+                .create(
+                    session,
+                    locks + "/" + String.format("%032x", ++kazooIds) + "__lock__",
+                    name.getBytes(StandardCharsets.UTF_8),
+                    CreateMode.EPHEMERAL_SEQUENTIAL);
+        log.add(name + " queues " + last(lockNode));
+        return true;
+      }
+      List<String> queue = bySequence(run.children(locks));
+      if (queue.isEmpty() || !(locks + "/" + queue.get(0)).equals(lockNode)) {
+        return false;
+      }
+      if (run.children(DIR).size() >= permits) {
+        return false; // its child watch wakes it (here: the next react)
+      }
+      leaseNode =
+          f().zk
+              .create(
+                  session,
+                  DIR + "/" + String.format("%032x", ++kazooIds),
+                  name.getBytes(StandardCharsets.UTF_8),
+                  CreateMode.EPHEMERAL);
+      holds = true;
+      done++;
+      f().zk.delete(lockNode);
+      lockNode = null;
+      log.add(name + " admitted, leases " + last(leaseNode) + ", holds");
+      return true;
     }
 
     void returnLease() {
@@ -220,6 +271,9 @@ class SemaphoreSessionPropertiesTest {
   private final List<String> violations = new ArrayList<>();
   private Run run;
   private String locks;
+  private String leases; // where the leases are: <dir>/leases, or kazoo's <dir> itself
+  private boolean kazoo; // the other library's clients are kazoo's Semaphore's, not Curator's
+  private int kazooIds;
   private int permits;
 
   private EngineFixture f() {
@@ -233,13 +287,28 @@ class SemaphoreSessionPropertiesTest {
     long nextSession = 0x5000;
 
     Run(boolean curator, int permits, int zklockClients, int curatorClients) {
+      this(curator, false, permits, zklockClients, curatorClients);
+    }
+
+    /** The kazoo-compatible semaphore beside kazoo's clients. */
+    Run(int permits, int zklockClients, int kazooClients) {
+      this(false, true, permits, zklockClients, kazooClients);
+    }
+
+    private Run(
+        boolean curator, boolean kazoo, int permits, int zklockClients, int curatorClients) {
       run = this;
       SemaphoreSessionPropertiesTest.this.permits = permits;
-      locks = DIR + "/" + (curator ? NodeKind.CURATOR_SEMAPHORE_LOCKS : Inspector.QUEUE);
+      SemaphoreSessionPropertiesTest.this.kazoo = kazoo;
+      locks =
+          kazoo
+              ? DIR + "-__lock__"
+              : DIR + "/" + (curator ? NodeKind.CURATOR_SEMAPHORE_LOCKS : Inspector.QUEUE);
+      leases = kazoo ? DIR : ZKLOCK_LEASES;
       EngineFixture first = new EngineFixture();
-      zs.add(new ZClient(first, permits, curator));
+      zs.add(new ZClient(first, permits, curator, kazoo));
       for (int i = 1; i < zklockClients; i++) {
-        zs.add(new ZClient(first.otherClient(nextSession++), permits, curator));
+        zs.add(new ZClient(first.otherClient(nextSession++), permits, curator, kazoo));
       }
       for (int i = 0; i < curatorClients; i++) {
         cs.add(new CuratorClient("c" + i, nextSession++));
@@ -251,7 +320,7 @@ class SemaphoreSessionPropertiesTest {
 
     /** A node was created: a zklock lease only while its session holds an admission node. */
     void created(long owner, String path) {
-      if (!path.startsWith(LEASES + "/") || !zklockSessions.contains(owner)) {
+      if (!path.startsWith(leases + "/") || !zklockSessions.contains(owner)) {
         return;
       }
       for (String n : children(locks)) {
@@ -452,7 +521,7 @@ class SemaphoreSessionPropertiesTest {
                     + " never answered; locks "
                     + f().zk.children(locks)
                     + ", leases "
-                    + children(LEASES));
+                    + children(leases));
           }
         }
       }
@@ -463,11 +532,11 @@ class SemaphoreSessionPropertiesTest {
                   + " never got its lease; locks "
                   + children(locks)
                   + ", leases "
-                  + children(LEASES));
+                  + children(leases));
         }
       }
-      if (!children(locks).isEmpty() || !children(LEASES).isEmpty()) {
-        fail("left behind: locks " + children(locks) + ", leases " + children(LEASES));
+      if (!children(locks).isEmpty() || !children(leases).isEmpty()) {
+        fail("left behind: locks " + children(locks) + ", leases " + children(leases));
       }
     }
 
