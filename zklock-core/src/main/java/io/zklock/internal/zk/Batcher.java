@@ -1,5 +1,6 @@
 package io.zklock.internal.zk;
 
+import io.zklock.internal.rules.UnseenDirs;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -46,18 +47,25 @@ import org.slf4j.LoggerFactory;
  * quicker. Every other call (a <em>barrier</em>: watches, reads with a stat, syncs, other writes)
  * keeps its place among the calls issued around it, and is sent only once every write multi sent
  * before it has been answered: nothing sent after a batched write can overtake that write's retry
- * (below).
+ * (below). A create sent at once into a directory not known to exist (below) goes ahead of the
+ * calls queued before it only when none of them is a barrier or on that directory, in it or above
+ * it (what it could follow, such as the creation of its directory): as if its thread had been
+ * quicker (and ahead of at most {@link #AHEAD_OF_AT_MOST} of them).
  *
  * <p><b>Failures.</b> A multi is all or none. One whose op failed (a directory reaped, a node
  * already gone, an ACL, a node that exists) is sent again without tying the ops together: the ops
  * before the failed one as a multi, the failed one and each op after it alone (one more round trip,
  * never a cascade of them); each caller hears only its own op's outcome. A create in a directory
- * not known to exist (a lock's first use, or a container the server may have reaped) goes alone: it
- * fails whenever the directory is missing. Listings sent while that multi was unanswered are sent
- * again after the retries, their first answers dropped, so a listing still shows every write issued
- * before it. A multi that failed as a whole (a connection loss, an expired session) tells every
- * op's caller that code, as each would have heard alone; each recovers as for a single request (a
- * create after a connection loss looks for its node by its attempt id).
+ * not known to exist (a lock's first use, a container the server may have reaped, or one forgotten
+ * by the bounded cache of known directories) goes alone, at once, not held for the next reply nor
+ * counted among the packets that hold others back: it fails whenever the directory is missing. Once
+ * such creates keep finding their directories ({@link UnseenDirs}: a service's entities, not new
+ * names) they join multis like the others, until one finds its directory missing. Listings sent
+ * while that multi was unanswered are sent again after the retries, their first answers dropped, so
+ * a listing still shows every write issued before it. A multi that failed as a whole (a connection
+ * loss, an expired session) tells every op's caller that code, as each would have heard alone; each
+ * recovers as for a single request (a create after a connection loss looks for its node by its
+ * attempt id).
  *
  * <p><b>Tokens.</b> The nodes one multi creates share one zxid, their {@code czxid}: a lock's
  * fencing token. So a multi never creates two nodes in one directory (the second waits for the next
@@ -92,8 +100,21 @@ public final class Batcher {
   /** Most estimated answer bytes of one read-only multi. */
   static final int MAX_READ_BYTES = 256 * 1024;
 
-  /** Directories whose listing sizes are remembered. */
-  private static final int KNOWN_DIRS = 8192;
+  /**
+   * A create into a directory not known to exist is sent ahead of at most this many queued calls
+   * (each looked at): behind a longer queue, a burst, it waits with the rest.
+   */
+  static final int AHEAD_OF_AT_MOST = 64;
+
+  /**
+   * Directories remembered (known to exist, with their last listing's size): a few MB at most, so
+   * that a client going through its entities in turn (ten thousand locks taken at once) still finds
+   * them known the next time.
+   */
+  static final int KNOWN_DIRS = 32_768;
+
+  /** A known directory's size when it has not been listed. */
+  private static final int UNLISTED = -1;
 
   /**
    * Queued calls wait for the next reply; if none comes for this long (a stalled server, replies
@@ -118,25 +139,28 @@ public final class Batcher {
   private final ArrayDeque<Packet> listingsInFlight = new ArrayDeque<>();
 
   /**
-   * Directories known to exist (a create in it or a listing of it answered): a create in any other
-   * goes alone, since a missing directory (a lock's first use, a container the server reaped) fails
-   * the create, and would fail every multi it joined.
+   * Directories known to exist (a create in it or a listing of it answered), with the bytes of
+   * their last listing ({@link #UNLISTED} if none): a create in any other goes alone (unless {@link
+   * UnseenDirs} says otherwise), since a missing directory (a lock's first use, a container the
+   * server reaped) fails the create, and would fail every multi it joined.
    */
-  private final Map<String, Boolean> knownDirs =
-      new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> e) {
-          return size() > KNOWN_DIRS;
-        }
-      };
-
-  private final Map<String, Integer> listingBytes =
+  private final Map<String, Integer> knownDirs =
       new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Integer> e) {
           return size() > KNOWN_DIRS;
         }
       };
+
+  /**
+   * Whether creates in directories not known to exist may join a multi (see {@link UnseenDirs}).
+   */
+  private final UnseenDirs unseenDirs = new UnseenDirs(); // guarded by this
+
+  /** Called holding the monitor: {@code dir} exists (its size, if known, kept). */
+  private void exists(String dir) {
+    knownDirs.putIfAbsent(dir, UNLISTED);
+  }
 
   // the packets to send, in order, by one thread at a time (never under the monitor: a callback
   // may run on the sending thread, from a closed client, and take the engine's monitors)
@@ -208,6 +232,9 @@ public final class Batcher {
     final List<ACL> acl;
     final CreateMode mode;
     final AsyncCallback.Create2Callback cb;
+
+    /** Sent while its directory was not known to exist: its answer tells {@link UnseenDirs}. */
+    boolean unseen;
 
     Create(
         String path,
@@ -351,6 +378,12 @@ public final class Batcher {
   private abstract class Packet {
     long seq;
 
+    /**
+     * Counted among the packets in flight that hold calls back ({@link #atOnceBelow}): all but a
+     * create sent at once into a directory not known to exist.
+     */
+    boolean counted = true;
+
     /** Sends it; called by the one sending thread, outside the monitor. */
     abstract void send();
 
@@ -463,13 +496,55 @@ public final class Batcher {
       if (pending.isEmpty()
           && inFlight < atOnceBelow
           && !(call instanceof Barrier && openMultis > 0)) {
+        if (call instanceof Create c && !knownDirs.containsKey(parentOf(c.path))) {
+          c.unseen = true;
+        }
         packet(alone(call));
+      } else if (call instanceof Create c
+          && !knownDirs.containsKey(parentOf(c.path))
+          && !unseenDirs.batchable()
+          && nothingQueuedOn(parentOf(c.path))) {
+        // it would go alone anyway (it may well fail, a lock's first use): at once, not held for
+        // the next reply, and not counted among the packets that hold others back
+        c.unseen = true;
+        WritePacket p = new WritePacket(c);
+        p.counted = false;
+        packet(p);
       } else {
         pending.add(call);
         checkForStall();
       }
     }
     drain();
+  }
+
+  /**
+   * Called holding the monitor: whether no queued call is on {@code dir}, in it, or on a directory
+   * above it, and none is a barrier (which may write anywhere). A call sent ahead of the queue must
+   * not overtake what it may follow: a request that finds its directory missing creates it and
+   * sends its node's create right behind (ordered, as one session's requests are), and that create
+   * finds the directory only if it stays behind.
+   */
+  private boolean nothingQueuedOn(String dir) {
+    if (pending.size() > AHEAD_OF_AT_MOST) {
+      return false; // a burst: the create waits with the rest
+    }
+    for (Call q : pending) {
+      String path;
+      if (q instanceof WriteCall w) {
+        path = w.path;
+      } else if (q instanceof Listing l) {
+        path = l.path;
+      } else {
+        return false;
+      }
+      if (path.equals(dir)
+          || path.startsWith(dir + "/")
+          || dir.startsWith(path.endsWith("/") ? path : path + "/")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Called holding the monitor: checks in {@link #STALL_MILLIS} that a reply came meanwhile. */
@@ -517,7 +592,9 @@ public final class Batcher {
   /** Called holding the monitor: counts {@code p} in flight and puts it in the outbox. */
   private void packet(Packet p) {
     p.seq = ++sent;
-    inFlight++;
+    if (p.counted) {
+      inFlight++;
+    }
     if (p instanceof MultiPacket) {
       openMultis++;
     } else if (p instanceof ListingPacket) {
@@ -557,7 +634,8 @@ public final class Batcher {
       while (pending.peek() instanceof WriteCall || pending.peek() instanceof Listing) {
         Call c = pending.peek();
         if (c instanceof WriteCall w) {
-          boolean alone = w instanceof Create && !knownDirs.containsKey(parentOf(w.path));
+          boolean unseen = w instanceof Create && !knownDirs.containsKey(parentOf(w.path));
+          boolean alone = unseen && !unseenDirs.batchable();
           if (!writes.isEmpty()
               && (alone
                   || writes.size() >= MAX_WRITES
@@ -565,8 +643,9 @@ public final class Batcher {
                   || (w instanceof Create && createdIn.contains(parentOf(w.path))))) {
             break; // the rest in the next multi
           }
-          if (w instanceof Create) {
+          if (w instanceof Create cr) {
             createdIn.add(parentOf(w.path));
+            cr.unseen = unseen;
           }
           writeBytes += w.bytes();
           writes.add(w);
@@ -612,8 +691,8 @@ public final class Batcher {
     List<Listing> batch = new ArrayList<>();
     int bytes = 0;
     for (Listing l : listings) {
-      Integer known = listingBytes.get(l.path);
-      if (!together || known == null || known > SMALL_LISTING_BYTES) {
+      Integer known = knownDirs.get(l.path);
+      if (!together || known == null || known == UNLISTED || known > SMALL_LISTING_BYTES) {
         packet(new ListingPacket(List.of(l)));
         continue;
       }
@@ -675,7 +754,9 @@ public final class Batcher {
   /** A packet was answered: count it, and send what waited for it. */
   private void answered(Packet p, boolean multi) {
     synchronized (this) {
-      inFlight--;
+      if (p.counted) {
+        inFlight--;
+      }
       replies++;
       if (multi) {
         openMultis--;
@@ -691,17 +772,25 @@ public final class Batcher {
       if (p.call instanceof Create c) {
         String dir = parentOf(c.path);
         if (rc == Code.OK.intValue() || rc == Code.NODEEXISTS.intValue()) {
-          knownDirs.put(dir, Boolean.TRUE);
+          if (c.unseen) {
+            unseenDirs.answered(true);
+          }
+          exists(dir);
           if (!c.mode.isSequential() && !c.mode.isEphemeral()) {
-            knownDirs.put(c.path, Boolean.TRUE); // a directory made (a lock's, on first use)
+            exists(c.path); // a directory made (a lock's, on first use)
           }
         } else if (rc == Code.NONODE.intValue()) {
+          if (c.unseen) {
+            unseenDirs.answered(false);
+          }
           knownDirs.remove(dir);
         }
       } else if (rc == Code.OK.intValue()) {
-        knownDirs.put(parentOf(p.call.path), Boolean.TRUE); // a delete in it was applied
+        exists(parentOf(p.call.path)); // a delete in it was applied
       }
-      inFlight--;
+      if (p.counted) {
+        inFlight--;
+      }
       replies++;
       flush();
     }
@@ -754,9 +843,12 @@ public final class Batcher {
         BatchEvent.writes(calls.size(), true);
       } else if (rc == Code.OK.intValue()) {
         for (WriteCall c : calls) {
-          knownDirs.put(parentOf(c.path), Boolean.TRUE);
+          if (c instanceof Create cr && cr.unseen) {
+            unseenDirs.answered(true);
+          }
+          exists(parentOf(c.path));
           if (c instanceof Create cr && !cr.mode.isSequential() && !cr.mode.isEphemeral()) {
-            knownDirs.put(cr.path, Boolean.TRUE);
+            exists(cr.path);
           }
         }
       }
@@ -839,8 +931,7 @@ public final class Batcher {
             for (String name : c) {
               bytes += name.length() + 4;
             }
-            listingBytes.put(p.calls.get(i).path, bytes);
-            knownDirs.put(p.calls.get(i).path, Boolean.TRUE);
+            knownDirs.put(p.calls.get(i).path, bytes);
           }
         }
       }

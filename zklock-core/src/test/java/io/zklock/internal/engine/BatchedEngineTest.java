@@ -363,6 +363,64 @@ class BatchedEngineTest {
   }
 
   @Test
+  void aCreateInADirectoryNotKnownToExist_goesOutAtOnce_notHeldForTheNextReply() {
+    warm(1);
+    Started first = f.acquireIn(dir(0));
+    int sent = zk.sent().size();
+    // a lock's first use while a request is in flight: its create may well fail (no directory),
+    // and would go alone anyway, so it does not wait for the first request's reply
+    Started fresh = f.acquireIn(dir(1));
+    assertThat(zk.sent()).as("the fresh lock's create went out at once").hasSize(sent + 1);
+    assertThat(zk.sent().get(sent).path()).startsWith(dir(1) + "/");
+    f.settle();
+    assertThat(first.state()).isEqualTo(State.HELD);
+    assertThat(fresh.state()).isEqualTo(State.HELD);
+    assertThat(zk.children(dir(1))).hasSize(1);
+  }
+
+  @Test
+  void createsInDirectoriesThatExistButAreNotKnown_joinMultis_onceSomeFoundTheirs() {
+    // a service's entities, made before this client met them (or forgotten by its bounded cache)
+    int locks = 24;
+    for (int i = 0; i < locks; i++) {
+      zk.create(0, dir(i), new byte[0], CreateMode.CONTAINER);
+    }
+    List<Started> rs = new ArrayList<>();
+    for (int round = 0; round < 3; round++) {
+      for (int i = round * 8; i < round * 8 + 8; i++) {
+        rs.add(f.acquireIn(dir(i)));
+      }
+      f.settle();
+    }
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+    assertThat(zk.multis().stream().filter(m -> !m.read() && m.code() == Code.OK))
+        .as("after the first round found its directories, creates in unseen ones went together")
+        .isNotEmpty();
+    assertThat(zk.multis().stream().filter(m -> !m.read()).map(Multi::code))
+        .as("none failed: every directory existed")
+        .containsOnly(Code.OK);
+  }
+
+  @Test
+  void aClientMeetingOnlyNewNames_neverPutsTheirCreatesInAMulti() {
+    List<Started> rs = new ArrayList<>();
+    for (int round = 0; round < 4; round++) {
+      for (int i = round * 6; i < round * 6 + 6; i++) {
+        rs.add(f.acquireIn(dir(i)));
+      }
+      f.settle();
+    }
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+    assertThat(zk.multis().stream().filter(m -> !m.read()).map(Multi::code))
+        .as("no write multi failed on a missing directory")
+        .doesNotContain(Code.NONODE);
+  }
+
+  @Test
   void aBatchWhoseOpsAllFail_isSentAgainInOneRoundTrip_notOneRoundTripPerOp() {
     warm(4);
     for (int i = 1; i < 4; i++) {
