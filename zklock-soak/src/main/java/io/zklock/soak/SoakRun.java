@@ -139,6 +139,10 @@ public final class SoakRun {
     return report;
   }
 
+  /** System properties of this JVM passed on to every client process, when set. */
+  static final List<String> CLIENT_PROPERTIES =
+      List.of("io.zklock.batching", "io.zklock.batchAtOnceBelow");
+
   private void spawn(Slot slot) {
     slot.proc = "c" + slot.index + "." + slot.incarnation++;
     Path logFile = config.workDir().resolve(slot.proc + ".log");
@@ -152,10 +156,15 @@ public final class SoakRun {
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "-Xshare:auto",
-                "-XX:-UsePerfData",
-                "-cp",
-                System.getProperty("java.class.path"),
-                SoakClient.class.getName()));
+                "-XX:-UsePerfData"));
+    // the library's own switches reach the clients: -Dio.zklock.batching=true soaks them batched
+    for (String p : CLIENT_PROPERTIES) {
+      String v = System.getProperty(p);
+      if (v != null) {
+        cmd.add("-D" + p + "=" + v);
+      }
+    }
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), SoakClient.class.getName()));
     Map<String, Object> args = new HashMap<>();
     args.put("proc", slot.proc);
     args.put("log", logFile);

@@ -29,7 +29,15 @@ class SoakTest {
     long seed = Long.getLong("soak.seed", System.currentTimeMillis() % 1_000_000);
     Path workDir = Path.of("target", "soak", "seed-" + seed).toAbsolutePath();
     SoakRun.deleteRecursively(workDir);
-    System.out.println("zklock soak: seed " + seed + ", " + duration + ", logs in " + workDir);
+    System.out.println(
+        "zklock soak: seed "
+            + seed
+            + ", "
+            + duration
+            + ", batching "
+            + (Boolean.getBoolean("io.zklock.batching") ? "on" : "off")
+            + ", logs in "
+            + workDir);
 
     SoakConfig config = SoakConfig.defaults(seed, duration, workDir);
     String only = System.getProperty("soak.faults", "");

@@ -36,10 +36,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>When.</b> No timer on the way out: a call goes out at once when nothing is pending and
  * fewer than {@link #atOnceBelow} packets are in flight, so a lone thread's requests (a create and
- * the listing pipelined behind it, a release's delete) leave as they did unbatched. Otherwise the
- * call waits for the next reply, which sends everything pending (if none comes for {@link
- * #STALL_MILLIS}, the calls go anyway): the writes in one multi, then the listings in one read-only
- * multi, then every other call in the order issued.
+ * the listing pipelined behind it, a release's delete) leave as they did unbatched. A listing of
+ * the directory the last packet sent creates in (a request's listing right behind its create) goes
+ * at once too, whatever is in flight, if nothing queued is on that directory: one round trip serves
+ * both, as unbatched. Otherwise the call waits for the next reply, which sends everything pending
+ * (if none comes for {@link #STALL_MILLIS}, the calls go anyway): the writes in one multi, then the
+ * listings in one read-only multi, then every other call in the order issued.
  *
  * <p><b>Order.</b> What one session sends is applied in order, and the engine relies on it (a
  * listing sent after our create shows our node). Within one flush writes go before listings: a
@@ -137,6 +139,9 @@ public final class Batcher {
   private int openMultis; // write multis sent and not answered
   private long sent; // packets sent so far: each packet's sequence number
   private final ArrayDeque<Packet> listingsInFlight = new ArrayDeque<>();
+
+  /** The directories the last packet put in the outbox creates nodes in (none: not a write). */
+  private Set<String> lastCreatedIn = Set.of();
 
   /**
    * Directories known to exist (a create in it or a listing of it answered), with the bytes of
@@ -510,6 +515,13 @@ public final class Batcher {
         WritePacket p = new WritePacket(c);
         p.counted = false;
         packet(p);
+      } else if (call instanceof Listing l
+          && lastCreatedIn.contains(l.path)
+          && (pending.isEmpty() || nothingQueuedOn(l.path))) {
+        // a request's listing right behind its create, which was the last packet sent (pipelined,
+        // as unbatched: it shows the create, and one round trip serves both); overtaking nothing on
+        // its directory, so it shows every write there issued before it
+        packet(new ListingPacket(List.of(l)));
       } else {
         pending.add(call);
         checkForStall();
@@ -592,6 +604,7 @@ public final class Batcher {
   /** Called holding the monitor: counts {@code p} in flight and puts it in the outbox. */
   private void packet(Packet p) {
     p.seq = ++sent;
+    lastCreatedIn = createdIn(p);
     if (p.counted) {
       inFlight++;
     }
@@ -661,6 +674,23 @@ public final class Batcher {
       sendWrites(writes);
       sendListings(listings);
     }
+  }
+
+  /** The directories {@code p} creates nodes in. */
+  private static Set<String> createdIn(Packet p) {
+    if (p instanceof Batcher.WritePacket w) {
+      return w.call instanceof Create ? Set.of(parentOf(w.call.path)) : Set.of();
+    }
+    if (p instanceof Batcher.MultiPacket m) {
+      Set<String> dirs = new HashSet<>();
+      for (WriteCall c : m.calls) {
+        if (c instanceof Create) {
+          dirs.add(parentOf(c.path));
+        }
+      }
+      return dirs;
+    }
+    return Set.of();
   }
 
   /** The directory a node is created in. */
