@@ -1,5 +1,6 @@
 package io.zklock.testkit.junit;
 
+import java.io.PrintStream;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +22,10 @@ import org.junit.platform.launcher.TestPlan;
  * The last net under per-test time-outs, for every test engine (JUnit Jupiter, jqwik, ...): a test
  * still running well past its time-out is named on standard error with a dump of every thread (also
  * written to {@code target/thread-dumps/}), and its thread is interrupted. Repeated once more after
- * the same time again if it still runs; after that the build's fork time-out ends the JVM.
+ * the same time again if it still runs; after that the build's fork time-out ends the JVM. A test
+ * that ignored the interrupt and then ended leaves it to no one: the flag this listener set is
+ * cleared when the test ends, so that the next test on that thread (often another class's set-up)
+ * does not fail with an {@link InterruptedException} that was never meant for it.
  *
  * <p>A test's limit is its Jupiter {@link Timeout} (on the method, else on the class), else the
  * configuration parameter {@code junit.jupiter.execution.timeout.default}, else five minutes; plus
@@ -43,6 +47,17 @@ public final class HangWatchdog implements TestExecutionListener {
   private volatile Duration defaultLimit = FALLBACK;
   private volatile Duration grace = Duration.ofSeconds(30);
   private ScheduledExecutorService timer;
+  private final PrintStream err;
+
+  /** The listener JUnit's launcher loads (through {@code ServiceLoader}). */
+  public HangWatchdog() {
+    this(System.err);
+  }
+
+  /** For tests of the listener itself: where its reports go. */
+  HangWatchdog(PrintStream err) {
+    this.err = err;
+  }
 
   @Override
   public void testPlanExecutionStarted(TestPlan testPlan) {
@@ -80,8 +95,20 @@ public final class HangWatchdog implements TestExecutionListener {
 
   @Override
   public void executionFinished(TestIdentifier test, TestExecutionResult result) {
-    running.remove(test.getUniqueId());
-    dumps.remove(test.getUniqueId());
+    Running r = running.remove(test.getUniqueId());
+    Integer interrupted = dumps.remove(test.getUniqueId());
+    if (interrupted != null
+        && r != null
+        && r.thread() == Thread.currentThread()
+        && Thread.interrupted()) {
+      err.println(
+          "[zklock-testkit] "
+              + test.getLegacyReportingName()
+              + " ended with the interrupt this watchdog sent still set; cleared, so that it"
+              + " does not fail the next test on thread \""
+              + r.thread().getName()
+              + "\"");
+    }
   }
 
   private Duration limitOf(TestIdentifier test) {
@@ -108,7 +135,11 @@ public final class HangWatchdog implements TestExecutionListener {
   }
 
   private void check() {
-    long now = System.nanoTime();
+    check(System.nanoTime());
+  }
+
+  /** Interrupts (and dumps) the tests overdue at {@code now}, a {@link System#nanoTime()}. */
+  void check(long now) {
     for (Running r : running.values()) {
       int done = dumps.getOrDefault(r.test().getUniqueId(), 0);
       if (done >= 2 || now - r.startNanos() < (done + 1) * r.limitNanos()) {
@@ -118,7 +149,7 @@ public final class HangWatchdog implements TestExecutionListener {
       String name = r.test().getLegacyReportingName() + " [" + r.test().getUniqueId() + "]";
       String dump = ThreadDumps.all();
       Path file = ThreadDumps.write(r.test().getLegacyReportingName(), dump);
-      System.err.println(
+      err.println(
           "[zklock-testkit] HUNG TEST: "
               + name
               + " still running after "
