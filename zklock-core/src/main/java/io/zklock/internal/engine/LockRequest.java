@@ -208,12 +208,28 @@ public final class LockRequest implements Handle {
     send(conn, false);
   }
 
+  /**
+   * Whether the lock directory is made PERSISTENT, not a container: in the kazoo-compatible kinds,
+   * as kazoo makes it. A kazoo {@code Lock} makes its path once per lock object and then creates in
+   * it without making it again: a container the server reaped while empty would fail its next
+   * acquire with {@code NoNodeError}.
+   */
+  private boolean persistentDir() {
+    return protocol.kind().kazoo();
+  }
+
   /** {@code dirChecked}: the lock directory's ACL was just checked ({@link Dirs#verify}). */
   private void send(Session.Conn conn, boolean dirChecked) {
     if (!dirChecked && !ctx.dirs().trusted(protocol.dir())) {
       ctx.dirs()
           .verify(
-              conn, protocol.dir(), () -> send(conn, true), this::send, this::closed, this::giveUp);
+              conn,
+              protocol.dir(),
+              persistentDir(),
+              () -> send(conn, true),
+              this::send,
+              this::closed,
+              this::giveUp);
       return;
     }
     Step step;
@@ -925,7 +941,7 @@ public final class LockRequest implements Handle {
             // the same connection, our node: one round trip. Should that fail too (its parent is
             // missing), the next NONODE walks the path.
             dirSentAhead = true;
-            ctx.dirs().createAhead(conn, protocol.dir());
+            ctx.dirs().createAhead(conn, protocol.dir(), persistentDir());
             ctx.session().whenConnected(LockRequest.this::send, LockRequest.this::closed);
             return;
           }
@@ -934,6 +950,7 @@ public final class LockRequest implements Handle {
               .ensure(
                   conn,
                   protocol.dir(),
+                  persistentDir(),
                   err -> {
                     if (err == null) {
                       ctx.session().whenConnected(LockRequest.this::send, LockRequest.this::closed);

@@ -188,6 +188,22 @@ public final class Dirs {
       Consumer<Session.Conn> retry,
       Runnable closed,
       Consumer<io.zklock.ZkLockException> fail) {
+    verify(conn, dir, false, proceed, retry, closed, fail);
+  }
+
+  /**
+   * As {@link #verify(Session.Conn, String, Runnable, Consumer, Runnable, Consumer)}, creating
+   * {@code dir} itself PERSISTENT when {@code persistent} (see {@link #ensure(Session.Conn, String,
+   * boolean, Consumer)}).
+   */
+  public void verify(
+      Session.Conn conn,
+      String dir,
+      boolean persistent,
+      Runnable proceed,
+      Consumer<Session.Conn> retry,
+      Runnable closed,
+      Consumer<io.zklock.ZkLockException> fail) {
     List<String> paths = new ArrayList<>();
     int from = namespace.length() + 1;
     if (!namespace.isEmpty()) {
@@ -199,7 +215,14 @@ public final class Dirs {
       }
     }
     paths.add(dir);
-    new Walk(conn, paths, proceed, () -> session.whenConnected(retry, closed), fail).step(0);
+    new Walk(
+            conn,
+            paths,
+            persistent ? dir : namespace,
+            proceed,
+            () -> session.whenConnected(retry, closed),
+            fail)
+        .step(0);
   }
 
   private void remember(String dir) {
@@ -213,6 +236,7 @@ public final class Dirs {
   private final class Walk {
     private final Session.Conn conn;
     private final List<String> paths;
+    private final String persistentLeaf;
     private final Runnable proceed;
     private final Runnable retry;
     private final Consumer<io.zklock.ZkLockException> fail;
@@ -221,11 +245,13 @@ public final class Dirs {
     Walk(
         Session.Conn conn,
         List<String> paths,
+        String persistentLeaf,
         Runnable proceed,
         Runnable retry,
         Consumer<io.zklock.ZkLockException> fail) {
       this.conn = conn;
       this.paths = paths;
+      this.persistentLeaf = persistentLeaf;
       this.proceed = proceed;
       this.retry = retry;
       this.fail = fail;
@@ -327,7 +353,9 @@ public final class Dirs {
               p,
               new byte[0],
               acl,
-              p.equals(namespace) ? CreateMode.PERSISTENT : CreateMode.CONTAINER,
+              p.equals(namespace) || p.equals(persistentLeaf)
+                  ? CreateMode.PERSISTENT
+                  : CreateMode.CONTAINER,
               (rc, path, ctx, name, stat) -> {
                 Code code = Code.get(rc);
                 switch (code) {
@@ -380,23 +408,41 @@ public final class Dirs {
    * walks the path with {@link #ensure}.
    */
   public void createAhead(Session.Conn conn, String dir) {
+    createAhead(conn, dir, false);
+  }
+
+  /**
+   * As {@link #createAhead(Session.Conn, String)}, {@code dir} PERSISTENT when {@code persistent}.
+   */
+  public void createAhead(Session.Conn conn, String dir, boolean persistent) {
     conn.ops()
         .create(
             dir,
             new byte[0],
             acl,
-            dir.equals(namespace) ? CreateMode.PERSISTENT : CreateMode.CONTAINER,
+            persistent || dir.equals(namespace) ? CreateMode.PERSISTENT : CreateMode.CONTAINER,
             (rc, path, ctx, name, stat) -> {});
   }
 
   /** Ensures {@code dir} exists, then calls {@code done} with null, or with the error. */
   public void ensure(Session.Conn conn, String dir, Consumer<io.zklock.ZkLockException> done) {
+    ensure(conn, dir, false, done);
+  }
+
+  /**
+   * As {@link #ensure(Session.Conn, String, Consumer)}, {@code dir} itself PERSISTENT when {@code
+   * persistent} (its missing ancestors CONTAINERs, never empty while it stands): for a path shared
+   * with a library that makes its lock directory once per lock object and then creates in it
+   * without making it again (kazoo's {@code Lock}), which a reaped container would fail.
+   */
+  public void ensure(
+      Session.Conn conn, String dir, boolean persistent, Consumer<io.zklock.ZkLockException> done) {
     conn.ops()
         .create(
             dir,
             new byte[0],
             acl,
-            dir.equals(namespace) ? CreateMode.PERSISTENT : CreateMode.CONTAINER,
+            persistent || dir.equals(namespace) ? CreateMode.PERSISTENT : CreateMode.CONTAINER,
             (rc, path, ctx, name, stat) -> {
               Code code = Code.get(rc);
               switch (code) {
@@ -418,7 +464,7 @@ public final class Dirs {
                         if (err != null) {
                           done.accept(err);
                         } else {
-                          ensure(conn, dir, done);
+                          ensure(conn, dir, persistent, done);
                         }
                       });
                   break;

@@ -432,6 +432,12 @@ public final class FakeZooKeeper implements ZkOps {
     return out;
   }
 
+  /** Whether {@code path} is a CONTAINER node (false if it is not there). */
+  boolean isContainer(String path) {
+    Node n = tree.get(path);
+    return n != null && n.container;
+  }
+
   public Stat stat(String path) {
     Node n = tree.get(path);
     return n == null ? null : statOf(path, n);

@@ -59,6 +59,26 @@ class KazooCompatibleEngineTest {
   }
 
   @Test
+  void theLockDirectory_isMadePersistent_asKazooMakesIt_whereAPlainLockMakesAContainer() {
+    // kazoo's Lock makes its path once per lock object, then creates in it without making it
+    // again: a container the server reaped while empty would fail its next acquire (NoNodeError)
+    zk.delete(DIR);
+    Started kazoo = kazooCompatible(NodeKind.KAZOO_LOCK);
+    f.settle();
+    assertThat(kazoo.future()).as("granted in the directory it made").isCompleted();
+    assertThat(zk.exists(DIR)).isTrue();
+    assertThat(zk.isContainer(DIR)).as("kazoo-compatible: persistent").isFalse();
+
+    kazoo.request().releaseAsync();
+    f.settle();
+    zk.delete(DIR);
+    Started plain = f.queue(NodeKind.MUTEX, Ordering.forKind(NodeKind.MUTEX), false, 0, false);
+    f.settle();
+    assertThat(plain.future()).isCompleted();
+    assertThat(zk.isContainer(DIR)).as("plain: a container").isTrue();
+  }
+
+  @Test
   void behindAKazooHolder_theRequestWaits_namedAsKazooNamesItsNodes_andHoldsWhenItGoes() {
     String kazoo = kazooQueues(false);
     Started r = kazooCompatible(NodeKind.KAZOO_LOCK);
