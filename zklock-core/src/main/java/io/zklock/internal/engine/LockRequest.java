@@ -966,7 +966,15 @@ public final class LockRequest implements Handle {
             state = State.RECOVERING;
             ctx.session().whenConnected(c -> recover(c, next), LockRequest.this::closed);
           }
-          case SESSION_ENDED -> {} // the session's news queues us again
+          case SESSION_ENDED -> {
+            // what the session's news does, which may have passed already: a create sent on the
+            // handle of a session just declared lost is refused there (EndedOps)
+            if (boundSession != 0L) {
+              sessionEnded();
+            } else {
+              createAgain();
+            }
+          }
           case FINAL ->
               withdraw(
                   new ZkLockException(

@@ -129,6 +129,7 @@ public final class Session implements SessionPort {
   private long stateSinceNanos; // when state (or closed) last changed, by the clock
   private ZkClient currentZk; // the client in use; events of any other are late and ignored
   private Batcher currentBatcher; // its requests' batcher, null when not batching
+  private EndedOps.End currentEnd; // set once currentZk's session is over: its calls are refused
   private Conn conn; // the session of currentZk once it has connected; null after an expiry
   private CompletableFuture<Conn> ready = new CompletableFuture<>();
   private boolean closed;
@@ -376,9 +377,14 @@ public final class Session implements SessionPort {
               });
       synchronized (lock) {
         currentZk = zk;
+        currentEnd = new EndedOps.End();
         currentBatcher =
             config.batching()
-                ? new Batcher(zk.ops(), serverLine, config.batchAtOnceBelow(), scheduler)
+                ? new Batcher(
+                    new EndedOps(zk.ops(), currentEnd, events),
+                    serverLine,
+                    config.batchAtOnceBelow(),
+                    scheduler)
                 : null;
       }
       return zk;
@@ -401,7 +407,7 @@ public final class Session implements SessionPort {
           {
             Conn c =
                 currentBatcher == null
-                    ? new Conn(zk, zk.sessionId())
+                    ? new Conn(zk, zk.sessionId(), new EndedOps(zk.ops(), currentEnd, events))
                     : new Conn(zk, zk.sessionId(), currentBatcher.ops());
             boolean sameSession = conn != null && conn.sessionId() == c.sessionId();
             conn = c;
@@ -471,6 +477,7 @@ public final class Session implements SessionPort {
     }
     conn = null;
     currentZk = null; // from now on the old handle's events are ignored: it must not come back
+    currentEnd.end(); // and nothing new is sent on it: only its close (the news tells the rest)
     ended = new CompletableFuture<>();
     stopDeadline();
     return () -> {

@@ -39,6 +39,21 @@ class ErrorKindEngineTest {
   }
 
   @Test
+  void createAnsweredSessionExpired_withNoNewsToCome_createsAgain_andIsGranted() {
+    // a create sent on the handle of a session whose end was already told (it took the connection
+    // just before the session was declared lost): the handle refuses it, SESSIONEXPIRED, and the
+    // session's news, which would queue the request again, has passed
+    zk.failNextRequest(Code.SESSIONEXPIRED);
+    Started r = f.acquire();
+    f.settle();
+
+    assertThat(r.state())
+        .as("not stuck waiting for the session's news, which has passed")
+        .isEqualTo(State.HELD);
+    assertThat(f.nodes()).as("one node: the refused create made none").hasSize(1);
+  }
+
+  @Test
   void releaseAnsweredSessionMoved_isSentAgain_andTheNodeGoes() {
     Started r = f.acquire();
     f.settle();

@@ -9,6 +9,7 @@ import io.zklock.ZkTestSupport;
 import io.zklock.internal.rules.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,6 +18,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.ZooDefs;
 import org.awaitility.Awaitility;
@@ -142,6 +144,21 @@ class DeclaredLostCloseTest extends ZkTestSupport {
     assertThat(existedWhenTold)
         .as("the node was there when the loss was told")
         .containsExactly(true);
+    // and nothing new goes out on the old handle, connected as it is: a create on it (a request
+    // that took the connection just before the declaration) is answered SESSIONEXPIRED at once,
+    // and makes no node of a session whose holders and waiters were told it ended
+    String late = "/declared-lost-late-" + Long.toHexString(old.sessionId());
+    CompletableFuture<Code> lateCreate = new CompletableFuture<>();
+    old.ops()
+        .create(
+            late,
+            new byte[0],
+            ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            CreateMode.EPHEMERAL,
+            (rc, p, c, name, stat) -> lateCreate.complete(Code.get(rc)));
+    assertThat(lateCreate.get(10, TimeUnit.SECONDS)).isEqualTo(Code.SESSIONEXPIRED);
+    assertThat(raw().exists(late, false)).as("the late create never reached the server").isNull();
+    assertThat(handle(old).getState().isAlive()).as("the handle itself is still open").isTrue();
     // and the old handle is closed, ending the session and its node, once the ensemble could have
     // expired it: no earlier than T after the last answered heartbeat, and not much later
     Awaitility.await().atMost(Duration.ofNanos(2 * timeout)).until(() -> deletedAt.get() != 0);
