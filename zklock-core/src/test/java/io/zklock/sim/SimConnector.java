@@ -1,5 +1,6 @@
 package io.zklock.sim;
 
+import io.zklock.internal.rules.Clock;
 import io.zklock.internal.zk.SessionConfig;
 import io.zklock.internal.zk.ZkClient;
 import io.zklock.internal.zk.ZkConnector;
@@ -36,7 +37,9 @@ final class SimConnector implements ZkConnector {
   }
 
   @Override
-  public ZkClient open(SessionConfig config, BiConsumer<ZkClient, KeeperState> news) {
+  public ZkClient open(SessionConfig config, Clock clock, BiConsumer<ZkClient, KeeperState> news) {
+    // the simulated client tells its attempts' start on its process's clock: the session's
+    assert clock == process.clock;
     Client[] holder = new Client[1];
     SimZkClient zk =
         new SimZkClient(
@@ -75,6 +78,11 @@ final class SimConnector implements ZkConnector {
     @Override
     public int sessionTimeoutMillis() {
       return zk.getSessionTimeout();
+    }
+
+    @Override
+    public long connectBeganNanos() {
+      return zk.connectBeganNanos();
     }
 
     @Override

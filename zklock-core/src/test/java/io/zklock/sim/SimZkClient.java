@@ -90,6 +90,9 @@ public final class SimZkClient implements ZkOps {
   private long lastSend; // process clock
   private long lastRecv;
   private long attemptStart;
+  // when the current attempt's server was chosen (HostProvider.next returned), process clock
+  private long attemptChosenAt;
+  private long connectedChosenAt; // attemptChosenAt of the attempt that connected last
   private long readTimeout; // process clock ns
   private long connectTimeout;
   private long expirationTimeout;
@@ -133,6 +136,7 @@ public final class SimZkClient implements ZkOps {
     long now = process.clock.nanoTime();
     lastSend = now;
     lastRecv = now;
+    connectedChosenAt = now;
     sim.after(0, process, "connect", this::startConnect);
   }
 
@@ -161,6 +165,15 @@ public final class SimZkClient implements ZkOps {
 
   public int getSessionTimeout() {
     return negotiatedMs > 0 ? negotiatedMs : requestedMs;
+  }
+
+  /**
+   * When the attempt that made the latest connection began, on the process's clock: when it chose
+   * its server (ZooKeeper's {@code HostProvider.next}), before the back-off and the connect
+   * request.
+   */
+  public long connectBeganNanos() {
+    return connectedChosenAt;
   }
 
   public String label() {
@@ -263,11 +276,15 @@ public final class SimZkClient implements ZkOps {
     }
     int next = nextHost();
     long sleep = firstConnect ? 0 : process.rnd.nextLong(Sim.SEC);
+    // HostProvider.next returns now, or after its spin delay: then the random back-off follows
+    long chosenAt = process.clock.nanoTime();
     if (next < 0) {
       sleep += Sim.SEC; // every server tried since the last success: HostProvider's spin delay
+      chosenAt += Sim.SEC;
       next = -next - 1;
     }
     int host = next;
+    long chosen = chosenAt;
     reconnect =
         sim.after(
             process.simDelay(sleep),
@@ -281,6 +298,7 @@ public final class SimZkClient implements ZkOps {
               if (state == State.CONNECTED) {
                 state = State.CONNECTING; // set by startConnect, after the sleep
               }
+              attemptChosenAt = chosen;
               attempt(host);
             });
   }
@@ -354,6 +372,7 @@ public final class SimZkClient implements ZkOps {
       return;
     }
     negotiatedMs = r.timeoutMs();
+    connectedChosenAt = attemptChosenAt; // HostProvider.onConnected
     setTimeouts(negotiatedMs);
     sessionId = r.session();
     lastIndex = current;

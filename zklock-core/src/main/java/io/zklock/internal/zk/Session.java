@@ -38,9 +38,15 @@ import org.slf4j.LoggerFactory;
  * Expired}. So zklock keeps its own deadline: while the session lives it sends a heartbeat (a
  * {@code sync}, which only the leader answers) every T/3 and records, for each answer, when the
  * request was <em>sent</em>. The server heard from the session no earlier than that, so it cannot
- * expire the session before {@code heardSentAt + T}. At {@code heardSentAt + T - margin} (see
- * {@link SessionDeadline#marginNanos}) with no newer answer, the session is declared lost exactly
- * as if it had expired: held locks are lost with {@link
+ * expire the session before {@code heardSentAt + T}. A new session starts with {@code heardSentAt}
+ * at the moment the connection attempt that made it began ({@link ZkClient#connectBeganNanos()}):
+ * the leader made the session no earlier, and a connect may be answered long after that (a follower
+ * that lags behind the leader answers once it has applied the session's creation, up to ZooKeeper's
+ * connect timeout, the asked T / number of servers, after the attempt began). A new session whose
+ * deadline has passed by the time it connects is not used: its handle is closed and another session
+ * is opened, with nothing sent on it and nobody told of it. At {@code heardSentAt + T - margin}
+ * (see {@link SessionDeadline#marginNanos}) with no newer answer, the session is declared lost
+ * exactly as if it had expired: held locks are lost with {@link
  * io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
  * session, the old handle is closed in the background once the ensemble could have expired it
  * ({@link SessionDeadline#closeNanos}).
@@ -136,11 +142,16 @@ public final class Session implements SessionPort {
   // the deadline of the session of conn (guarded by lock)
   private CompletableFuture<Void> ended = new CompletableFuture<>(); // conn's session is over
   private long timeoutNanos; // negotiated
-  private long heardSentAt; // send time of the latest request of conn's session answered
-  private boolean heardAny; // whether any heartbeat of conn's session was answered yet
+  // send time of the latest request of conn's session answered; at first, the start of the connect
+  // attempt that made the session
+  private long heardSentAt;
   private ScheduledFuture<?> beatTask;
   private ScheduledFuture<?> deadlineTask;
   private volatile long negotiatedMillis;
+  // while start() waits for the first connection: its latch and refusal, which a session opened
+  // again meanwhile (the first was connected too late to be used) counts down as well
+  private AtomicReference<Watcher.Event.KeeperState> startFailure;
+  private CountDownLatch startFirst;
 
   public Session(
       SessionConfig config,
@@ -200,12 +211,23 @@ public final class Session implements SessionPort {
     CountDownLatch first = new CountDownLatch(1);
     long started = Clock.SYSTEM.nanoTime();
     long deadline = started + config.connectTimeout().toNanos();
-    ZkClient zk = open(failure, first);
+    synchronized (lock) {
+      startFailure = failure;
+      startFirst = first;
+    }
+    ZkClient zk;
+    try {
+      zk = open(failure, first);
+    } catch (RuntimeException e) {
+      stopWaitingForStart();
+      throw e;
+    }
     // ZooKeeper's client retries quietly and keeps the cause to itself: look for it meanwhile,
     // and give up at once when no server can ever answer
     CompletableFuture<ConnectProbe.Finding> probe = connector.probe(config, first, deadline);
     try {
       boolean connected = first.await(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      zk = stopWaitingForStart(zk);
       Watcher.Event.KeeperState bad = failure.get();
       if (bad != null) {
         zk.close();
@@ -263,11 +285,28 @@ public final class Session implements SessionPort {
         learnServerLine(c);
       }
     } catch (InterruptedException e) {
-      zk.close();
+      stopWaitingForStart(zk).close();
       Thread.currentThread().interrupt();
       throw new ZkLockException(
           "interrupted while connecting to '" + config.connectString() + "'", e);
     }
+  }
+
+  /**
+   * {@link #start()} no longer waits: returns the client now in use, or {@code opened} (the one
+   * start opened) if there is none: another than {@code opened} when its session was connected too
+   * late to be used and a new one was opened.
+   */
+  private ZkClient stopWaitingForStart(ZkClient opened) {
+    synchronized (lock) {
+      startFailure = null;
+      startFirst = null;
+      return currentZk != null ? currentZk : opened;
+    }
+  }
+
+  private void stopWaitingForStart() {
+    stopWaitingForStart(null);
   }
 
   /**
@@ -360,6 +399,7 @@ public final class Session implements SessionPort {
       ZkClient zk =
           connector.open(
               config,
+              clock,
               (client, s) -> {
                 synchronized (made) {
                   // the client is recorded as the one in use (or was replaced since)
@@ -370,8 +410,8 @@ public final class Session implements SessionPort {
                   failure.compareAndSet(null, s);
                   first.countDown();
                 }
-                onConnectionEvent(client, s);
-                if (first != null && s == Watcher.Event.KeeperState.SyncConnected) {
+                boolean used = onConnectionEvent(client, s);
+                if (first != null && used && s == Watcher.Event.KeeperState.SyncConnected) {
                   first.countDown();
                 }
               });
@@ -391,28 +431,44 @@ public final class Session implements SessionPort {
     }
   }
 
-  /** Runs on ZooKeeper's event thread: record, then hand the news to the serial executor. */
-  private void onConnectionEvent(ZkClient zk, Watcher.Event.KeeperState s) {
+  /**
+   * Runs on ZooKeeper's event thread: record, then hand the news to the serial executor. Returns
+   * false when the event was a connection of a new session too late to be used (see {@link
+   * #connectedTooLate}), true otherwise.
+   */
+  private boolean onConnectionEvent(ZkClient zk, Watcher.Event.KeeperState s) {
     Runnable news = null;
+    long tooLate = -1; // ms from the connect attempt's start, when connected too late
     synchronized (lock) {
       if (closed) {
-        return;
+        return true;
       }
       if (zk != currentZk) {
-        return; // an old handle's late event
+        return true; // an old handle's late event
       }
       switch (s) {
         case SyncConnected:
         case ConnectedReadOnly:
           {
+            boolean sameSession = conn != null && conn.sessionId() == zk.sessionId();
+            long began = sameSession ? 0L : zk.connectBeganNanos();
+            if (!sameSession) {
+              negotiatedMillis = zk.sessionTimeoutMillis();
+              long timeout = TimeUnit.MILLISECONDS.toNanos(negotiatedMillis);
+              long now = clock.nanoTime();
+              if (SessionDeadline.dueNanos(began, timeout) - now <= 0) {
+                tooLate = TimeUnit.NANOSECONDS.toMillis(now - began);
+                news = connectedTooLate(zk);
+                break;
+              }
+            }
             Conn c =
                 currentBatcher == null
                     ? new Conn(zk, zk.sessionId(), new EndedOps(zk.ops(), currentEnd, events))
                     : new Conn(zk, zk.sessionId(), currentBatcher.ops());
-            boolean sameSession = conn != null && conn.sessionId() == c.sessionId();
             conn = c;
             if (!sameSession) {
-              startDeadline(c);
+              startDeadline(c, began);
             }
             beat(c); // at once: a reconnection does not tell when the server last heard us
             if (state != SessionState.CONNECTED) {
@@ -455,9 +511,38 @@ public final class Session implements SessionPort {
           break;
       }
     }
+    if (tooLate >= 0) {
+      log.warn(
+          "ZooKeeper session 0x{} at '{}' connected {} ms after its connect attempt began, and the"
+              + " ensemble may expire a new session {} ms after it made it: too late to be used"
+              + " safely; it is closed and a new session is being opened",
+          Long.toHexString(zk.sessionId()),
+          config.connectString(),
+          tooLate,
+          negotiatedMillis);
+    }
     if (news != null) {
       events.execute(news);
     }
+    return tooLate < 0;
+  }
+
+  /**
+   * Called holding the lock: the new session of {@code zk} connected after its deadline, counted
+   * from the start of the connect attempt that made it, had passed: the ensemble may have expired
+   * it already (or may before a request's answer arrives), so no lock may be taken on it. It is not
+   * used: nothing is sent on it, no one hears of it (requests keep waiting for a connection, the
+   * state stays as it was), its handle is closed — at once, as no node can be on it — and a new
+   * session is opened. Returns the news to run on the serial executor.
+   */
+  private Runnable connectedTooLate(ZkClient zk) {
+    currentZk = null; // its later events are ignored
+    currentEnd.end(); // and nothing goes out on it
+    stopDeadline();
+    return () -> {
+      background.run("zklock-close-0x" + Long.toHexString(zk.sessionId()), zk::close);
+      reopen();
+    };
   }
 
   /**
@@ -520,12 +605,17 @@ public final class Session implements SessionPort {
     return "0x" + Long.toHexString(c.sessionId());
   }
 
-  /** Called holding the lock, when {@code c} is a new session: arms its heartbeat and deadline. */
-  private void startDeadline(Conn c) {
+  /**
+   * Called holding the lock, when {@code c} is a new session that connected in time: arms its
+   * heartbeat and its deadline, counted from {@code began}, when the connect attempt that made the
+   * session began (the leader made it no earlier).
+   */
+  private void startDeadline(Conn c, long began) {
     stopDeadline();
     timeoutNanos = TimeUnit.MILLISECONDS.toNanos(c.client().sessionTimeoutMillis());
     negotiatedMillis = c.client().sessionTimeoutMillis();
-    heardAny = false; // armed by the first answer: nothing is held on c before it arrives
+    heardSentAt = began;
+    scheduleDeadline(c.sessionId());
     long period = SessionDeadline.beatNanos(timeoutNanos);
     beatTask =
         scheduler.scheduleWithFixedDelay(
@@ -579,7 +669,8 @@ public final class Session implements SessionPort {
 
   /**
    * The send time, on the {@link Clock}, of the latest answered heartbeat of the current (or last)
-   * session: the instant its deadline and the close of a session declared lost count from (tests).
+   * session, or the start of the connect attempt that made it while none was answered: the instant
+   * its deadline and the close of a session declared lost count from (tests).
    */
   long lastHeardNanos() {
     synchronized (lock) {
@@ -593,12 +684,8 @@ public final class Session implements SessionPort {
       if (closed || conn == null || conn.sessionId() != c.sessionId()) {
         return;
       }
-      if (!heardAny || sentAt - heardSentAt > 0) {
+      if (sentAt - heardSentAt > 0) {
         heardSentAt = sentAt;
-      }
-      if (!heardAny) {
-        heardAny = true;
-        scheduleDeadline(c.sessionId());
       }
     }
   }
@@ -644,13 +731,17 @@ public final class Session implements SessionPort {
 
   /** After an expiry: a new handle; its SyncConnected event makes the state CONNECTED again. */
   private void reopen() {
+    AtomicReference<Watcher.Event.KeeperState> failure;
+    CountDownLatch first;
     synchronized (lock) {
       if (closed) {
         return;
       }
+      failure = startFailure != null ? startFailure : new AtomicReference<>();
+      first = startFirst; // start() still waits: the first session was connected too late
     }
     try {
-      ZkClient zk = open(new AtomicReference<>(), null);
+      ZkClient zk = open(failure, first);
       synchronized (lock) {
         if (closed) {
           zk.close();

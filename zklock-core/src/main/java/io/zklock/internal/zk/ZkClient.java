@@ -24,6 +24,15 @@ public interface ZkClient {
   int sessionTimeoutMillis();
 
   /**
+   * When the connection attempt began that made this client's latest connection, on the clock the
+   * client was opened with ({@link ZkConnector#open}): the moment the client chose the server to
+   * try, before its connect request went out. The ensemble made a new session no earlier (the
+   * leader's {@code createSession} follows the connect request), so it cannot expire it before this
+   * + T. Known once connected; before, a time no later than the client's opening.
+   */
+  long connectBeganNanos();
+
+  /**
    * The identities the server knows this session by ({@code whoAmI}, ZooKeeper 3.7+), or null when
    * the server did not answer. Blocks until it answers.
    */

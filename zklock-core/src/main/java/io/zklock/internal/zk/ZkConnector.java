@@ -1,5 +1,6 @@
 package io.zklock.internal.zk;
 
+import io.zklock.internal.rules.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BiConsumer;
@@ -18,9 +19,11 @@ public interface ZkConnector {
    * Disconnected}, {@code Expired}, {@code AuthFailed}. No news reaches {@code news} before this
    * method has returned the client it concerns.
    *
+   * @param clock the session's clock, on which the client tells when the connection attempt began
+   *     that made its latest connection ({@link ZkClient#connectBeganNanos()})
    * @throws io.zklock.ZkLockException if no client can be made (a malformed connect string)
    */
-  ZkClient open(SessionConfig config, BiConsumer<ZkClient, KeeperState> news);
+  ZkClient open(SessionConfig config, Clock clock, BiConsumer<ZkClient, KeeperState> news);
 
   /**
    * Looks for the reason why no server answers, beside a first connection attempt that may fail:
