@@ -555,9 +555,13 @@ public final class Session implements SessionPort {
     Conn old = conn;
     long closeAt = SessionDeadline.closeNanos(heardSentAt, timeoutNanos);
     CompletableFuture<Void> oldEnded = ended;
+    boolean wasConnected = state == SessionState.CONNECTED;
     state = SessionState.LOST;
     stateSinceNanos = clock.nanoTime();
-    if (ready.isDone()) {
+    if (ready.isDone() || wasConnected) {
+      // the news of the connection completes the future it took with conn, maybe only after this
+      // end (the serial executor runs it later): the next connection's waiters need a new one, or
+      // they would be handed the ended session's connection at once, and again each time
       ready = new CompletableFuture<>();
     }
     conn = null;

@@ -22,10 +22,12 @@ import io.zklock.internal.zk.ZkClient;
 import io.zklock.internal.zk.ZkConnector;
 import io.zklock.internal.zk.ZkOps;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
@@ -58,6 +60,17 @@ class NewSessionDeadlineTest {
   private final ManualScheduler scheduler = new ManualScheduler(clock);
   private final FakeConnector connector = new FakeConnector();
   private final List<String> told = new CopyOnWriteArrayList<>();
+  // the session's serial news: run at once, or queued until the test runs them (a busy executor)
+  private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
+  private boolean deferEvents;
+  private final Executor events =
+      task -> {
+        if (deferEvents) {
+          deferred.add(task);
+        } else {
+          task.run();
+        }
+      };
   private final Session session =
       new Session(
           new SessionConfig(
@@ -73,7 +86,7 @@ class NewSessionDeadlineTest {
               false,
               true),
           connector,
-          Runnable::run,
+          events,
           scheduler,
           clock,
           (name, work) -> work.run());
@@ -232,6 +245,43 @@ class NewSessionDeadlineTest {
   }
 
   @Test
+  void aSessionDeclaredLostBeforeTheNewsOfItsConnectionRan_leavesNoWaiterOnIt() {
+    // Given a request waiting for the first connection, and the session's news running late (a
+    // busy executor)
+    session.startInBackground();
+    CompletableFuture<LockHandle> acquired = acquire();
+    FakeClient first = connector.opened(0);
+    long began = clock.nanoTime();
+    deferEvents = true;
+
+    // When the session connects just in time, 3.45 s after its attempt began, and its deadline
+    // passes 50 ms later, nothing answered, before the news of its connection has run
+    clock(3450);
+    first.connect(0x1001, began);
+    clock(50);
+    assertThat(told).isEmpty();
+
+    // Then, the news run, the request waits for the next session (it does not go round and round
+    // on the ended one, told it is connected by a connection announced after its end)
+    int ran = runEvents(10_000);
+    assertThat(ran)
+        .as("news run (a request going round on the ended session never stops)")
+        .isLessThan(10_000);
+    assertThat(told).containsExactly("CONNECTED:0x1001", "LOST:0x1001");
+    assertThat(acquired).isNotDone();
+    // and is granted on it once it connects
+    deferEvents = false;
+    assertThat(connector.clients).hasSize(2);
+    FakeClient second = connector.opened(1);
+    long began2 = clock.nanoTime();
+    clock(40);
+    second.connect(0x1002, began2);
+    zk.deliverAll();
+    assertThat(acquired).isCompleted();
+    assertThat(zk.stat(acquired.join().path()).getEphemeralOwner()).isEqualTo(0x1002);
+  }
+
+  @Test
   void start_waitsPastAFirstSessionConnectedTooLate_forTheNextOne() throws Exception {
     // Given start() waiting for the first session (a blocking build)
     CompletableFuture<Void> started = CompletableFuture.runAsync(session::start);
@@ -267,6 +317,17 @@ class NewSessionDeadlineTest {
             new Ticket(ctx, Waiting.FOREVER),
             x -> x);
     return r.start();
+  }
+
+  /** Runs the queued news, and those they queue, at most {@code limit}; returns how many ran. */
+  private int runEvents(int limit) {
+    int ran = 0;
+    Runnable t;
+    while (ran < limit && (t = deferred.poll()) != null) {
+      t.run();
+      ran++;
+    }
+    return ran;
   }
 
   private void clock(long millis) {
