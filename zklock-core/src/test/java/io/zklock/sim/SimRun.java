@@ -194,8 +194,12 @@ final class SimRun {
       throw new SimFailure(
           "PROGRESS", "user threads still busy at " + Trace.fmt(sim.now()) + ":" + busy);
     }
-    // quiescence: nothing held, nothing queued; background deletions get a session timeout
-    w.runUntil(sim.now() + maxSession + 2 * Sim.SEC);
+    // quiescence: nothing held, nothing queued; background deletions get a session timeout once
+    // the faults are over (threads may finish while a fault still holds a deletion up: a paused
+    // client, a partition, an ensemble without a leader). Counted from the close alone, the check
+    // after it could also come before the ensemble could expire a session its client gave up on: a
+    // new leader counts every session's timeout afresh, so crashes after the close put that off
+    w.runUntil(Math.max(sim.now(), quiet) + maxSession + 2 * Sim.SEC);
     w.checker.clean(w.nodes, false);
     coord.checkLatchAtEnd();
     for (ZkNode n : clients) {
