@@ -479,7 +479,7 @@ public final class Session implements SessionPort {
                   () -> {
                     observers.forEach(o -> o.connected(c));
                     tell(SessionState.CONNECTED, c.sessionId());
-                    r.complete(c);
+                    handOver(r, c);
                   };
             }
             break;
@@ -543,6 +543,36 @@ public final class Session implements SessionPort {
       background.run("zklock-close-0x" + Long.toHexString(zk.sessionId()), zk::close);
       reopen();
     };
+  }
+
+  /**
+   * Completes {@code waiters} (who waited for a connection) with {@code c}, unless the session of
+   * {@code c} is over by now, or the instance closed: they then wait for the next connection, as
+   * those who ask now do. The session may end between the connection and this news (zklock's
+   * deadline passing just as the handle connects again); handed the ended session's connection, a
+   * request would send its create where it is refused, or, on a read, ask a handle that still
+   * answers for a session that is over.
+   */
+  private void handOver(CompletableFuture<Conn> waiters, Conn c) {
+    CompletableFuture<Conn> next;
+    synchronized (lock) {
+      next = closed || conn == null || conn.sessionId() != c.sessionId() ? ready : null;
+    }
+    if (next == null) {
+      waiters.complete(c);
+      return;
+    }
+    if (next == waiters) {
+      return; // closed while connected: the close completed it
+    }
+    next.whenComplete(
+        (n, err) -> {
+          if (n != null) {
+            waiters.complete(n);
+          } else {
+            waiters.completeExceptionally(err);
+          }
+        });
   }
 
   /**

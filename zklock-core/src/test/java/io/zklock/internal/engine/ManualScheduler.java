@@ -35,7 +35,7 @@ public final class ManualScheduler extends AbstractExecutorService
   private final PriorityQueue<Task<?>> tasks = new PriorityQueue<>();
   private long seq;
 
-  ManualScheduler(FakeClock clock) {
+  public ManualScheduler(FakeClock clock) {
     this.clock = clock;
   }
 
