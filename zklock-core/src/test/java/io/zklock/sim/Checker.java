@@ -579,6 +579,27 @@ final class Checker {
     trace("lost " + h);
   }
 
+  /**
+   * The process of a zklock caller that holds a lock now while a caller of another process waits
+   * for it in a conflicting mode (the first such, by lock name and request order), or null: a fault
+   * timed against zklock's deadline picks it.
+   */
+  SimProcess holderWithAnotherWaiting() {
+    for (List<Hold> hs : byLock.values()) {
+      for (Hold h : hs) {
+        if (h.foreign || !h.believes(ens)) {
+          continue;
+        }
+        for (Hold o : hs) {
+          if (o.waiting() && !o.cancelled && o.process != h.process && conflict(h, o)) {
+            return h.process;
+          }
+        }
+      }
+    }
+    return null;
+  }
+
   // ------------------------------------------------------------------ the rules
 
   private static boolean conflict(Hold a, Hold b) {

@@ -149,6 +149,15 @@ final class Plan {
     "flaky", // a client's replies lost with its connection, now and then, for a while
   };
 
+  /** Salts the stream of the deadline fault (the plan's other draws stay as they were). */
+  private static final long DEADLINE_STREAM = 0x646561646c696e65L;
+
+  /** One plan with faults in this many also has a deadline fault. */
+  static final int DEADLINE_ONE_IN = 2;
+
+  /** How long a deadline fault waits for a holder with another client waiting behind it. */
+  static final long DEADLINE_WAIT = 5 * Sim.SEC;
+
   /** The plan of {@code seed}, for {@code only} (null: any focus). */
   static Plan of(long seed, Focus only) {
     return of(seed, only == null ? IMPLEMENTED : new Focus[] {only});
@@ -218,6 +227,25 @@ final class Plan {
               ? 1 + r.nextInt((1 << servers) - 1)
               : kind.equals("flaky") ? 5 + r.nextInt(30) : 0;
       items.add(new Item(items.size(), kind, at, target, arg, duration, r.nextLong()));
+    }
+    // a partition timed against zklock's session deadline (SimRun#deadline), in one plan of
+    // DEADLINE_ONE_IN that has faults: drawn from a stream of its own, after the others, so that
+    // the items above (and their indices) stay as they were
+    SplittableRandom d = new SplittableRandom(seed ^ DEADLINE_STREAM);
+    if (faults > 0 && d.nextInt(DEADLINE_ONE_IN) == 0) {
+      long maxSession = 0;
+      for (int s : sessionMs) {
+        maxSession = Math.max(maxSession, s);
+      }
+      items.add(
+          new Item(
+              items.size(),
+              "deadline",
+              Sim.between(d, Sim.SEC, faultsUntil - Sim.SEC),
+              d.nextInt(clients),
+              0,
+              DEADLINE_WAIT + maxSession * Sim.MS, // the latest its cut can end
+              d.nextLong()));
     }
     return new Plan(
         seed,

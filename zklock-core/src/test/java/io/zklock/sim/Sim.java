@@ -135,6 +135,16 @@ public final class Sim {
   /** The preemption that met contention ({@link Contended}), or -1. */
   volatile int contended = -1;
 
+  /**
+   * The pool whose task the innermost event running now is (a library thread's task), or null: set
+   * by {@link SimPool} around each task, cleared for every event a task's wait or descheduling runs
+   * inside it.
+   */
+  SimPool runningPool;
+
+  /** Whether a library task is descheduled now ({@link SimPool#deschedule}; one at a time). */
+  boolean taskDescheduled;
+
   /** The threads of the world's user threads (the watch of a descheduled holder looks at them). */
   final java.util.List<Thread> actorThreads = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -219,6 +229,8 @@ public final class Sim {
     now = e.time;
     steps++;
     e.done = true;
+    SimPool pool = runningPool;
+    runningPool = null; // set by a pool's event for the task it runs
     try {
       e.body.run();
     } catch (SimFailure f) {
@@ -228,6 +240,8 @@ public final class Sim {
       throwIfContended();
       throw new SimFailure(
           "CRASH", "an event threw: " + e.what + " of " + e.owner.name() + ": " + x, x);
+    } finally {
+      runningPool = pool;
     }
     throwIfContended();
     afterStep.accept(e);

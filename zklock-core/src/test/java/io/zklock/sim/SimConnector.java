@@ -98,6 +98,7 @@ final class SimConnector implements ZkConnector {
     @Override
     public void close() {
       zk.close();
+      zk.process.maybeDeschedule("closing " + zk.label());
     }
 
     @Override
@@ -116,11 +117,16 @@ final class SimConnector implements ZkConnector {
       this.zk = zk;
     }
 
-    /** After a call made on a user thread: now and then the thread loses the processor. */
+    /**
+     * After a call made on a user thread or a library task: now and then the thread loses the
+     * processor.
+     */
     private void maybePreempt() {
       SimActor a = SimActor.current();
       SimProcess p = zk.process;
-      if (a != null && p.preemptPercent > 0 && p.preempts.nextInt(100) < p.preemptPercent) {
+      if (a == null) {
+        p.maybeDeschedule("a call on " + zk.label());
+      } else if (p.preemptPercent > 0 && p.preempts.nextInt(100) < p.preemptPercent) {
         a.preempt(Sim.between(p.preempts, 2_000, 3 * Sim.MS) * (1 + p.preempts.nextInt(10)));
       }
     }

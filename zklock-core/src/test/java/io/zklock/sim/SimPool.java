@@ -154,11 +154,13 @@ final class SimPool extends AbstractExecutorService implements ScheduledExecutor
           "pool",
           () -> {
             running--;
+            sim.runningPool = this;
             try {
               if (!t.cancelled) {
                 around.accept(t);
               }
             } finally {
+              sim.runningPool = null;
               dispatch();
             }
           });
@@ -252,6 +254,41 @@ final class SimPool extends AbstractExecutorService implements ScheduledExecutor
   @Override
   public boolean awaitTermination(long timeout, TimeUnit unit) {
     return isTerminated();
+  }
+
+  /**
+   * The thread running the current task loses the processor for {@code nanos} (see {@link
+   * SimProcess#maybeDeschedule}): the world runs on meanwhile, event by event, as it does while a
+   * task waits ({@link WorldWaiter}), and the task goes on where it stopped once that time has
+   * passed (and its process is not paused). Its thread stays busy meanwhile: the pool's other
+   * thread alone runs other tasks. A violation found meanwhile fails the run after this task's
+   * event; a run that meets contention ({@link Sim.Contended}) ends there.
+   */
+  void deschedule(long nanos) {
+    running++;
+    sim.taskDescheduled = true;
+    Sim.Ev resume = sim.after(nanos, process, "resumed", () -> {});
+    try {
+      WorldWaiter.outsideTask(
+          sim,
+          () -> {
+            while (!resume.isDone() && sim.contended < 0) {
+              sim.step();
+            }
+          });
+    } catch (SimFailure f) {
+      sim.fail(f); // thrown by the step that runs this task, once it returns
+    } catch (Sim.Contended c) {
+      // the run is over; the step that runs this task throws it again
+    } finally {
+      sim.taskDescheduled = false;
+      running--;
+    }
+  }
+
+  /** Whether this is the pool of {@code p}. */
+  boolean of(SimProcess p) {
+    return process == p;
   }
 
   /** Tasks ready or delayed (the checker's quiescence test). */

@@ -40,7 +40,92 @@ public final class SimProcess implements Sim.Owner {
     // from a stream of its own too: the draws above and after stay as they were
     this.preemptHolding =
         preemptPercent > 0 && new SplittableRandom(sim.seed * 37 + name.hashCode()).nextInt(4) == 0;
+    this.taskPreempts = new SplittableRandom(sim.seed * 41 + name.hashCode());
+    this.taskPreemptPercent =
+        Boolean.getBoolean("sim.noPreempt") || taskPreempts.nextInt(4) == 0
+            ? 0
+            : 1 + taskPreempts.nextInt(TASK_PREEMPT_PERCENT_MAX);
   }
+
+  /** The most often a pool thread is descheduled after a ZooKeeper call (percent). */
+  static final int TASK_PREEMPT_PERCENT_MAX = 30;
+
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /**
+   * Called right after a library task handed a call to ZooKeeper's client (a request, or the
+   * client's close, which the library hands to a thread of its own): now and then the pool's thread
+   * loses the processor there, for microseconds to tens of milliseconds, as on a loaded machine;
+   * the rest of the world runs meanwhile ({@link SimPool#deschedule}), so what that call leads to
+   * (its reply, a server's commit, another client's grant) may come before the task's next
+   * statement.
+   *
+   * <p>Only on a pool's task of this process, one task at a time, and only while its thread holds
+   * no monitor: the world's thread runs the other events meanwhile, and would enter such a monitor
+   * as its holder (Java's monitors are reentrant). Without one, every event run meanwhile is one
+   * another thread of a real JVM could run while this one waits for a processor.
+   */
+  void maybeDeschedule(String after) {
+    maybeDeschedule(after, taskPreemptPercent);
+  }
+
+  /**
+   * Called right after a library task started a thread ({@code Platform}'s background work, such as
+   * closing a ZooKeeper client): the new thread is woken, and on a loaded machine it often takes
+   * the starter's processor, so the starter is descheduled there more often than after a call (one
+   * in two, in the processes whose pool threads lose the processor at all).
+   */
+  void maybeDescheduleAfterStarting(String thread) {
+    if (taskPreemptPercent > 0) {
+      maybeDeschedule("starting thread " + thread, THREAD_START_PREEMPT_PERCENT);
+    }
+  }
+
+  /** How often (percent) a pool thread loses the processor right after it started a thread. */
+  static final int THREAD_START_PREEMPT_PERCENT = 50;
+
+  private void maybeDeschedule(String after, int percent) {
+    SimPool pool = sim.runningPool;
+    if (pool == null
+        || percent == 0
+        || sim.taskDescheduled
+        || !pool.of(this)
+        || Thread.currentThread() != sim.worldThread) {
+      return;
+    }
+    if (taskPreempts.nextInt(100) >= percent) {
+      return;
+    }
+    long nanos = Sim.between(taskPreempts, 2_000, 3 * Sim.MS) * (1 + taskPreempts.nextInt(10));
+    if (holdsMonitor(Thread.currentThread())) {
+      return;
+    }
+    trace("a library thread descheduled for " + Trace.fmt(nanos) + " s after " + after);
+    pool.deschedule(nanos);
+  }
+
+  /**
+   * Whether {@code t} holds a monitor. Not the locks of {@code java.util.concurrent}: asking for
+   * those walks the heap (milliseconds each time), and the library holds none across a ZooKeeper
+   * call (its only one is inside an {@code ArrayBlockingQueue}'s own methods).
+   */
+  private static boolean holdsMonitor(Thread t) {
+    java.lang.management.ThreadInfo[] info =
+        THREADS.getThreadInfo(new long[] {t.getId()}, true, false);
+    return info.length > 0 && info[0] != null && info[0].getLockedMonitors().length > 0;
+  }
+
+  /**
+   * How often (percent) a thread of the library's pool loses the processor right after the task it
+   * runs made a ZooKeeper call (0 in one process of four): see {@link #maybeDeschedule}.
+   */
+  final int taskPreemptPercent;
+
+  /**
+   * The draws of those descheduling: a stream of its own, the process's others stay as they were.
+   */
+  private final SplittableRandom taskPreempts;
 
   /**
    * Whether a user thread of this process may also lose the processor while it holds a monitor (in

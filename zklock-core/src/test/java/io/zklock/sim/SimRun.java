@@ -221,6 +221,69 @@ final class SimRun {
     return true;
   }
 
+  /**
+   * A partition timed against zklock's own session deadline (the plan's "deadline" fault): from its
+   * time, as soon as a zklock caller holds a lock that a caller of another client waits for
+   * (checked every 50 ms, for up to {@link Plan#DEADLINE_WAIT}; then the planned client), that
+   * holder's client is cut off from every server until just before zklock declares its session lost
+   * ({@link io.zklock.internal.zk.SessionDeadlines}). The answers that would have kept the session
+   * arrive just after the deadline, while its connection is up: if it never dropped (something was
+   * heard lately), they are the heartbeats held by the partition (the cut ends 0 to 3 ms before the
+   * deadline); if it dropped, its connect attempt held by the partition gets through, and the new
+   * connection's first heartbeat is the answer (2 to 12 ms before). The session is then declared
+   * lost with its handle connected, its lock held, and a waiter of another client next.
+   */
+  private static void deadline(SimWorld w, List<ZkNode> clients, Plan.Item f, long until) {
+    SimProcess holder = w.checker.holderWithAnotherWaiting();
+    if (holder == null && w.sim.now() < until) {
+      w.sim.after(50 * Sim.MS, Sim.WORLD, "deadline fault", () -> deadline(w, clients, f, until));
+      return;
+    }
+    ZkNode target = clients.get(f.target());
+    for (ZkNode n : clients) {
+      if (n.process == holder) {
+        target = n;
+      }
+    }
+    SimZkClient handle = target.current();
+    long due =
+        handle == null
+            ? Long.MIN_VALUE
+            : io.zklock.internal.zk.SessionDeadlines.dueNanos(
+                target.locks, handle.getSessionTimeout());
+    long nowClock = target.process.clock.nanoTime();
+    Sim sim = w.sim;
+    if (due == Long.MIN_VALUE || due - nowClock < 50 * Sim.MS) {
+      trace(sim, "deadline fault: " + target.name + " has no session deadline to time against");
+      return;
+    }
+    java.util.SplittableRandom r = new java.util.SplittableRandom(f.seed());
+    boolean drops = handle.dropsBefore(due);
+    long before = drops ? Sim.between(r, 2 * Sim.MS, 12 * Sim.MS) : Sim.between(r, 0, 3 * Sim.MS);
+    long heal = sim.now() + target.process.simDelay(due - nowClock) - before;
+    for (int s = 0; s < w.ens.servers.length; s++) {
+      w.net.cut(target.process.name(), s, sim.now(), heal);
+    }
+    w.checker.count(holder != null ? "fault.deadline.holder" : "fault.deadline.planned");
+    trace(
+        sim,
+        "deadline fault: "
+            + target.name
+            + " cut off from every server until "
+            + Trace.fmt(heal)
+            + ", "
+            + Trace.fmt(before)
+            + " s before zklock's deadline for its session"
+            + (drops ? " (its connection drops meanwhile)" : "")
+            + (holder != null ? "" : " (no holder with another client waiting)"));
+  }
+
+  private static void trace(Sim sim, String what) {
+    if (sim.trace.on()) {
+      sim.trace.add(sim.now(), "fault", what);
+    }
+  }
+
   private static void fault(
       SimWorld w, List<ZkNode> clients, List<Curator.Framework> curators, Plan.Item f) {
     Sim sim = w.sim;
@@ -246,6 +309,7 @@ final class SimRun {
           }
         }
       }
+      case "deadline" -> deadline(w, clients, f, sim.now() + Plan.DEADLINE_WAIT);
       case "reset" -> {
         if (handle != null) {
           handle.resetConnection();

@@ -202,8 +202,8 @@ public final class SimZkClient implements ZkOps {
     if (!state.alive() || closing) {
       return;
     }
-    trace("close");
     if (linkUp && link != null) {
+      trace("close: closeSession sent");
       Packet p = new Packet(new Req.CloseSession(), (rc, res) -> {}, null, null, "closeSession");
       p.onDone = this::disconnectClosed;
       closing = true;
@@ -211,6 +211,7 @@ public final class SimZkClient implements ZkOps {
       // ZooKeeper.close() waits for the answer; it may never come: give up after the read timeout
       sim.after(process.simDelay(readTimeout), process, "close-wait", this::disconnectClosed);
     } else {
+      trace("close");
       closing = true;
       disconnectClosed();
     }
@@ -244,6 +245,14 @@ public final class SimZkClient implements ZkOps {
   /** Whether the next reply to this client is lost with its connection (a flaky network). */
   boolean loseReply() {
     return sim.now() < flakyUntil && process.rnd.nextInt(100) < flakyPercent;
+  }
+
+  /**
+   * Whether this handle's connection is down by {@code clockNanos} (its process's clock) if it
+   * hears nothing more: it is not up now, or its read timeout comes first.
+   */
+  boolean dropsBefore(long clockNanos) {
+    return !linkUp || link == null || lastRecv + readTimeout <= clockNanos;
   }
 
   /** The last zxid this client has seen (its session reads no state older than that). */

@@ -136,6 +136,11 @@ class SimulationTest {
     // before creates on such a handle were refused)
     "2017306:LEASE:batched:drop=6,8,9,10,11",
     "2028101:MUTEX:batched:drop=5,7,8,9,10,11,12",
+    // the declared-lost close (bugs/1-declared-lost-close.patch): a session declared lost at
+    // zklock's deadline just after its handle connected again, closed at once: the next waiter was
+    // granted while the holder's thread, descheduled after starting the close, had not told it
+    // (EXCLUSION)
+    "10:MUTEX:drop=2,3,4,5,6,7,8",
   };
 
   static java.util.stream.Stream<String> found() {

@@ -42,7 +42,15 @@ final class Workload {
     String name = node.name + ".t" + item.index();
     return switch (plan.focus) {
       case ELECTION, CURATOR_ELECTION -> self -> election(self, node, name, r, item.arg());
-      default -> self -> locking(self, node, name, r, item.arg());
+      default ->
+          self ->
+              locking(
+                  self,
+                  node,
+                  name,
+                  r,
+                  new SplittableRandom(item.seed() ^ LONG_HOLDS_STREAM),
+                  item.arg());
     };
   }
 
@@ -108,7 +116,19 @@ final class Workload {
     };
   }
 
-  private void locking(SimActor self, ZkNode node, String name, SplittableRandom r, int ops)
+  /** Salts the stream of a thread's long holds (the thread's other draws stay as they were). */
+  private static final long LONG_HOLDS_STREAM = 0x6c6f6e67L;
+
+  /** While the faults go on, one hold in this many lasts one to three session timeouts. */
+  static final int LONG_HOLD_ONE_IN = 4;
+
+  private void locking(
+      SimActor self,
+      ZkNode node,
+      String name,
+      SplittableRandom r,
+      SplittableRandom longHolds,
+      int ops)
       throws Exception {
     for (int k = 0; k < ops; k++) {
       self.sleep(Sim.between(r, 0, 400 * Sim.MS));
@@ -227,7 +247,7 @@ final class Workload {
                   w.checker.lost(h, e.reason().name());
                 }
               });
-      hold(self, node, r, h, got);
+      hold(self, node, r, longHolds, h, got);
       w.checker.releaseStarted(h);
       int rel = r.nextInt(3);
       try {
@@ -242,10 +262,24 @@ final class Workload {
     }
   }
 
-  /** Holds a while; exclusive holders write their token to the store through a guarded write. */
-  private void hold(SimActor self, ZkNode node, SplittableRandom r, Checker.Hold h, LockHandle got)
+  /**
+   * Holds a while; exclusive holders write their token to the store through a guarded write. Now
+   * and then, while the faults go on, a hold lasts longer than the session timeout (a job that
+   * holds its lock for seconds): a fault during it finds a holder, and a waiter behind it.
+   */
+  private void hold(
+      SimActor self,
+      ZkNode node,
+      SplittableRandom r,
+      SplittableRandom longHolds,
+      Checker.Hold h,
+      LockHandle got)
       throws Exception {
     long end = Sim.between(r, 0, 500 * Sim.MS);
+    if (w.sim.now() < plan.faultsUntil && longHolds.nextInt(LONG_HOLD_ONE_IN) == 0) {
+      end = Sim.between(longHolds, node.sessionTimeoutNanos, 3 * node.sessionTimeoutNanos);
+      w.checker.count("hold.long");
+    }
     if (h.mode == Checker.Mode.EXCLUSIVE && r.nextInt(100) < 50 && supportsTransactions()) {
       self.sleep(end / 2);
       boolean lostBefore = h.lostAt >= 0;

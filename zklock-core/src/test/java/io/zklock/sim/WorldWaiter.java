@@ -1,6 +1,7 @@
 package io.zklock.sim;
 
 import io.zklock.internal.zk.Blocking;
+import io.zklock.internal.zk.LibraryThreads;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -32,6 +33,44 @@ final class WorldWaiter implements Blocking.Waiter {
       } else {
         Blocking.install(new WorldWaiter(sim)); // the task this one ran inside still waits so
       }
+    }
+  }
+
+  /**
+   * Runs {@code events} (the world's other events, while a library task's thread is descheduled:
+   * {@link SimPool#deschedule}) as the world's thread runs events outside any library task: no way
+   * of waiting installed, not a library thread ({@link LibraryThreads#onLibraryThread()}); the
+   * task's own are put back after. The events run there are other threads' in a real JVM, and would
+   * otherwise see the descheduled task's thread-locals.
+   */
+  static void outsideTask(Sim sim, Runnable events) {
+    int depth = DEPTH.get();
+    boolean library = LIBRARY_THREAD.get();
+    DEPTH.set(0);
+    LIBRARY_THREAD.set(false);
+    Blocking.uninstall();
+    try {
+      events.run();
+    } finally {
+      DEPTH.set(depth);
+      LIBRARY_THREAD.set(library);
+      if (depth > 0) {
+        Blocking.install(new WorldWaiter(sim));
+      }
+    }
+  }
+
+  /** {@link LibraryThreads}' flag of its own threads (private there: the simulation sets it). */
+  private static final ThreadLocal<Boolean> LIBRARY_THREAD = libraryThreadFlag();
+
+  @SuppressWarnings("unchecked")
+  private static ThreadLocal<Boolean> libraryThreadFlag() {
+    try {
+      java.lang.reflect.Field f = LibraryThreads.class.getDeclaredField("LIBRARY_THREAD");
+      f.setAccessible(true);
+      return (ThreadLocal<Boolean>) f.get(null);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("LibraryThreads has no LIBRARY_THREAD flag", e);
     }
   }
 

@@ -86,7 +86,10 @@ final class ZkNode {
                     LibraryThreads.THREADS,
                     task ->
                         WorldWaiter.around(w.sim, () -> LibraryThreads.runAsLibraryThread(task))),
-            (threadName, work) -> work.run(), // closing a simulated client never blocks
+            (threadName, work) -> {
+              work.run(); // at once: closing a simulated client never blocks
+              process.maybeDescheduleAfterStarting(threadName);
+            },
             RandomIds.seeded(process.rnd.nextLong()));
     this.locks = f.build(platform);
   }
