@@ -103,6 +103,11 @@ public final class ZkLocksFactory {
     return Integer.getInteger("io.zklock.batchAtOnceBelow", Batcher.AT_ONCE_BELOW);
   }
 
+  /** Calls outstanding from which a call may be held for the next reply (a knob as above). */
+  private static int batchHoldFrom() {
+    return Integer.getInteger("io.zklock.batchHoldFrom", Batcher.HOLD_FROM);
+  }
+
   /**
    * Connects (see {@code ZkLocks.Builder#build()}).
    *
@@ -140,7 +145,8 @@ public final class ZkLocksFactory {
             trustExistingAcl,
             connectInBackground,
             batching,
-            batchAtOnceBelow());
+            batchAtOnceBelow(),
+            batchHoldFrom());
     return ZkLocksImpl.connect(config, platform, ownerData, List.copyOf(listeners));
   }
 

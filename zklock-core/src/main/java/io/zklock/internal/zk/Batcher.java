@@ -1,5 +1,6 @@
 package io.zklock.internal.zk;
 
+import io.zklock.internal.rules.BatchHold;
 import io.zklock.internal.rules.UnseenDirs;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -41,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * at once too, whatever is in flight, if nothing queued is on that directory: one round trip serves
  * both, as unbatched. Otherwise the call waits for the next reply, which sends everything pending
  * (if none comes for {@link #STALL_MILLIS}, the calls go anyway): the writes in one multi, then the
- * listings in one read-only multi, then every other call in the order issued.
+ * listings in one read-only multi, then every other call in the order issued. It waits only while
+ * enough calls are outstanding for a batch to repay the wait ({@link BatchHold}, {@link
+ * #HOLD_FROM}): with fewer, what is queued goes at once, so a client with a few threads at work
+ * sends as unbatched.
  *
  * <p><b>Order.</b> What one session sends is applied in order, and the engine relies on it (a
  * listing sent after our create shows our node). Within one flush writes go before listings: a
@@ -82,6 +86,15 @@ public final class Batcher {
 
   /** Packets in flight below which a call goes out at once, by default. */
   public static final int AT_ONCE_BELOW = 3;
+
+  /**
+   * Calls outstanding (in flight or queued, the new one included) from which a call is held for the
+   * next reply, by default ({@link BatchHold}): a lock's request has at most two outstanding (its
+   * create and listing, or its release's delete), so a client with up to five threads busy sends
+   * every call at once, as unbatched: held calls would cost their threads a wait that batches of a
+   * few calls do not repay.
+   */
+  public static final int HOLD_FROM = 12;
 
   /** Most ops in one multi. */
   static final int MAX_WRITES = 256;
@@ -129,6 +142,7 @@ public final class Batcher {
   private final ZkOps raw;
   private final ServerLine line;
   private final int atOnceBelow;
+  private final int holdFrom;
   private final ScheduledExecutorService stallTimer;
   private long replies; // guarded by this: packets answered so far
   private boolean stallCheck; // guarded by this: a stall check is scheduled
@@ -136,6 +150,7 @@ public final class Batcher {
   // guarded by this
   private final ArrayDeque<Call> pending = new ArrayDeque<>();
   private int inFlight; // packets sent and not answered
+  private int callsInFlight; // calls in the packets sent and not answered (each op of a multi)
   private int openMultis; // write multis sent and not answered
   private long sent; // packets sent so far: each packet's sequence number
   private final ArrayDeque<Packet> listingsInFlight = new ArrayDeque<>();
@@ -187,9 +202,23 @@ public final class Batcher {
    *     reply has come for that long (null: never)
    */
   public Batcher(ZkOps raw, ServerLine line, int atOnceBelow, ScheduledExecutorService stallTimer) {
+    this(raw, line, atOnceBelow, 0, stallTimer);
+  }
+
+  /**
+   * @param holdFrom calls outstanding from which a call may be held for the next reply ({@link
+   *     #HOLD_FROM}; 0: whenever {@code atOnceBelow} packets are in flight)
+   */
+  public Batcher(
+      ZkOps raw,
+      ServerLine line,
+      int atOnceBelow,
+      int holdFrom,
+      ScheduledExecutorService stallTimer) {
     this.raw = raw;
     this.line = line;
     this.atOnceBelow = Math.max(1, atOnceBelow);
+    this.holdFrom = Math.max(0, holdFrom);
     this.stallTimer = stallTimer;
   }
 
@@ -392,6 +421,9 @@ public final class Batcher {
     /** Sends it; called by the one sending thread, outside the monitor. */
     abstract void send();
 
+    /** The calls it carries. */
+    abstract int calls();
+
     /** It could not be sent: answer its calls with a connection loss. */
     abstract void unsendable();
   }
@@ -402,6 +434,11 @@ public final class Batcher {
 
     WritePacket(WriteCall call) {
       this.call = call;
+    }
+
+    @Override
+    int calls() {
+      return 1;
     }
 
     @Override
@@ -422,6 +459,11 @@ public final class Batcher {
 
     MultiPacket(List<WriteCall> calls) {
       this.calls = calls;
+    }
+
+    @Override
+    int calls() {
+      return calls.size();
     }
 
     @Override
@@ -448,6 +490,11 @@ public final class Batcher {
 
     ListingPacket(List<Listing> calls) {
       this.calls = calls;
+    }
+
+    @Override
+    int calls() {
+      return calls.size();
     }
 
     @Override
@@ -480,6 +527,11 @@ public final class Batcher {
 
     BarrierPacket(Barrier call) {
       this.call = call;
+    }
+
+    @Override
+    int calls() {
+      return 1;
     }
 
     @Override
@@ -524,10 +576,25 @@ public final class Batcher {
         packet(new ListingPacket(List.of(l)));
       } else {
         pending.add(call);
-        checkForStall();
+        if (!holds()) {
+          // too few calls outstanding for a batch to repay the wait: it goes now, after what is
+          // queued (in order, as the stall valve sends them)
+          flush(true);
+        }
+        if (!pending.isEmpty()) {
+          checkForStall();
+        }
       }
     }
     drain();
+  }
+
+  /**
+   * Called holding the monitor: whether what is queued waits for the next reply ({@link
+   * BatchHold}): the calls outstanding are those in flight and those queued.
+   */
+  private boolean holds() {
+    return BatchHold.holds(inFlight, atOnceBelow, callsInFlight + pending.size(), holdFrom);
   }
 
   /**
@@ -605,6 +672,7 @@ public final class Batcher {
   private void packet(Packet p) {
     p.seq = ++sent;
     lastCreatedIn = createdIn(p);
+    callsInFlight += p.calls();
     if (p.counted) {
       inFlight++;
     }
@@ -626,7 +694,7 @@ public final class Batcher {
 
   /** As {@link #flush()}; {@code stalled}: whatever the packets in flight. */
   private void flush(boolean stalled) {
-    if (!stalled && inFlight >= atOnceBelow) {
+    if (!stalled && holds()) {
       return;
     }
     while (!pending.isEmpty()) {
@@ -787,6 +855,7 @@ public final class Batcher {
       if (p.counted) {
         inFlight--;
       }
+      callsInFlight -= p.calls();
       replies++;
       if (multi) {
         openMultis--;
@@ -821,6 +890,7 @@ public final class Batcher {
       if (p.counted) {
         inFlight--;
       }
+      callsInFlight -= p.calls();
       replies++;
       flush();
     }
@@ -843,6 +913,7 @@ public final class Batcher {
     boolean opFailed = results != null && rc != Code.OK.intValue();
     synchronized (this) {
       inFlight--;
+      callsInFlight -= p.calls();
       replies++;
       openMultis--;
       if (opFailed) {
@@ -945,6 +1016,7 @@ public final class Batcher {
     boolean stale;
     synchronized (this) {
       inFlight--;
+      callsInFlight -= p.calls();
       replies++;
       listingsInFlight.remove(p);
       stale = p.stale;
@@ -984,6 +1056,7 @@ public final class Batcher {
   private void resendListings(ListingPacket p) {
     synchronized (this) {
       inFlight--;
+      callsInFlight -= p.calls();
       replies++;
       listingsInFlight.remove(p);
       for (Listing l : p.calls) {

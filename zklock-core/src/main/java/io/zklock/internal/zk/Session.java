@@ -424,6 +424,7 @@ public final class Session implements SessionPort {
                     new EndedOps(zk.ops(), currentEnd, events),
                     serverLine,
                     config.batchAtOnceBelow(),
+                    config.batchHoldFrom(),
                     scheduler)
                 : null;
       }

@@ -11,7 +11,8 @@ import java.util.List;
  * connectInBackground}: {@code build()} returns before the first connection ({@code
  * ZkLocks.Builder#connectInBackground()}). {@code batching}: the requests of the instance's threads
  * go out together while others are in flight ({@link Batcher}), a call going out at once while
- * fewer than {@code batchAtOnceBelow} requests are in flight.
+ * fewer than {@code batchAtOnceBelow} requests are in flight or fewer than {@code batchHoldFrom}
+ * calls are outstanding.
  */
 public record SessionConfig(
     String connectString,
@@ -26,7 +27,8 @@ public record SessionConfig(
     boolean trustExistingAcl,
     boolean connectInBackground,
     boolean batching,
-    int batchAtOnceBelow) {
+    int batchAtOnceBelow,
+    int batchHoldFrom) {
 
   /** Without batching. */
   public SessionConfig(
@@ -54,7 +56,8 @@ public record SessionConfig(
         trustExistingAcl,
         connectInBackground,
         false,
-        Batcher.AT_ONCE_BELOW);
+        Batcher.AT_ONCE_BELOW,
+        Batcher.HOLD_FROM);
   }
 
   /**

@@ -230,6 +230,73 @@ class BatchedEngineTest {
     }
   }
 
+  /** {@code locks} acquired and released one after the other on {@code g}: directories known. */
+  private static void warm(EngineFixture g, int locks) {
+    for (int i = 0; i < locks; i++) {
+      Started s = g.acquireIn(dir(i));
+      g.settle();
+      s.handle().releaseAsync();
+      g.settle();
+    }
+    g.zk.clearSent();
+  }
+
+  @Test
+  void aClientWithFewCallsOutstanding_sendsEachAtOnce_asUnbatched() {
+    // four threads' requests: at most eight calls outstanding, below the default threshold
+    EngineFixture g = EngineFixture.batched(1, io.zklock.internal.zk.Batcher.HOLD_FROM);
+    warm(g, 4);
+    List<Started> rs = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      rs.add(g.acquireIn(dir(i)));
+    }
+    assertThat(g.zk.sent().stream().map(FakeZooKeeper.Sent::op))
+        .as("every create and listing went before any reply, none held for one")
+        .containsExactly(
+            "create",
+            "getChildren",
+            "create",
+            "getChildren",
+            "create",
+            "getChildren",
+            "create",
+            "getChildren");
+    g.settle();
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+    }
+    g.zk.clearSent();
+    for (Started r : rs) {
+      r.handle().releaseAsync();
+    }
+    assertThat(g.zk.sent().stream().map(FakeZooKeeper.Sent::op))
+        .as("the four deletes went at once too")
+        .containsExactly("delete", "delete", "delete", "delete");
+    g.settle();
+    assertThat(g.zk.multis()).as("nothing was batched").isEmpty();
+  }
+
+  @Test
+  void callsIssuedWithManyOutstanding_areHeld_andGoTogether() {
+    EngineFixture g = EngineFixture.batched(1, 12);
+    warm(g, 10);
+    List<Started> rs = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      rs.add(g.acquireIn(dir(i)));
+    }
+    assertThat(g.zk.sent())
+        .as("six requests' twelve calls went at once; the calls of the last four were held")
+        .hasSize(12);
+    g.settle();
+    for (Started r : rs) {
+      assertThat(r.state()).isEqualTo(State.HELD);
+      assertThat(r.handle().fencingToken()).isEqualTo(g.zk.stat(r.handle().path()).getCzxid());
+    }
+    assertThat(g.zk.multis())
+        .as("the four held creates in one multi, their listings in one read-only multi")
+        .containsExactly(new Multi(false, 4, Code.OK), new Multi(true, 4, Code.OK));
+  }
+
   @Test
   void aLoneRequest_goesOutAsUnbatched_itsCreateAndListingTogether() {
     EngineFixture g = EngineFixture.batched(3);

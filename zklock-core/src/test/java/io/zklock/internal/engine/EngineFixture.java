@@ -115,6 +115,14 @@ public final class EngineFixture {
    * the next reply and goes with the others.
    */
   static EngineFixture batched(int atOnceBelow) {
+    return batched(atOnceBelow, 0);
+  }
+
+  /**
+   * As {@link #batched(int)}, a call held only while {@code holdFrom} calls or more are outstanding
+   * (in flight or queued; 0: whenever the window is full).
+   */
+  static EngineFixture batched(int atOnceBelow, int holdFrom) {
     EngineFixture f =
         new EngineFixture(
             new FakeZooKeeper(),
@@ -123,7 +131,8 @@ public final class EngineFixture {
             FIRST_SESSION,
             SuspensionPolicy.WAIT_FOR_EXPIRY,
             false,
-            atOnceBelow);
+            atOnceBelow,
+            holdFrom);
     f.zk.mkdirs(DIR);
     return f;
   }
@@ -141,6 +150,18 @@ public final class EngineFixture {
       SuspensionPolicy policy,
       boolean deferred,
       int batchAtOnceBelow) {
+    this(zk, clock, scheduler, sessionId, policy, deferred, batchAtOnceBelow, 0);
+  }
+
+  private EngineFixture(
+      FakeZooKeeper zk,
+      ManualScheduler.FakeClock clock,
+      ManualScheduler scheduler,
+      long sessionId,
+      SuspensionPolicy policy,
+      boolean deferred,
+      int batchAtOnceBelow,
+      int batchHoldFrom) {
     this.batchAtOnceBelow = batchAtOnceBelow;
     this.zk = zk;
     this.clock = clock;
@@ -148,7 +169,7 @@ public final class EngineFixture {
     this.requests = new Requests(this.scheduler, clock);
     // the server's clock (ctime, mtime) moves with the test's
     zk.serverClock(() -> clock.nanoTime() / 1_000_000L);
-    this.session = new FakeSession(zk, sessionId, batchAtOnceBelow, this.scheduler);
+    this.session = new FakeSession(zk, sessionId, batchAtOnceBelow, batchHoldFrom, this.scheduler);
     session.tell(requests);
     ctx =
         new RequestContext(

@@ -43,6 +43,9 @@ public final class FakeSession implements SessionPort {
 
   private final java.util.concurrent.ScheduledExecutorService stallTimer;
 
+  /** The batchers' calls outstanding from which a call may be held (0: window full, always). */
+  private final int batchHoldFrom;
+
   /** Connected on session {@code firstSession}. */
   FakeSession(FakeZooKeeper zk, long firstSession) {
     this(zk, firstSession, 0);
@@ -62,8 +65,19 @@ public final class FakeSession implements SessionPort {
       long firstSession,
       int batchAtOnceBelow,
       java.util.concurrent.ScheduledExecutorService stallTimer) {
+    this(zk, firstSession, batchAtOnceBelow, 0, stallTimer);
+  }
+
+  /** As above, the batchers holding calls only from {@code batchHoldFrom} calls outstanding. */
+  FakeSession(
+      FakeZooKeeper zk,
+      long firstSession,
+      int batchAtOnceBelow,
+      int batchHoldFrom,
+      java.util.concurrent.ScheduledExecutorService stallTimer) {
     this.zk = zk;
     this.batchAtOnceBelow = batchAtOnceBelow;
+    this.batchHoldFrom = batchHoldFrom;
     this.stallTimer = stallTimer;
     connectTo(firstSession);
   }
@@ -86,7 +100,11 @@ public final class FakeSession implements SessionPort {
     ZkOps ops =
         batchAtOnceBelow > 0
             ? new Batcher(
-                    zk.opsOf(session), ServerLine.readMultiAnswered(), batchAtOnceBelow, stallTimer)
+                    zk.opsOf(session),
+                    ServerLine.readMultiAnswered(),
+                    batchAtOnceBelow,
+                    batchHoldFrom,
+                    stallTimer)
                 .ops()
             : zk.opsOf(session);
     conn = new Session.Conn(session, ops);
