@@ -647,13 +647,18 @@ public interface ZkLocks extends AutoCloseable {
      * own outcome. Ordering, fairness and fencing are unchanged (docs/guarantees.md).
      *
      * <p>The trade, and why it is off by default: a request issued while the instance already has
-     * several in flight waits for the next answer instead of going out at once, which adds up to
-     * one server reply's time to its latency when the server is not the bottleneck; a batch one of
+     * three packets and a dozen calls in flight (six or more threads at work) waits for the next
+     * answer instead of going out at once, which adds up to one server reply's time to its latency
+     * and repays it only when the batch saves the server more than that; with fewer calls
+     * outstanding every request goes out at once, as unbatched. Where most acquisitions meet a lock
+     * for the first time (a new directory each) there is little to batch and the waits remain: with
+     * a 1 ms round trip, 32 threads taking fresh names ran at 0.92x of unbatched. A batch one of
      * whose operations fails (a lock directory reaped, a node deleted by hand) costs its other
      * operations another round trip; and {@code build()} asks the server once whether it answers
      * read-only {@code multi} (a server before 3.6 answers by closing that connection, and the
      * client connects again before {@code build()} returns; the session lives on). Turn it on for a
-     * client whose many threads take many distinct locks at once.
+     * client whose many threads take many distinct, already used locks at once (32 threads of one
+     * instance: 2.5x the rate of Curator, a third of a request per acquisition).
      */
     public Builder batching(boolean on) {
       factory.batching(on);
