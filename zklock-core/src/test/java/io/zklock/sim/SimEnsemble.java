@@ -321,6 +321,12 @@ public final class SimEnsemble {
   }
 
   /** The leader expires {@code session} now (as if it had heard nothing for its timeout). */
+  /** Whether {@link #expireNow} would expire {@code session} now (it lives, a leader leads). */
+  boolean canExpireNow(long session) {
+    Sess s = sessions.get(session);
+    return s != null && !s.closing && leaderHasQuorum();
+  }
+
   void expireNow(long session) {
     Sess s = sessions.get(session);
     if (s == null || s.closing || !leaderHasQuorum()) {

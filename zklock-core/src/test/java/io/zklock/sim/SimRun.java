@@ -316,7 +316,9 @@ final class SimRun {
         }
       }
       case "expire" -> {
-        if (handle != null) {
+        // recorded only if it happens (not during an election, nor of a session already gone):
+        // the checker excuses the holders of a session expired by force from then on
+        if (handle != null && ens.canExpireNow(handle.getSessionId())) {
           long session = handle.getSessionId();
           w.checker.forcedExpiry(session);
           ens.expireNow(session);
