@@ -32,7 +32,7 @@ public final class SimProcess implements Sim.Owner {
     this.rate = rate;
     this.clockBase = rnd.nextLong(1L << 40);
     this.wallBase = 1_700_000_000_000L + rnd.nextInt(10_000);
-    this.clock = () -> clockBase + (long) (sim.now() * rate);
+    this.clock = this::nanoTime;
     // its own stream: preemption's choices do not shift the process's other ones
     this.preempts = new SplittableRandom(sim.seed * 31 + name.hashCode());
     this.preemptPercent =
@@ -126,6 +126,38 @@ public final class SimProcess implements Sim.Owner {
    * The draws of those descheduling: a stream of its own, the process's others stay as they were.
    */
   private final SplittableRandom taskPreempts;
+
+  /**
+   * Reads of the clock at one simulated instant that only a task running without end makes: the
+   * simulation runs a library task to its end before time moves, so a loop inside one (a request
+   * handed the same refused connection again and again) would keep the run at that instant for
+   * ever; its reads of the clock name it instead (PROGRESS).
+   */
+  static final int SPIN_READS = 1_000_000;
+
+  private long readsAt = -1;
+  private int reads;
+
+  private long nanoTime() {
+    long t = sim.now();
+    if (t != readsAt) {
+      readsAt = t;
+      reads = 0;
+    } else if (++reads == SPIN_READS) {
+      SimFailure f =
+          new SimFailure(
+              "PROGRESS",
+              name
+                  + " read its clock "
+                  + SPIN_READS
+                  + " times at "
+                  + Trace.fmt(t)
+                  + " with no time passing: a task of the library runs without end");
+      sim.fail(f); // recorded with the world: the library may catch what is thrown here
+      throw f;
+    }
+    return clockBase + (long) (t * rate);
+  }
 
   /**
    * Whether a user thread of this process may also lose the processor while it holds a monitor (in

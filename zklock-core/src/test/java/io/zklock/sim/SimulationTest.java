@@ -128,7 +128,7 @@ class SimulationTest {
     // again and was handed it again, a loop on the library's executor in which the next session
     // never connected (before creates on such a handle were refused: a create made there, deleted
     // by the handle's close, and the cohort's waiter waited forever, STALL). Not shrunk: before
-    // the fix the run never ends, and only the test's time-out fails it
+    // the fix the run never left that instant (now PROGRESS, from SimProcess's clock reads)
     "297:COHORT",
     // a session declared lost as its handle connected again, before the news of that connection
     // was handled: the news handed the ended session's connection to whoever waited for one; each
