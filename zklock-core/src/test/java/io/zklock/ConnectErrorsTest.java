@@ -182,8 +182,11 @@ class ConnectErrorsTest {
         assertThat(took)
             .as("trial %d: waits out the connect timeout, as a slow server may still answer", trial)
             .isGreaterThanOrEqualTo(timeout)
-            .as("trial %d: and fails by its end (a margin for closing the client)", trial)
-            .isLessThan(timeout.plusMillis(1000));
+            // the bound tells "at the connect timeout" from a second round of it or the session
+            // timeout (15 s); it is twice the timeout, not a tight margin, because closing the
+            // client is part of the time and took 1.4 s beyond the timeout at load 20
+            .as("trial %d: and fails by its end, not at a second one", trial)
+            .isLessThan(timeout.multipliedBy(2));
       }
     }
   }
