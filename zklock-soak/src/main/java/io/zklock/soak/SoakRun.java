@@ -141,7 +141,7 @@ public final class SoakRun {
 
   /** System properties of this JVM passed on to every client process, when set. */
   static final List<String> CLIENT_PROPERTIES =
-      List.of("io.zklock.batching", "io.zklock.batchAtOnceBelow");
+      List.of("io.zklock.batching", "io.zklock.batchAtOnceBelow", "io.zklock.batchHoldFrom");
 
   private void spawn(Slot slot) {
     slot.proc = "c" + slot.index + "." + slot.incarnation++;
