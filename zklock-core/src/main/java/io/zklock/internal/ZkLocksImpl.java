@@ -112,26 +112,7 @@ final class ZkLocksImpl implements ZkLocks {
         new RecipeContext(requestContext, session, lifecycle, config.namespace(), inspector);
     this.coordination = recipes.coord(); // the same session, threads and namespace
     session.addListener(events::session); // makes no event unless someone listens
-    session.addObserver(
-        new Session.Observer() {
-          @Override
-          public void connected(Session.Conn conn) {}
-
-          @Override
-          public void suspended(Session.Conn conn) {
-            requests.suspended();
-          }
-
-          @Override
-          public void expired(Session.Conn expired) {
-            requests.expired(expired.sessionId());
-          }
-
-          @Override
-          public void closed() {
-            requests.closed();
-          }
-        });
+    session.addObserver(requests.sessionObserver());
   }
 
   /**

@@ -2,6 +2,7 @@ package io.zklock.internal.engine;
 
 import io.zklock.LocalRequest;
 import io.zklock.internal.rules.Clock;
+import io.zklock.internal.zk.Session;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -102,5 +103,28 @@ public final class Requests {
   /** The instance was closed. */
   public void closed() {
     active.values().forEach(LockRequest::sessionClosed);
+  }
+
+  /** The session's news, passed on to every active request: the observer a session is given. */
+  public Session.Observer sessionObserver() {
+    return new Session.Observer() {
+      @Override
+      public void connected(Session.Conn conn) {}
+
+      @Override
+      public void suspended(Session.Conn conn) {
+        Requests.this.suspended();
+      }
+
+      @Override
+      public void expired(Session.Conn expired) {
+        Requests.this.expired(expired.sessionId());
+      }
+
+      @Override
+      public void closed() {
+        Requests.this.closed();
+      }
+    };
   }
 }

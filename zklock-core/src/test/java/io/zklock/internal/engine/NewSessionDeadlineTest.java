@@ -112,26 +112,7 @@ class NewSessionDeadlineTest {
     zk.mkdirs(DIR);
     zk.serverClock(() -> clock.nanoTime() / 1_000_000L);
     session.addListener((state, id) -> told.add(state + ":0x" + Long.toHexString(id)));
-    session.addObserver(
-        new Session.Observer() {
-          @Override
-          public void connected(Session.Conn conn) {}
-
-          @Override
-          public void suspended(Session.Conn conn) {
-            requests.suspended();
-          }
-
-          @Override
-          public void expired(Session.Conn expired) {
-            requests.expired(expired.sessionId());
-          }
-
-          @Override
-          public void closed() {
-            requests.closed();
-          }
-        });
+    session.addObserver(requests.sessionObserver());
   }
 
   @Test
