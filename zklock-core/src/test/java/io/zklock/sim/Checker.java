@@ -563,6 +563,37 @@ final class Checker {
     trace("release " + h);
   }
 
+  /**
+   * RELEASED: {@code release()} (and {@code close()}, and {@code releaseAsync()}'s future) returns
+   * once the server has acknowledged the deletion of the lock node, or once the node is known to be
+   * gone with its session ({@code LockHandle#release}). So at the return the grant's node does not
+   * stand at the leader (an acknowledged delete was committed there first) while the client still
+   * uses the session that made it ({@code clientSession}: its {@code ZkLocks}' session now, 0 if
+   * none). A session the client has given up (expired, declared lost at zklock's deadline) may keep
+   * its nodes until the ensemble expires it: not judged. Nor is a cohort's release, which hands the
+   * lock to a local waiter and keeps the node by design. A multi-lock is judged by its first part.
+   */
+  void released(Hold h, long clientSession) {
+    if (h.foreign || h.path == null || h.czxid == 0 || isCohort(h.path)) {
+      return;
+    }
+    SimTree.Node n = ens.truth().get(h.path);
+    if (n == null || n.czxid != h.czxid) {
+      count("released.nodeGone");
+      return;
+    }
+    if (clientSession == 0 || n.ephemeralOwner != clientSession) {
+      count("released.sessionOver");
+      return;
+    }
+    fail(
+        "RELEASED",
+        h
+            + ": its release returned while its node still stands at the leader, on session 0x"
+            + Long.toHexString(clientSession)
+            + ", which the client still uses");
+  }
+
   void lost(Hold h, String reason) {
     if (h.lostAt >= 0) {
       fail("LOST_ONCE", "lost told twice: " + h);

@@ -256,6 +256,7 @@ final class Workload {
           case 1 -> got.close();
           default -> waitFor(self, got.releaseAsync());
         }
+        w.checker.released(h, node.locks.sessionId());
       } catch (ZkLockException | CompletionException e) {
         documented(h, Documented.Call.RELEASE, "release", e); // none is
       }
