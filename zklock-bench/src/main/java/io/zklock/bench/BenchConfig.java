@@ -236,7 +236,7 @@ final class BenchConfig {
                       registry) and zklock's JFR events are recorded with no threshold: run with
                       and without it, alternated, to see what full observation costs
         --impls a,b   only these implementations: zklock, zklock-curator-compatible, curator,
-                      naive, raw-zk, fair-floor, redisson-fair, redisson-fenced, redisson-rlock,
-                      etcd
+                      naive, raw-zk, fair-floor, fast-floor, redisson-fair, redisson-fenced,
+                      redisson-rlock, etcd
       """;
 }

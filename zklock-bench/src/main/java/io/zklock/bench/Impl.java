@@ -80,6 +80,17 @@ enum Impl {
       return new FloorClient(e.zk());
     }
   },
+  /**
+   * The fair-queue floor with a one-request uncontended acquire: {@code multi{create,
+   * setData(dir)}}, whose directory Stat ({@code numChildren == 1}) proves the node alone; lists
+   * only when not. See {@link FastFloorClient}.
+   */
+  FAST_FLOOR("fast-floor", Server.ZOOKEEPER) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) throws Exception {
+      return new FastFloorClient(e.zk());
+    }
+  },
   /** Redisson's fair {@code RLock} ({@code getFairLock}) on redis-server. */
   REDISSON_FAIR("redisson-fair", Server.REDIS) {
     @Override
@@ -144,7 +155,7 @@ enum Impl {
 
   /** The lock libraries (not the floors): the ones whose properties the bench measures. */
   boolean isLibrary() {
-    return this != NAIVE && this != RAW && this != FLOOR;
+    return this != NAIVE && this != RAW && this != FLOOR && this != FAST_FLOOR;
   }
 
   abstract BenchLock.Client connect(Endpoints endpoints, int index) throws Exception;

@@ -556,6 +556,7 @@ final class Report {
           Impl.NAIVE, "#a0aec0",
           Impl.RAW, "#38a169",
           Impl.FLOOR, "#805ad5",
+          Impl.FAST_FLOOR, "#553c9a",
           Impl.REDISSON_FAIR, "#e53e3e",
           Impl.REDISSON_FENCED, "#c05621",
           Impl.REDISSON, "#f56565",

@@ -181,7 +181,7 @@ final class Scenarios {
         "1,000 distinct locks, 8 sessions x 4 threads (RAW: create+delete)",
         "acq/s",
         true,
-        ALL,
+        concat(ALL, List.of(Impl.FAST_FLOOR)),
         Impl.RAW) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {

@@ -1,0 +1,136 @@
+package io.zklock.bench;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The fair-queue floor with a one-request uncontended acquire: {@code multi{create(dir/n-,
+ * EPHEMERAL_SEQUENTIAL), setData(dir, empty, -1)}}. The {@code setData}'s Stat is the directory's
+ * after the create of the same transaction, so {@code numChildren == 1} proves that our node is
+ * alone in the queue: held, with no listing. Otherwise it goes on as {@link FloorClient}: list, one
+ * {@code exists} watch on the predecessor, whose deletion is the grant.
+ *
+ * <p>Uncontended: 2 requests (the {@code multi}, the {@code delete}), 2 round trips per
+ * acquire+release; contended: 4 requests plus the {@code multi}'s write of the directory. It
+ * overwrites the directory's data unconditionally, which a real lock may not do where the directory
+ * carries data (lock-delay records, stored counts, a foreign library's queue), and it has {@link
+ * FloorClient}'s limits besides: the bound of what one request per uncontended acquisition can buy,
+ * not a lock to use.
+ */
+final class FastFloorClient extends RawZk implements BenchLock.Client {
+  static final String ROOT = "/bench-fast-floor";
+  private static final byte[] EMPTY = new byte[0];
+
+  FastFloorClient(String connectString) throws IOException, InterruptedException {
+    super(connectString);
+  }
+
+  private final Map<String, BenchLock> perEntity = new ConcurrentHashMap<>();
+
+  /** Made once per name: {@link #mutex} makes its directory with a blocking round trip first. */
+  @Override
+  public BenchLock perEntity(String name) throws Exception {
+    BenchLock l = perEntity.get(name);
+    if (l == null) {
+      l = mutex(name);
+      perEntity.putIfAbsent(name, l);
+    }
+    return l;
+  }
+
+  @Override
+  public BenchLock mutex(String name) throws Exception {
+    String dir = queueDir(name);
+    ensurePersistent(dir);
+    return () -> {
+      String me = queue(dir);
+      return new BenchLock.Held() {
+        @Override
+        public void release() throws Exception {
+          zk.delete(me, -1);
+        }
+
+        @Override
+        public void releaseAsync() {
+          zk.delete(me, -1, (rc, p, c) -> {}, null);
+        }
+      };
+    };
+  }
+
+  /** Creates our node and writes the directory in one request; lists only when not alone. */
+  private String queue(String dir) throws Exception {
+    List<OpResult> results =
+        zk.multi(
+            List.of(
+                Op.create(
+                    dir + "/n-",
+                    EMPTY,
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.EPHEMERAL_SEQUENTIAL),
+                Op.setData(dir, EMPTY, -1)));
+    String me = ((OpResult.CreateResult) results.get(0)).getPath();
+    Stat dirStat = ((OpResult.SetDataResult) results.get(1)).getStat();
+    if (dirStat.getNumChildren() == 1) {
+      return me;
+    }
+    String mine = me.substring(dir.length() + 1);
+    String predecessor = null;
+    for (String child : zk.getChildren(dir, false)) {
+      // one sequence counter per directory, fixed-width: plain order is sequence order in a run
+      if (child.compareTo(mine) < 0 && (predecessor == null || child.compareTo(predecessor) > 0)) {
+        predecessor = child;
+      }
+    }
+    if (predecessor == null) {
+      return me;
+    }
+    CountDownLatch gone = new CountDownLatch(1);
+    Stat stat =
+        zk.exists(
+            dir + "/" + predecessor,
+            e -> {
+              if (e.getType() == Watcher.Event.EventType.NodeDeleted) {
+                gone.countDown();
+              }
+            });
+    if (stat != null) {
+      try {
+        gone.await();
+      } catch (InterruptedException e) {
+        zk.delete(me, -1, (rc, p, c) -> {}, null);
+        throw e;
+      }
+    }
+    return me;
+  }
+
+  @Override
+  public BenchLock readLock(String name) {
+    throw new UnsupportedOperationException("the fast fair-queue floor is a mutex");
+  }
+
+  @Override
+  public BenchLock writeLock(String name) {
+    throw new UnsupportedOperationException("the fast fair-queue floor is a mutex");
+  }
+
+  @Override
+  public BenchLock semaphore(String name, int permits) {
+    throw new UnsupportedOperationException("the fast fair-queue floor is a mutex");
+  }
+
+  @Override
+  public String queueDir(String name) {
+    return ROOT + "/" + name;
+  }
+}
