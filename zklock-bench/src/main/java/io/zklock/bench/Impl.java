@@ -91,6 +91,17 @@ enum Impl {
       return new FastFloorClient(e.zk());
     }
   },
+  /**
+   * {@link #FAST_FLOOR} that writes the directory only at a version it knows to hold no data (from
+   * its last write or listing of it); a stale version costs a failed {@code multi}. See {@link
+   * FastFloorClient}.
+   */
+  FAST_FLOOR_VERSIONED("fast-floor-versioned", Server.ZOOKEEPER) {
+    @Override
+    BenchLock.Client connect(Endpoints e, int index) throws Exception {
+      return new FastFloorClient(e.zk(), true);
+    }
+  },
   /** Redisson's fair {@code RLock} ({@code getFairLock}) on redis-server. */
   REDISSON_FAIR("redisson-fair", Server.REDIS) {
     @Override
@@ -155,7 +166,11 @@ enum Impl {
 
   /** The lock libraries (not the floors): the ones whose properties the bench measures. */
   boolean isLibrary() {
-    return this != NAIVE && this != RAW && this != FLOOR && this != FAST_FLOOR;
+    return this != NAIVE
+        && this != RAW
+        && this != FLOOR
+        && this != FAST_FLOOR
+        && this != FAST_FLOOR_VERSIONED;
   }
 
   abstract BenchLock.Client connect(Endpoints endpoints, int index) throws Exception;

@@ -181,7 +181,7 @@ final class Scenarios {
         "1,000 distinct locks, 8 sessions x 4 threads (RAW: create+delete)",
         "acq/s",
         true,
-        concat(ALL, List.of(Impl.FAST_FLOOR)),
+        concat(ALL, List.of(Impl.FAST_FLOOR, Impl.FAST_FLOOR_VERSIONED)),
         Impl.RAW) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {
@@ -198,7 +198,7 @@ final class Scenarios {
               ops.add(() -> byIndex[rnd.nextInt(locks)].acquire().release());
             }
           }
-          return Loop.run(env, ops);
+          return FastFloorClient.withVersionedShares(Loop.run(env, ops), clients);
         } finally {
           Env.closeAll(clients);
         }
