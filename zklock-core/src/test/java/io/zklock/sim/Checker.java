@@ -48,6 +48,8 @@ final class Checker {
     long czxid; // its node's, at the grant (0 if it was gone already)
     long goneAt = -1; // its node deleted at the leader (not by its own release)
     boolean cancelled; // cancelled, interrupted or timed out: not owed a grant
+    long leaseNanos; // its grant's lease (withLease), 0 if none
+    boolean leaseJudged; // its lease's end judged (or left unjudged) already
     long owedFrom; // from when a free lock owes it a grant (a Condition's re-acquire: its wait's
 
     // end)
@@ -603,6 +605,23 @@ final class Checker {
     }
     h.lostAt = sim.now();
     h.lostReason = reason;
+    if (h.leaseNanos > 0 && reason.equals("LEASE_EXPIRED")) {
+      // LEASE, the other way: counted from the grant, which came after the request, on a clock
+      // within 1 % of real time, a lease never runs out sooner than that after the request
+      long soonest = h.requestedAt + h.leaseNanos * 98 / 100;
+      if (h.lostAt < soonest) {
+        fail(
+            "LEASE",
+            h
+                + ": told its lease of "
+                + Trace.fmt(h.leaseNanos)
+                + " s ran out "
+                + Trace.fmt(h.lostAt - h.requestedAt)
+                + " s after it was requested");
+      }
+      long late = h.lostAt - Math.max(h.grantedAt + h.leaseNanos, h.process.resumedAt());
+      counters.merge("lease.toldLateMaxMicros", late / 1000, Math::max);
+    }
     if (h.endedAt < 0) {
       h.outcome = "lost " + reason;
     }
@@ -795,6 +814,7 @@ final class Checker {
   void periodic() {
     long now = sim.now();
     for (Hold h : holds.values()) {
+      leaseRunsOut(h, now);
       if (h.foreign || !h.granted() || h.lostAt >= 0 || h.endedAt >= 0 || h.path == null) {
         continue;
       }
@@ -816,6 +836,63 @@ final class Checker {
       }
     }
   }
+
+  /**
+   * LEASE: a leased grant that its holder neither released nor lost is released by the library when
+   * its lease runs out, and told ({@code lost()}, {@code LEASE_EXPIRED}): the lease is a timer in
+   * the holder's process, counted from the grant (before its caller saw it), on that process's
+   * clock (within 1 % of real time). It does not run while the process is paused: then from the
+   * resumption. Bound: {@link #LEASE_SLACK} more, for the library's pool.
+   */
+  private void leaseRunsOut(Hold h, long now) {
+    if (h.leaseNanos == 0 || h.leaseJudged || !h.granted() || h.lostAt >= 0 || h.endedAt >= 0) {
+      return;
+    }
+    long runsOut = h.grantedAt + h.leaseNanos * 102 / 100;
+    long due = Math.max(runsOut, h.process.resumedAt()) + LEASE_SLACK;
+    if (now > due) {
+      if (faultNear(h.grantedAt, due, h.sessionTimeoutNanos + Sim.SEC)) {
+        // the lease is promised to run out while the holder's process runs and reaches the
+        // ensemble (DistributedLock#withLease: not while it is paused or cut off); a fault near
+        // may have cut it off, so this one is not judged
+        h.leaseJudged = true;
+        count("lease.notJudged.faultNear");
+        return;
+      }
+      fail(
+          "LEASE",
+          h
+              + ": its lease of "
+              + Trace.fmt(h.leaseNanos)
+              + " s ran out at "
+              + Trace.fmt(runsOut)
+              + " and it still holds, never told, "
+              + Trace.fmt(now - runsOut)
+              + " s later");
+    }
+  }
+
+  private final List<long[]> faults = new ArrayList<>(); // [from, to] of each fault, as begun
+
+  /** A fault began now and lasts until {@code to} (its effects may last a while longer). */
+  void fault(long to) {
+    faults.add(new long[] {sim.now(), Math.max(sim.now(), to)});
+  }
+
+  /**
+   * Whether a fault was under way from {@code from} to {@code to}, or ended {@code after} before.
+   */
+  private boolean faultNear(long from, long to, long after) {
+    for (long[] f : faults) {
+      if (f[0] <= to && f[1] + after >= from) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** How late a lease's end may be told, past its time (the library's pool, its scheduler). */
+  static final long LEASE_SLACK = Sim.SEC;
 
   /**
    * STALL (sharper than PROGRESS): once the faults stopped and the nodes of the sessions they ended

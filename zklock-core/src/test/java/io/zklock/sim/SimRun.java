@@ -264,6 +264,7 @@ final class SimRun {
     for (int s = 0; s < w.ens.servers.length; s++) {
       w.net.cut(target.process.name(), s, sim.now(), heal);
     }
+    w.checker.fault(heal);
     w.checker.count(holder != null ? "fault.deadline.holder" : "fault.deadline.planned");
     trace(
         sim,
@@ -292,6 +293,7 @@ final class SimRun {
       sim.trace.add(sim.now(), "fault", f.toString());
     }
     w.checker.count("fault." + f.kind());
+    w.checker.fault(sim.now() + Math.max(0, f.duration()));
     ZkNode client = f.target() < clients.size() ? clients.get(f.target()) : null;
     Curator.Framework curator =
         f.target() >= clients.size() && f.target() - clients.size() < curators.size()

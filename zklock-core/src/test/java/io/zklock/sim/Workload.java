@@ -55,7 +55,11 @@ final class Workload {
   }
 
   /** One way to take the run's lock, with the mode the checker judges it by. */
-  private record Target(Object lock, Checker.Mode mode, String kind, int permits) {}
+  private record Target(Object lock, Checker.Mode mode, String kind, int permits, long leaseNanos) {
+    Target(Object lock, Checker.Mode mode, String kind, int permits) {
+      this(lock, mode, kind, permits, 0L);
+    }
+  }
 
   private Target target(ZkNode node, SplittableRandom r) {
     var locks = node.locks;
@@ -77,12 +81,15 @@ final class Workload {
               Checker.Mode.EXCLUSIVE,
               "delayed mutex",
               1);
-      case LEASE ->
-          new Target(
-              locks.mutex(LOCK).withLease(Duration.ofMillis(300 + r.nextInt(1500))),
-              Checker.Mode.EXCLUSIVE,
-              "leased mutex",
-              1);
+      case LEASE -> {
+        long leaseMs = 300 + r.nextInt(1500);
+        yield new Target(
+            locks.mutex(LOCK).withLease(Duration.ofMillis(leaseMs)),
+            Checker.Mode.EXCLUSIVE,
+            "leased mutex",
+            1,
+            leaseMs * Sim.MS);
+      }
       case SIMPLE -> new Target(locks.simpleLock(LOCK), Checker.Mode.EXCLUSIVE, "simple", 1);
       case MULTI ->
           new Target(
@@ -150,6 +157,7 @@ final class Workload {
               false,
               node.sessionTimeoutNanos,
               t.kind() + " " + way);
+      h.leaseNanos = t.leaseNanos();
       boolean interrupt =
           !way.equals("tryAcquire") && r.nextInt(100) < 8 && plan.focus != Plan.Focus.SAME_SESSION;
       long interruptAfter = Sim.between(r, 0, 2 * Sim.SEC);
