@@ -4,7 +4,7 @@ package io.zklock;
  * The holder of a lock no longer holds it: its session expired, its lock node was deleted by
  * someone else (an operator's forced release), the connection was suspended under {@link
  * SuspensionPolicy#TREAT_AS_LOST}, the {@link ZkLocks} that made it was closed, or its lease ran
- * out ({@link DistributedLock#withLease}).
+ * out ({@link DistributedLock#withLease}) or zklock's own code failed while handling it.
  *
  * <p>It extends the JDK's {@link IllegalMonitorStateException}, the exception for "you do not hold
  * this lock". It is the value with which {@link LockHandle#lost()} completes, and it is thrown when
@@ -34,7 +34,14 @@ public class LockLostException extends IllegalMonitorStateException {
      * The grant's lease ({@link DistributedLock#withLease}) ran out before it was released or
      * extended; the library released the lock node itself.
      */
-    LEASE_EXPIRED
+    LEASE_EXPIRED,
+    /**
+     * zklock's own code failed while handling this grant (a bug, or an {@link Error} such as {@link
+     * OutOfMemoryError} on ZooKeeper's event thread), so it can no longer vouch for the hold: it
+     * gave the lock back itself, deleting the lock node. The failure is this exception's cause, and
+     * was logged at ERROR.
+     */
+    INTERNAL_ERROR
   }
 
   private final String path;
@@ -76,6 +83,8 @@ public class LockLostException extends IllegalMonitorStateException {
         return "the ZkLocks instance was closed";
       case LEASE_EXPIRED:
         return "the lease ran out before the lock was released or extended";
+      case INTERNAL_ERROR:
+        return "zklock's own code failed while handling the lock, which it gave back";
       default:
         throw new IllegalArgumentException("unknown reason " + reason);
     }

@@ -14,6 +14,7 @@ import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.zk.Deleter;
 import io.zklock.internal.zk.Dirs;
+import io.zklock.internal.zk.GuardedOps;
 import io.zklock.internal.zk.Session;
 import io.zklock.internal.zk.ZkOps;
 import java.time.Duration;
@@ -128,7 +129,7 @@ public final class LockRequest implements Handle {
   private final CompletableFuture<LockLostException> guardRefusal = new CompletableFuture<>();
 
   private final ReleaseRequests releaseRequests = new ReleaseRequests();
-  private final Watcher ownWatcher = this::onOwnNodeEvent;
+  private final Watcher ownWatcher = GuardedOps.guard(this::onOwnNodeEvent, this::failed);
 
   // guarded by this
   private State state = State.PENDING;
@@ -252,7 +253,7 @@ public final class LockRequest implements Handle {
       session = conn.sessionId();
       step = new RequestStep(conn, epoch);
     }
-    protocol.create(step);
+    GuardedOps.run(() -> protocol.create(step), this::failed);
   }
 
   /** Called holding the monitor: create anew once connected (our node, if any, is gone). */
@@ -300,7 +301,7 @@ public final class LockRequest implements Handle {
         return;
       }
     }
-    protocol.recover(new RequestStep(conn, e));
+    GuardedOps.run(() -> protocol.recover(new RequestStep(conn, e)), this::failed);
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -343,6 +344,63 @@ public final class LockRequest implements Handle {
     }
     if (ticket.takeBack(failure)) {
       releaseAsync(); // granted just now, but the caller gave up first
+    }
+  }
+
+  /**
+   * A callback or watcher of this request threw ({@link GuardedOps}): a bug of zklock's, or an
+   * {@link Error} such as {@link StackOverflowError} or {@link OutOfMemoryError}. ZooKeeper's event
+   * thread would log it and drop it, and the request would wait for ever. Logged here, once, and
+   * the request ends as the safe outcome of a half-run step allows, whatever that step had done:
+   *
+   * <ul>
+   *   <li>not granted: withdrawn with a {@link ZkLockException} whose cause is {@code t}; its node
+   *       is deleted (found by its attempt id if the create's reply was not read), as on any failed
+   *       acquire;
+   *   <li>granted but the grant not yet handed to the caller (a grant half-recorded): the caller
+   *       hears the failure instead, and the node is deleted as after a holder's failure;
+   *   <li>granted and handed out: the hold can no longer be vouched for (its own-node watch may be
+   *       what failed), so it is lost ({@link LockLostException.Reason#INTERNAL_ERROR}, told
+   *       through {@code lost()}) and its node deleted;
+   *   <li>ended: the caller is answered if a withdrawal cut short had not yet done so, and a
+   *       withdrawn node is deleted again (a deletion under way or done is not repeated).
+   * </ul>
+   */
+  void failed(Throwable t) {
+    log.error(
+        "zklock's code failed on a reply or watch of a request for {} ({}); the request is ended",
+        lockName,
+        protocol.dir(),
+        t);
+    ZkLockException failure;
+    synchronized (this) {
+      failure =
+          new ZkLockException(
+              "zklock's code failed on a reply or watch of this request: " + t,
+              protocol.dir(),
+              session,
+              t);
+      if (!state.granted()) {
+        if (!state.ended()) {
+          withdraw(failure);
+        } else if (state == State.WITHDRAWN) {
+          if (node != null) {
+            deleteNode(false);
+          }
+          ctx.requests().remove(this);
+          ticket.end(failure); // a no-op if the caller was answered
+        }
+        return;
+      }
+    }
+    if (ticket.takeBack(failure)) {
+      releaseAsFailure(); // the caller never saw the handle
+      return;
+    }
+    synchronized (this) {
+      if (state.granted()) {
+        lose(LockLostException.Reason.INTERNAL_ERROR, t);
+      }
     }
   }
 
@@ -442,12 +500,21 @@ public final class LockRequest implements Handle {
 
   /** Called holding the monitor. */
   private void lose(LockLostException.Reason reason) {
+    lose(reason, null);
+  }
+
+  /** Called holding the monitor; {@code cause}, if not null, is the loss's cause. */
+  private void lose(LockLostException.Reason reason, Throwable cause) {
     state = State.LOST;
     epoch++;
     ctx.requests().remove(this);
     LockLostException ex = new LockLostException(path(), session, reason);
-    if (reason == LockLostException.Reason.SUSPENDED) {
-      // give the lock back as soon as the connection returns, if the session survived
+    if (cause != null) {
+      ex.initCause(cause);
+    }
+    if (reason == LockLostException.Reason.SUSPENDED
+        || reason == LockLostException.Reason.INTERNAL_ERROR) {
+      // give the lock back (at once, or as soon as the connection returns, if the session lived)
       released = deleteNode(true);
     } else {
       released = CompletableFuture.completedFuture(null);
@@ -519,7 +586,7 @@ public final class LockRequest implements Handle {
     }
     ownWatchSet = true;
     Node mine = node;
-    conn.ops()
+    GuardedOps.of(conn.ops(), this::failed)
         .exists(
             mine.path(),
             ownWatcher,
@@ -840,9 +907,12 @@ public final class LockRequest implements Handle {
       return stamp == epoch;
     }
 
+    /**
+     * The connection's calls, guarded: a callback that throws fails the request ({@link #failed}).
+     */
     @Override
     public ZkOps zk() {
-      return conn.ops();
+      return GuardedOps.of(conn.ops(), LockRequest.this::failed);
     }
 
     @Override
@@ -1042,12 +1112,14 @@ public final class LockRequest implements Handle {
         dropSideWatch(); // a second watch of an earlier wait
         RequestStep next = new RequestStep(conn, ++epoch);
         Watcher watcher =
-            event -> {
-              if (event.getType() != EventType.None) {
-                watchFired(next);
-              }
-              onEvent.accept(next, event);
-            };
+            GuardedOps.guard(
+                event -> {
+                  if (event.getType() != EventType.None) {
+                    watchFired(next);
+                  }
+                  onEvent.accept(next, event);
+                },
+                LockRequest.this::failed);
         next.watcher = watcher;
         watch = new Watch(path, watcher, type);
         return next;
@@ -1062,12 +1134,14 @@ public final class LockRequest implements Handle {
         }
         Watch[] mine = new Watch[1];
         Watcher w =
-            event -> {
-              if (event.getType() != EventType.None) {
-                sideWatchFired(mine[0]);
-              }
-              onEvent.accept(event);
-            };
+            GuardedOps.guard(
+                event -> {
+                  if (event.getType() != EventType.None) {
+                    sideWatchFired(mine[0]);
+                  }
+                  onEvent.accept(event);
+                },
+                LockRequest.this::failed);
         mine[0] = new Watch(path, w, type);
         sideWatch = mine[0];
         return w;
@@ -1096,7 +1170,7 @@ public final class LockRequest implements Handle {
                   }
                   next = new RequestStep(c, ++epoch);
                 }
-                action.accept(next);
+                GuardedOps.run(() -> action.accept(next), LockRequest.this::failed);
               },
               LockRequest.this::closed);
     }

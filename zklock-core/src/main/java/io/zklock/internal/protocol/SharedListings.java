@@ -1,11 +1,13 @@
 package io.zklock.internal.protocol;
 
 import io.zklock.internal.rules.Listing;
+import io.zklock.internal.zk.GuardedOps;
 import io.zklock.internal.zk.ZkOps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException.Code;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +59,24 @@ public final class SharedListings {
     }
   }
 
+  /** A reader under its request's guard: a throwable escaping it goes to {@code failed}. */
+  private record GuardedReader(Reader reader, Consumer<Throwable> failed) implements Reader {
+    @Override
+    public void listed(int rc, Listing listing) {
+      GuardedOps.run(() -> reader.listed(rc, listing), failed);
+    }
+
+    @Override
+    public void listed(int rc, Listing listing, org.apache.zookeeper.data.Stat stat) {
+      GuardedOps.run(() -> reader.listed(rc, listing, stat), failed);
+    }
+
+    @Override
+    public boolean needsStat() {
+      return reader.needsStat();
+    }
+  }
+
   /** A connection and a directory; connections compare by identity. */
   private static final class Key {
     final ZkOps ops;
@@ -98,17 +118,22 @@ public final class SharedListings {
 
   /**
    * Lists {@code dir} on {@code ops} for {@code reader}, in a listing sent after this call: call it
-   * only after sending what the listing must show. {@code reader} runs on ZooKeeper's event thread.
+   * only after sending what the listing must show. {@code reader} runs on ZooKeeper's event thread,
+   * under the guard of {@code ops} if it has one ({@link GuardedOps}): the requests of one
+   * connection share its listings whatever their guards, and a reader that throws fails its own
+   * request only.
    */
   void list(ZkOps ops, String dir, Reader reader) {
     Objects.requireNonNull(reader);
-    Key key = new Key(ops, dir);
+    Consumer<Throwable> failed = GuardedOps.failedOf(ops);
+    Reader member = failed == null ? reader : new GuardedReader(reader, failed);
+    Key key = new Key(GuardedOps.base(ops), dir);
     List<List<Reader>> send = new ArrayList<>(1);
     rounds.compute(
         key,
         (k, r) -> {
           Rounds<Reader> rs = r == null ? new Rounds<>() : r;
-          List<Reader> now = rs.join(reader);
+          List<Reader> now = rs.join(member);
           if (now != null) {
             send.add(now);
           }
@@ -121,7 +146,7 @@ public final class SharedListings {
 
   /** Whether a listing of {@code dir} is in flight on {@code ops} (for tests). */
   boolean inFlight(ZkOps ops, String dir) {
-    return rounds.containsKey(new Key(ops, dir));
+    return rounds.containsKey(new Key(GuardedOps.base(ops), dir));
   }
 
   private void send(Key key, List<Reader> round) {
@@ -168,7 +193,8 @@ public final class SharedListings {
     for (Reader reader : round) {
       try {
         reader.listed(rc, listing, stat);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // a reader without a guard: the others of its round still read the reply
         log.error("a lock request failed on a listing of {}", key.dir, e);
       }
     }
