@@ -184,7 +184,7 @@ public final class CohortBench {
       CuratorFramework client =
           CuratorFrameworkFactory.builder()
               .connectString(connectString)
-              .sessionTimeoutMs(30_000)
+              .sessionTimeoutMs((int) Endpoints.BENCH_SESSION.toMillis())
               .connectionTimeoutMs(30_000)
               .retryPolicy(new RetryNTimes(3, 100))
               .build();
@@ -429,7 +429,7 @@ public final class CohortBench {
   private ZkLocks connect(int index) {
     return ZkLocks.builder(connectString)
         .namespace("/bench-cohort")
-        .sessionTimeout(Duration.ofSeconds(30))
+        .sessionTimeout(Endpoints.BENCH_SESSION)
         .connectTimeout(Duration.ofSeconds(30))
         .clientName("cohort-bench-" + index)
         .build();

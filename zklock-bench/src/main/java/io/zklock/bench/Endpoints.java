@@ -14,6 +14,11 @@ import java.util.List;
  *     (etcd)
  */
 record Endpoints(String zk, String redis, List<String> etcd, Duration session) {
+  /**
+   * The session length of every implementation's sessions (zklock's, Curator's, the raw and naive
+   * clients', Redisson's watchdog, etcd's lease), on every server: the ensemble is told to grant it
+   * ({@link Servers}).
+   */
   static final Duration BENCH_SESSION = Duration.ofSeconds(30);
 
   Endpoints withSession(Duration d) {

@@ -23,7 +23,7 @@ class RawZk implements AutoCloseable {
     zk =
         new ZooKeeper(
             connectString,
-            30_000,
+            (int) Endpoints.BENCH_SESSION.toMillis(),
             e -> {
               if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();

@@ -60,6 +60,9 @@ final class Servers implements AutoCloseable {
                 .forceSync(config.fsync)
                 .containerCheckInterval(Duration.ofMinutes(1))
                 .maxClientConnections(0)
+                // grant the session length every implementation asks for, as the standalone
+                // server does: ZooKeeper's default (20 ticks: 5 s) would cut it short
+                .maxSessionTimeout(Endpoints.BENCH_SESSION)
                 // the testkit starts children for fast start-up (C1 only); a benchmark wants the
                 // full JIT
                 .jvmOptions(List.of("-Xmx512m", "-XX:TieredStopAtLevel=4"))

@@ -304,6 +304,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     if (config.maxClientConnections >= 0) {
       p.setProperty("maxClientCnxns", Integer.toString(config.maxClientConnections));
     }
+    if (config.maxSessionTimeout != null) {
+      p.setProperty("maxSessionTimeout", Long.toString(config.maxSessionTimeout.toMillis()));
+    }
     for (Server s : servers) {
       p.setProperty(
           "server." + (s.index + 1), Ports.LOOPBACK + ":" + s.quorumPort + ":" + s.electionPort);
@@ -372,6 +375,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     Duration startTimeout = Duration.ofSeconds(60);
     List<String> jvmOptions = List.of();
     int maxClientConnections = -1;
+    Duration maxSessionTimeout;
     String serverVersion;
 
     Builder(int size) {
@@ -423,6 +427,16 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         throw new IllegalArgumentException("maxClientConnections must be >= 0: " + max);
       }
       this.maxClientConnections = max;
+      return this;
+    }
+
+    /**
+     * The largest session timeout the servers grant ({@code maxSessionTimeout}). Default:
+     * ZooKeeper's, 20 ticks (5 s with the default tick); a client asking for more is granted that.
+     */
+    public Builder maxSessionTimeout(Duration timeout) {
+      EmbeddedZooKeeper.Builder.requirePositive(timeout, "maxSessionTimeout");
+      this.maxSessionTimeout = timeout;
       return this;
     }
 

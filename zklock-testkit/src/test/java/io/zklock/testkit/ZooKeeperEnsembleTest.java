@@ -116,18 +116,32 @@ class ZooKeeperEnsembleTest {
   }
 
   @Test
-  void maxClientConnections_writtenToEveryServersConfiguration() throws Exception {
+  void maxClientConnectionsAndSessionTimeout_writtenToEveryServersConfiguration() throws Exception {
     try (ZooKeeperEnsemble ensemble =
-        EmbeddedZooKeeper.ensemble(3).inProcess().maxClientConnections(0).start()) {
+        EmbeddedZooKeeper.ensemble(3)
+            .inProcess()
+            .maxClientConnections(0)
+            .maxSessionTimeout(Duration.ofSeconds(30))
+            .start()) {
       for (int i = 0; i < 3; i++) {
         String cfg =
             java.nio.file.Files.readString(ensemble.dataDir(i).getParent().resolve("zoo.cfg"));
-        assertThat(cfg).as("server %d's zoo.cfg", i).contains("maxClientCnxns=0");
+        assertThat(cfg)
+            .as("server %d's zoo.cfg", i)
+            .contains("maxClientCnxns=0")
+            .contains("maxSessionTimeout=30000");
+      }
+      // a client asking for 30 s is granted 30 s, not the default's 20 ticks (5 s)
+      try (ZkClients.Recorded c = ZkClients.connect(ensemble.connectString(), 30_000)) {
+        assertThat(c.zk.getSessionTimeout()).isEqualTo(30_000);
       }
     }
     assertThatThrownBy(() -> EmbeddedZooKeeper.ensemble(3).maxClientConnections(-1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-1");
+    assertThatThrownBy(() -> EmbeddedZooKeeper.ensemble(3).maxSessionTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxSessionTimeout");
   }
 
   @Test
