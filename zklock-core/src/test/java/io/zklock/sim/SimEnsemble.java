@@ -268,7 +268,7 @@ public final class SimEnsemble {
     trace("s" + leader + " leads, epoch " + epoch);
     long tick = leaderTick;
     scheduleTick(tick);
-    scheduleFollowerReports(tick);
+    schedulePings(tick);
     if (containerCheckMs > 0) {
       scheduleContainers(tick);
     }
@@ -528,35 +528,51 @@ public final class SimEnsemble {
         });
   }
 
-  /** Followers pass the sessions they heard from on to the leader, every half tick. */
-  private void scheduleFollowerReports(long tick) {
-    for (SimServer s : servers) {
-      reportLater(s, tick);
-    }
-  }
-
-  private void reportLater(SimServer s, long tick) {
+  /**
+   * The leader pings every learner every half tick, on its own clock ({@code Leader.lead}: wait
+   * tickTime / 2, then {@code LearnerHandler.ping} for each learner, queued on the leader's stream
+   * to it, behind what was sent before). A learner answers a ping as it reads it, with the sessions
+   * it heard from since its previous answer ({@code Learner.ping}: the touch table, taken and
+   * cleared), on its stream to the leader, in order with the requests it forwards; the leader
+   * touches each of them as it reads the answer ({@code LearnerHandler}'s {@code PING} case). A
+   * forwarded request touches nothing at the leader ({@code submitLearnerRequest} goes straight to
+   * the request pipeline): only these answers tell the leader a learner's sessions are alive.
+   */
+  private void schedulePings(long tick) {
     sim.after(
-        (long) (tickMs * Sim.MS / 2 / s.clockRate),
-        s,
-        "report",
+        (long) (tickMs * Sim.MS / 2 / servers[leader].clockRate),
+        Sim.WORLD,
+        "leader-ping",
         () -> {
-          if (tick != leaderTick) {
+          if (tick != leaderTick || leader < 0) {
             return;
           }
-          if (s.alive && s.serving && !s.touched.isEmpty() && s != leaderServer()) {
-            List<Long> ids = List.copyOf(s.touched);
-            s.touched.clear();
-            toLeader(
-                s,
-                "touches",
-                () -> {
-                  if (tick == leaderTick && leaderHasQuorum() && !isolated[s.id]) {
-                    ids.forEach(this::touch);
-                  }
-                });
+          for (SimServer s : servers) {
+            if (s != leaderServer() && s.alive && s.serving) {
+              fromLeader(s, "ping", () -> answerPing(s, tick));
+            }
           }
-          reportLater(s, tick);
+          schedulePings(tick);
+        });
+  }
+
+  /** At learner {@code s}: the leader's ping arrives; the answer carries its touch table. */
+  private void answerPing(SimServer s, long tick) {
+    if (tick != leaderTick || !s.alive || !s.serving) {
+      return;
+    }
+    if (s.touched.isEmpty()) {
+      return; // an empty answer touches nothing
+    }
+    List<Long> ids = List.copyOf(s.touched);
+    s.touched.clear();
+    toLeader(
+        s,
+        "touches",
+        () -> {
+          if (tick == leaderTick && leaderHasQuorum() && !isolated[s.id]) {
+            ids.forEach(this::touch);
+          }
         });
   }
 
