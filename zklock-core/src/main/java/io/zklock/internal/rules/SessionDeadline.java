@@ -4,8 +4,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The arithmetic of zklock's own session deadline, apart from the I/O of the session: when a
- * session that was last heard from (the send time of the latest answered request) must be declared
- * lost, and how often it is probed.
+ * session must be declared lost, counted from the latest instant at which the ensemble's leader is
+ * known to have heard from it ({@link HeardProof}), and how often it is probed.
  */
 public final class SessionDeadline {
   /** The smallest margin, unless the timeout is so short that T/4 is smaller. */
@@ -16,9 +16,10 @@ public final class SessionDeadline {
   /**
    * The margin by which zklock's session deadline precedes the ensemble's earliest possible expiry:
    * {@code max(T/10, 500 ms)}, but at most T/4. It absorbs the delay between the deadline and the
-   * holder being told (timer and executor scheduling on a loaded machine, a short GC pause), and on
-   * an ensemble the up to half a tick that a follower takes to report a session's traffic to the
-   * leader.
+   * holder being told (timer and executor scheduling on a loaded machine, a short GC pause) and
+   * clocks that run at slightly different rates. The time a follower takes to report a session's
+   * traffic to the leader is not in it: the deadline counts only from traffic proven reported
+   * ({@link HeardProof}).
    *
    * @param timeoutNanos the negotiated session timeout T, positive
    */
@@ -26,15 +27,35 @@ public final class SessionDeadline {
     return Math.min(timeoutNanos / 4, Math.max(timeoutNanos / 10, MIN_MARGIN_NANOS));
   }
 
-  /** The heartbeat period for a negotiated session timeout T: T/3. */
+  /**
+   * The heartbeat period for a negotiated session timeout T: T/10. A heartbeat counts once a later
+   * one on the same connection, sent at least {@link #reportNanos} after its answer, is answered:
+   * the third after it when answers take less than T/40. So after the last answer the deadline is
+   * 0.6 T to 0.7 T minus the margin away (with T/3 and every answer counted at once it was 2T/3 to
+   * T minus the margin, but a follower cut off from the leader right after answering could leave
+   * the leader's news older than that).
+   */
   public static long beatNanos(long timeoutNanos) {
-    return Math.max(1L, timeoutNanos / 3);
+    return Math.max(1L, timeoutNanos / 10);
   }
 
   /**
-   * The moment (on the {@link Clock}'s scale) at which a session last heard from by a request sent
-   * at {@code heardSentAt} is declared lost: {@code heardSentAt + T - margin}. The ensemble cannot
-   * expire it before {@code heardSentAt + T}.
+   * P, the bound on the time from a server hearing a session's request to the leader's next ping
+   * reaching that server: T/4 + T/40. The leader pings each learner every half tick ({@code
+   * Leader.lead}); with ZooKeeper's default {@code minSessionTimeout} of two ticks a negotiated T
+   * is at least two ticks, so half a tick is at most T/4; T/40 is the allowance for the leader's
+   * loop, the ping's queue and link to the server, and clock rates. A server configured with a
+   * {@code minSessionTimeout} below two ticks may negotiate a T for which this does not hold: a
+   * heartbeat can then be counted before its traffic was reported.
+   */
+  public static long reportNanos(long timeoutNanos) {
+    return timeoutNanos / 4 + timeoutNanos / 40;
+  }
+
+  /**
+   * The moment (on the {@link Clock}'s scale) at which a session the leader is known to have heard
+   * from at {@code heardSentAt} ({@link HeardProof#provenAt()}) is declared lost: {@code
+   * heardSentAt + T - margin}. The ensemble cannot expire it before {@code heardSentAt + T}.
    */
   public static long dueNanos(long heardSentAt, long timeoutNanos) {
     return heardSentAt + timeoutNanos - marginNanos(timeoutNanos);

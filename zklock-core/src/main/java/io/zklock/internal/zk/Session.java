@@ -6,6 +6,7 @@ import io.zklock.SessionState;
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.Clock;
 import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.rules.HeardProof;
 import io.zklock.internal.rules.SessionDeadline;
 import java.time.Duration;
 import java.util.List;
@@ -33,21 +34,30 @@ import org.slf4j.LoggerFactory;
  * <p>ZooKeeper delivers connection events on its single event thread; this class never blocks it.
  * It records the transition and hands listener calls to a serial executor.
  *
- * <p><b>The session deadline.</b> The ensemble expires a session once it has received nothing from
- * the client for the negotiated timeout T; a client cut off from the ensemble may never hear {@code
- * Expired}. So zklock keeps its own deadline: while the session lives it sends a heartbeat (a
- * {@code sync}, which only the leader answers) every T/3 and records, for each answer, when the
- * request was <em>sent</em>. The server heard from the session no earlier than that, so it cannot
- * expire the session before {@code heardSentAt + T}. A new session starts with {@code heardSentAt}
- * at the moment the connection attempt that made it began ({@link ZkClient#connectBeganNanos()}):
- * the leader made the session no earlier, and a connect may be answered long after that (a follower
- * that lags behind the leader answers once it has applied the session's creation, up to ZooKeeper's
- * connect timeout, the asked T / number of servers, after the attempt began). A new session whose
- * deadline has passed by the time it connects is not used: its handle is closed and another session
- * is opened, with nothing sent on it and nobody told of it. At {@code heardSentAt + T - margin}
- * (see {@link SessionDeadline#marginNanos}) with no newer answer, the session is declared lost
- * exactly as if it had expired: held locks are lost with {@link
- * io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
+ * <p><b>The session deadline.</b> The ensemble expires a session once its leader has heard nothing
+ * from it for the negotiated timeout T; a client cut off from the ensemble may never hear {@code
+ * Expired}. So zklock keeps its own deadline, counted from {@code heardSentAt}: the latest instant
+ * no later than which the leader is known to have heard from the session. While the session lives
+ * it sends a heartbeat (a {@code sync}, which only the leader answers) every T/10 and records, for
+ * each answer, when the request was <em>sent</em> and when it was answered, and on which
+ * connection. An answer through a follower does not by itself prove that the leader heard: a
+ * forwarded request does not touch the session at the leader, only the follower's answer to the
+ * leader's next ping (every half tick) does, and a follower cut off from the leader right after
+ * answering never sends it. So a heartbeat counts ({@link HeardProof}) once a later one on the same
+ * connection, sent at least {@link SessionDeadline#reportNanos} (T/4 + T/40, half a tick and an
+ * allowance when T is at least two ticks, ZooKeeper's smallest by default) after the first was
+ * answered, is answered too: the follower passed on the first one's traffic before it forwarded the
+ * second. A connection of the same session made again counts from the start of its attempt (the
+ * leader revalidated the session before the connect was answered). A new session starts with {@code
+ * heardSentAt} at the moment the connection attempt that made it began ({@link
+ * ZkClient#connectBeganNanos()}): the leader made the session no earlier, and a connect may be
+ * answered long after that (a follower that lags behind the leader answers once it has applied the
+ * session's creation, up to ZooKeeper's connect timeout, the asked T / number of servers, after the
+ * attempt began). A new session whose deadline has passed by the time it connects is not used: its
+ * handle is closed and another session is opened, with nothing sent on it and nobody told of it. At
+ * {@code heardSentAt + T - margin} (see {@link SessionDeadline#marginNanos}) with nothing newer
+ * proven, the session is declared lost exactly as if it had expired: held locks are lost with
+ * {@link io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
  * session, the old handle is closed in the background once the ensemble could have expired it
  * ({@link SessionDeadline#closeNanos}).
  */
@@ -142,9 +152,12 @@ public final class Session implements SessionPort {
   // the deadline of the session of conn (guarded by lock)
   private CompletableFuture<Void> ended = new CompletableFuture<>(); // conn's session is over
   private long timeoutNanos; // negotiated
-  // send time of the latest request of conn's session answered; at first, the start of the connect
-  // attempt that made the session
-  private long heardSentAt;
+  // what the answered heartbeats of conn's session prove: the latest instant the leader is known to
+  // have heard from it (at first, the start of the connect attempt that made the session)
+  private HeardProof heard = HeardProof.madeAt(0L, 0L);
+  // the number of connection events of the client in use so far: answers heard between the same two
+  // events came on the same connection (ZooKeeper's event thread runs events and answers in order)
+  private long connection;
   private ScheduledFuture<?> beatTask;
   private ScheduledFuture<?> deadlineTask;
   private volatile long negotiatedMillis;
@@ -447,6 +460,7 @@ public final class Session implements SessionPort {
       if (zk != currentZk) {
         return true; // an old handle's late event
       }
+      connection++;
       switch (s) {
         case SyncConnected:
         case ConnectedReadOnly:
@@ -470,6 +484,12 @@ public final class Session implements SessionPort {
             conn = c;
             if (!sameSession) {
               startDeadline(c, began);
+            } else if (s == Watcher.Event.KeeperState.SyncConnected) {
+              // the server asked the leader to revalidate the session before it answered the
+              // connect, and the leader touched it then: no earlier than this attempt began
+              heard = heard.reconnected(connection, zk.connectBeganNanos());
+            } else {
+              heard = heard.moved(connection); // a read-only server does not ask the leader
             }
             beat(c); // at once: a reconnection does not tell when the server last heard us
             if (state != SessionState.CONNECTED) {
@@ -486,6 +506,7 @@ public final class Session implements SessionPort {
             break;
           }
         case Disconnected:
+          heard = heard.moved(connection);
           if (state == SessionState.CONNECTED && conn != null) {
             Conn c = conn;
             state = SessionState.SUSPENDED;
@@ -584,7 +605,7 @@ public final class Session implements SessionPort {
    */
   private Runnable endLocked(boolean declared) {
     Conn old = conn;
-    long closeAt = SessionDeadline.closeNanos(heardSentAt, timeoutNanos);
+    long closeAt = SessionDeadline.closeNanos(heard.provenAt(), timeoutNanos);
     CompletableFuture<Void> oldEnded = ended;
     boolean wasConnected = state == SessionState.CONNECTED;
     state = SessionState.LOST;
@@ -649,7 +670,7 @@ public final class Session implements SessionPort {
     stopDeadline();
     timeoutNanos = TimeUnit.MILLISECONDS.toNanos(c.client().sessionTimeoutMillis());
     negotiatedMillis = c.client().sessionTimeoutMillis();
-    heardSentAt = began;
+    heard = HeardProof.madeAt(began, connection);
     scheduleDeadline(c.sessionId());
     long period = SessionDeadline.beatNanos(timeoutNanos);
     beatTask =
@@ -709,25 +730,27 @@ public final class Session implements SessionPort {
    */
   long lastHeardNanos() {
     synchronized (lock) {
-      return heardSentAt;
+      return heard.provenAt();
     }
   }
 
-  /** A request of {@code c} sent at {@code sentAt} was answered: the deadline moves on. */
+  /**
+   * A heartbeat of {@code c} sent at {@code sentAt} was answered now, on the connection now in use
+   * (this runs on ZooKeeper's event thread, in order with the connection events): the deadline
+   * moves on to the latest heartbeat proven reported to the leader ({@link HeardProof}).
+   */
   private void heard(Conn c, long sentAt) {
     synchronized (lock) {
       if (closed || conn == null || conn.sessionId() != c.sessionId()) {
         return;
       }
-      if (sentAt - heardSentAt > 0) {
-        heardSentAt = sentAt;
-      }
+      heard = heard.answered(connection, sentAt, clock.nanoTime(), timeoutNanos);
     }
   }
 
   /** Called holding the lock: the deadline task, at the current deadline. */
   private void scheduleDeadline(long sessionId) {
-    long due = SessionDeadline.dueNanos(heardSentAt, timeoutNanos);
+    long due = SessionDeadline.dueNanos(heard.provenAt(), timeoutNanos);
     long delay = Math.max(0L, due - clock.nanoTime());
     deadlineTask = scheduler.schedule(() -> checkDeadline(sessionId), delay, TimeUnit.NANOSECONDS);
   }
@@ -744,19 +767,19 @@ public final class Session implements SessionPort {
       if (closed || conn == null || conn.sessionId() != sessionId) {
         return;
       }
-      long due = SessionDeadline.dueNanos(heardSentAt, timeoutNanos);
+      long due = SessionDeadline.dueNanos(heard.provenAt(), timeoutNanos);
       long now = clock.nanoTime();
       if (due - now > 0) {
         scheduleDeadline(sessionId);
         return;
       }
-      silentMillis = TimeUnit.NANOSECONDS.toMillis(now - heardSentAt);
+      silentMillis = TimeUnit.NANOSECONDS.toMillis(now - heard.provenAt());
       news = endLocked(true);
     }
     log.warn(
-        "ZooKeeper session 0x{} at '{}' declared lost: no answer to requests sent in the last {}"
-            + " ms, and the ensemble may expire it {} ms after the last one it received; its locks"
-            + " are lost, a new session is being opened",
+        "ZooKeeper session 0x{} at '{}' declared lost: the ensemble's leader is known to have"
+            + " heard from it {} ms ago and nothing newer, and it may expire it {} ms after it last"
+            + " heard; its locks are lost, a new session is being opened",
         Long.toHexString(sessionId),
         config.connectString(),
         silentMillis,

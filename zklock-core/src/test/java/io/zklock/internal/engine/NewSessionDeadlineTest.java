@@ -43,8 +43,9 @@ import org.junit.jupiter.api.Test;
  * the session's deadline counts from the start of the connect attempt that made it, not from the
  * first answer after {@code SyncConnected}: a session connected later than T − margin after its
  * attempt began is not used (no request goes out on it, nothing is granted on it) and another is
- * opened; one connected in time is used as before. A reconnection of a session keeps the rule it
- * had (the deadline counts from the latest answered request).
+ * opened; one connected in time is used as before. Either way its deadline then counts from the
+ * latest heartbeat proven reported to the leader (a later one on the same connection, sent T/4 +
+ * T/40 after its answer, answered), or a reconnection's attempt start, whichever is later.
  *
  * <p>All on a manual clock and scheduler (no sleeping, no real timing): T = 4 s, so the margin is
  * 500 ms and a new session is due 3.5 s after its attempt began.
@@ -157,8 +158,8 @@ class NewSessionDeadlineTest {
     FakeClient first = connector.opened(0);
     long began = clock.nanoTime();
 
-    // When the connect is answered 3.4 s after the attempt began, just in time
-    clock(3400);
+    // When the connect is answered 2 s after the attempt began, in time
+    clock(2000);
     first.connect(0x1001, began);
     zk.deliverAll();
 
@@ -169,10 +170,39 @@ class NewSessionDeadlineTest {
     assertThat(zk.stat(acquired.join().path()).getEphemeralOwner()).isEqualTo(0x1001);
     assertThat(connector.clients).hasSize(1);
     assertThat(first.closed).isFalse();
-    // and the heartbeat sent at the connection, answered, moved its deadline on past the attempt's
-    clock(200);
+    // and the heartbeat sent at the connection, answered, moves its deadline on past the attempt's
+    // once a heartbeat sent the report period (T/4 + T/40 = 1.1 s) after its answer is answered
+    // too (heartbeats every 400 ms: the one of 3.2 s)
+    for (int i = 0; i < 4; i++) {
+      clock(400);
+      zk.deliverAll();
+    }
     assertThat(clock.nanoTime() - began).isGreaterThan(DUE_NANOS);
     assertThat(told).containsExactly("CONNECTED:0x1001");
+  }
+
+  @Test
+  void
+      aNewSessionConnectedJustInTime_isUsed_butDueTMinusMarginAfterItsAttempt_untilAHeartbeatIsProven() {
+    // Given a session opening in the background
+    session.startInBackground();
+    FakeClient first = connector.opened(0);
+    long began = clock.nanoTime();
+
+    // When the connect is answered 3.4 s after the attempt began, just in time, and its heartbeat
+    // at once: an answer through a follower does not prove that the leader heard of it
+    clock(3400);
+    first.connect(0x1001, began);
+    zk.deliverAll();
+    assertThat(told).containsExactly("CONNECTED:0x1001");
+
+    // Then it is declared lost 3.5 s after its attempt began, the leader's last proven news of it
+    clock(99);
+    zk.deliverAll();
+    assertThat(told).containsExactly("CONNECTED:0x1001");
+    clock(1);
+    assertThat(clock.nanoTime() - began).isEqualTo(DUE_NANOS);
+    assertThat(told).containsExactly("CONNECTED:0x1001", "LOST:0x1001");
   }
 
   @Test
@@ -217,11 +247,15 @@ class NewSessionDeadlineTest {
     assertThat(told).containsExactly("CONNECTED:0x1001", "SUSPENDED:0x1001", "CONNECTED:0x1001");
     assertThat(connector.clients).hasSize(1);
     assertThat(first.closed).isFalse();
-    // and its deadline still counts from the last answer, the heartbeat at the connection
-    clock(499);
+    // and its deadline still counts from the latest instant proven: the start of the attempt that
+    // made the session (the heartbeat answered at the first connection was never proven reported:
+    // the connection dropped before a later one could prove it; the reconnection's attempt began
+    // before that)
+    clock(399);
     assertThat(told).hasSize(3);
     clock(1);
-    assertThat(clock.nanoTime() - connectedAt).isEqualTo(DUE_NANOS);
+    assertThat(clock.nanoTime() - began).isEqualTo(DUE_NANOS);
+    assertThat(clock.nanoTime() - connectedAt).isLessThan(DUE_NANOS);
     assertThat(told).endsWith("LOST:0x1001");
   }
 

@@ -9,9 +9,10 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.LongRange;
 
 /**
- * The session deadline's margin and heartbeat period, as functions of the negotiated timeout T: the
- * deadline always comes strictly before T, with at least the documented margin, and leaves room for
- * more than one heartbeat, so a single slow answer never declares a live session lost.
+ * The session deadline's margin, heartbeat period and report period, as functions of the negotiated
+ * timeout T: the deadline always comes strictly before T, with at least the documented margin, and
+ * leaves room for a heartbeat to be proven reported and the heartbeats around it, so a single slow
+ * answer never declares a live session lost.
  */
 class SessionDeadlinePropertiesTest {
   private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -29,12 +30,17 @@ class SessionDeadlinePropertiesTest {
   }
 
   @Property
-  void deadlineWindow_holdsTwoHeartbeats(
+  void deadlineWindow_holdsAProof_andTheHeartbeatsAroundIt(
       @ForAll @LongRange(min = 2, max = 3_600_000) long timeoutMillis) {
     long t = timeoutMillis * MS;
-    long window = t - SessionDeadline.marginNanos(t); // from the last answered send to the deadline
+    long window = t - SessionDeadline.marginNanos(t); // from the proven instant to the deadline
+    long beat = SessionDeadline.beatNanos(t);
 
-    assertThat(window).isGreaterThanOrEqualTo(2 * SessionDeadline.beatNanos(t));
+    // a heartbeat, the report period after its answer, the one that proves it and the one after
+    assertThat(window).isGreaterThan(SessionDeadline.reportNanos(t) + 3 * beat);
+    assertThat(SessionDeadline.reportNanos(t))
+        .as("half a tick is at most T/4 when T is at least two ticks")
+        .isGreaterThanOrEqualTo(t / 4);
   }
 
   @Property
@@ -74,7 +80,8 @@ class SessionDeadlinePropertiesTest {
     assertThat(SessionDeadline.marginNanos(15_000 * MS)).as("T=15 s: 1.5 s").isEqualTo(1_500 * MS);
     assertThat(SessionDeadline.marginNanos(1_000 * MS)).as("T=1 s: T/4").isEqualTo(250 * MS);
     assertThat(SessionDeadline.marginNanos(5_000 * MS)).as("T=5 s: 500 ms").isEqualTo(500 * MS);
-    assertThat(SessionDeadline.beatNanos(3_000 * MS)).isEqualTo(1_000 * MS);
+    assertThat(SessionDeadline.beatNanos(3_000 * MS)).isEqualTo(300 * MS);
+    assertThat(SessionDeadline.reportNanos(4_000 * MS)).isEqualTo(1_100 * MS);
     assertThat(SessionDeadline.beatNanos(2)).as("never zero").isEqualTo(1);
     assertThat(SessionDeadline.dueNanos(1_000 * MS, 4_000 * MS)).isEqualTo(4_500 * MS);
   }
