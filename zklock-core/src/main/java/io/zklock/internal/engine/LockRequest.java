@@ -253,7 +253,7 @@ public final class LockRequest implements Handle {
       session = conn.sessionId();
       step = new RequestStep(conn, epoch);
     }
-    GuardedOps.run(() -> protocol.create(step), this::failed);
+    protocol.create(step);
   }
 
   /** Called holding the monitor: create anew once connected (our node, if any, is gone). */
@@ -301,7 +301,7 @@ public final class LockRequest implements Handle {
         return;
       }
     }
-    GuardedOps.run(() -> protocol.recover(new RequestStep(conn, e)), this::failed);
+    protocol.recover(new RequestStep(conn, e));
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -1170,7 +1170,7 @@ public final class LockRequest implements Handle {
                   }
                   next = new RequestStep(c, ++epoch);
                 }
-                GuardedOps.run(() -> action.accept(next), LockRequest.this::failed);
+                action.accept(next);
               },
               LockRequest.this::closed);
     }
