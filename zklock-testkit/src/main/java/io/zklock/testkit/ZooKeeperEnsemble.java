@@ -49,6 +49,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
   private final Builder config;
   private final Path baseDir;
   private final List<Server> servers = new ArrayList<>();
+  // with Builder#peerLinks: links[i][j] carries server i's quorum and election connections to j
+  private final PeerLink[][] links;
   private boolean closed;
 
   private ZooKeeperEnsemble(Builder config) {
@@ -57,7 +59,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     for (int i = 0; i < config.size; i++) {
       servers.add(new Server(i, Ports.free(), Ports.free(), Ports.free()));
     }
+    links = config.peerLinks ? new PeerLink[config.size][config.size] : null;
     try {
+      if (links != null) {
+        for (Server from : servers) {
+          for (Server to : servers) {
+            if (from != to) {
+              links[from.index][to.index] = new PeerLink(to);
+            }
+          }
+        }
+      }
       for (Server s : servers) {
         Files.createDirectories(s.dataDir());
         Files.writeString(s.dataDir().resolve("myid"), Integer.toString(s.index + 1));
@@ -65,9 +77,106 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         s.node = config.childProcesses ? new ChildProcessPeer(s, config) : new InProcessPeer(s);
       }
     } catch (IOException e) {
+      closeLinks();
       Files2.deleteQuietly(baseDir);
       throw new UncheckedIOException("cannot write ensemble configuration under " + baseDir, e);
+    } catch (RuntimeException e) {
+      closeLinks();
+      Files2.deleteQuietly(baseDir);
+      throw e;
     }
+  }
+
+  /** Server {@code from}'s connections to server {@code to}: one proxy per port it dials. */
+  private static final class PeerLink {
+    final FaultProxy quorum;
+    final FaultProxy election;
+
+    PeerLink(Server to) {
+      quorum = FaultProxy.start(Ports.LOOPBACK, to.quorumPort);
+      FaultProxy e;
+      try {
+        e = FaultProxy.start(Ports.LOOPBACK, to.electionPort);
+      } catch (RuntimeException ex) {
+        quorum.close();
+        throw ex;
+      }
+      election = e;
+    }
+
+    void blackhole() {
+      quorum.blackhole();
+      election.blackhole();
+    }
+
+    void reopen() {
+      // what was held is dropped with its connections; new ones pass
+      quorum.refuse();
+      election.refuse();
+      quorum.pass();
+      election.pass();
+    }
+
+    void close() {
+      quorum.close();
+      election.close();
+    }
+  }
+
+  private void closeLinks() {
+    if (links == null) {
+      return;
+    }
+    for (PeerLink[] row : links) {
+      for (PeerLink l : row) {
+        if (l != null) {
+          l.close();
+        }
+      }
+    }
+  }
+
+  /**
+   * Cuts server {@code i} off from the other servers while it keeps serving its clients, as a
+   * network partition between servers does: every byte of its quorum and election connections, both
+   * ways, is held from now on (the connections stay open). It serves reads until it notices that
+   * its leader is silent (syncLimit ticks), as ZooKeeper does; a leader cut off likewise loses its
+   * quorum. Needs {@link Builder#peerLinks()}.
+   *
+   * @throws IllegalStateException if the ensemble was built without peer links
+   */
+  public void isolate(int i) {
+    server(i);
+    for (int j = 0; j < servers.size(); j++) {
+      if (j != i) {
+        peerLinks()[i][j].blackhole();
+        peerLinks()[j][i].blackhole();
+      }
+    }
+  }
+
+  /**
+   * Ends {@link #isolate(int)}: the held connections are closed (what they held is lost) and new
+   * ones pass, so server {@code i} rejoins the ensemble. Returns without waiting; see {@link
+   * #awaitQuorum(Duration)}.
+   */
+  public void rejoin(int i) {
+    server(i);
+    for (int j = 0; j < servers.size(); j++) {
+      if (j != i) {
+        peerLinks()[i][j].reopen();
+        peerLinks()[j][i].reopen();
+      }
+    }
+  }
+
+  private PeerLink[][] peerLinks() {
+    if (links == null) {
+      throw new IllegalStateException(
+          "isolate/rejoin need an ensemble built with peerLinks(): its servers reach each other"
+              + " directly");
+    }
+    return links;
   }
 
   /** The number of servers. */
@@ -235,6 +344,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         s.node.kill();
       }
     }
+    closeLinks();
     Files2.deleteQuietly(baseDir);
   }
 
@@ -308,8 +418,14 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
       p.setProperty("maxSessionTimeout", Long.toString(config.maxSessionTimeout.toMillis()));
     }
     for (Server s : servers) {
-      p.setProperty(
-          "server." + (s.index + 1), Ports.LOOPBACK + ":" + s.quorumPort + ":" + s.electionPort);
+      int quorum = s.quorumPort;
+      int election = s.electionPort;
+      if (links != null && s != self) {
+        // self dials s through its links; it binds its own ports itself
+        quorum = links[self.index][s.index].quorum.port();
+        election = links[self.index][s.index].election.port();
+      }
+      p.setProperty("server." + (s.index + 1), Ports.LOOPBACK + ":" + quorum + ":" + election);
     }
     return p;
   }
@@ -377,6 +493,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     int maxClientConnections = -1;
     Duration maxSessionTimeout;
     String serverVersion;
+    boolean peerLinks;
 
     Builder(int size) {
       if (size < 1) {
@@ -456,6 +573,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public Builder serverVersion(String version) {
       this.serverVersion = ServerArtifacts.checkVersion(version);
+      return this;
+    }
+
+    /**
+     * Each server reaches each other one through a {@link FaultProxy} of its own (its configuration
+     * names the proxies' ports for the others' quorum and election ports), so that a server can be
+     * cut off from the others while it still serves clients: {@link ZooKeeperEnsemble#isolate(int)}
+     * and {@link ZooKeeperEnsemble#rejoin(int)}. Off by default (the servers dial each other
+     * directly).
+     */
+    public Builder peerLinks() {
+      this.peerLinks = true;
       return this;
     }
 
