@@ -8,11 +8,15 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.server.ContainerManager;
 import org.apache.zookeeper.server.DataNode;
 import org.apache.zookeeper.server.DataTree;
 import org.apache.zookeeper.server.NIOServerCnxnFactory;
+import org.apache.zookeeper.server.Request;
 import org.apache.zookeeper.server.RequestProcessor;
 import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZooKeeperServer;
@@ -68,6 +72,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   private int secureClientPort;
 
   private TestZooKeeperServer zks;
+  private final ConcurrentHashMap<Long, LongAdder> requests = new ConcurrentHashMap<>();
   private ServerCnxnFactory cnxnFactory;
   private ServerCnxnFactory secureCnxnFactory;
   private ContainerManager containerManager;
@@ -194,6 +199,22 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
       throw new IllegalStateException("server is not running");
     }
     return zks;
+  }
+
+  /**
+   * How many requests the session {@code sessionId} has sent to this server, not counting pings and
+   * {@code sync}s: what a client asks of ZooKeeper for its own work, without the keep-alives that
+   * ZooKeeper's client and zklock's session send on their own clocks (a count of packets includes
+   * those, so a test that counts a protocol's requests over a window would count any keep-alive
+   * that falls into it). Counted across restarts of this server.
+   *
+   * @throws UnsupportedOperationException if the server runs in a child JVM ({@link
+   *     Builder#serverVersion(String)})
+   */
+  public long requestsOf(long sessionId) {
+    requireInProcess("requestsOf");
+    LongAdder n = requests.get(sessionId);
+    return n == null ? 0 : n.sum();
   }
 
   /**
@@ -349,7 +370,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
           config.maxSessionTimeout != null
               ? (int) config.maxSessionTimeout.toMillis()
               : (int) Math.max(20 * config.tickTime.toMillis(), DEFAULT_MAX_SESSION_TIMEOUT_MS);
-      TestZooKeeperServer server = new TestZooKeeperServer(txnLog, tickMs, min, max);
+      TestZooKeeperServer server = new TestZooKeeperServer(txnLog, tickMs, min, max, requests);
       txnLog.setServerStats(server.serverStats());
 
       ServerCnxnFactory plain = new NIOServerCnxnFactory();
@@ -465,8 +486,24 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
   /** Exposes the first request processor, which the container manager needs. */
   private static final class TestZooKeeperServer extends ZooKeeperServer {
-    TestZooKeeperServer(FileTxnSnapLog txnLog, int tickTime, int minSession, int maxSession) {
+    private final Map<Long, LongAdder> requests;
+
+    TestZooKeeperServer(
+        FileTxnSnapLog txnLog,
+        int tickTime,
+        int minSession,
+        int maxSession,
+        Map<Long, LongAdder> requests) {
       super(txnLog, tickTime, minSession, maxSession, -1, null, "");
+      this.requests = requests;
+    }
+
+    @Override
+    public void submitRequest(Request si) {
+      if (si.type != OpCode.ping && si.type != OpCode.sync) {
+        requests.computeIfAbsent(si.sessionId, id -> new LongAdder()).increment();
+      }
+      super.submitRequest(si);
     }
 
     RequestProcessor firstProcessor() {

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -76,6 +77,23 @@ class EmbeddedZooKeeperTest {
       SessionKiller.expire(
           zk.connectString(), victim.zk.getSessionId(), victim.zk.getSessionPasswd());
       victim.awaitState(KeeperState.Expired, 10);
+    }
+  }
+
+  @Test
+  void requestsOf_countsASessionsRequests_butNotItsPingsAndSyncs() throws Exception {
+    try (ZkClients.Recorded c = ZkClients.connect(zk.connectString(), 1000)) {
+      long session = c.zk.getSessionId();
+      long before = zk.requestsOf(session);
+      c.zk.create("/counted", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+      CountDownLatch synced = new CountDownLatch(2);
+      c.zk.sync("/", (rc, path, ctx) -> synced.countDown(), null);
+      c.zk.sync("/", (rc, path, ctx) -> synced.countDown(), null);
+      assertThat(synced.await(10, TimeUnit.SECONDS)).isTrue();
+      c.zk.getData("/counted", false, null);
+      // a second and a half idle at T = 1 s: ZooKeeper's client pings at least twice
+      Thread.sleep(1500);
+      assertThat(zk.requestsOf(session) - before).as("the create and the read").isEqualTo(2);
     }
   }
 

@@ -122,10 +122,12 @@ class DeclaredLostCloseTest extends ZkTestSupport {
     AtomicLong heardAt = new AtomicLong();
     List<Boolean> existedWhenTold = new CopyOnWriteArrayList<>();
     List<String> states = new CopyOnWriteArrayList<>();
+    List<Boolean> aliveWhenTold = new CopyOnWriteArrayList<>();
     session.addListener(
         (state, id) -> {
           states.add(state + ":" + Long.toHexString(id));
           if (state == SessionState.LOST && id == old.sessionId()) {
+            aliveWhenTold.add(handle(old).getState().isAlive());
             heardAt.set(session.lastHeardNanos());
             try {
               existedWhenTold.add(raw().exists(node, false) != null);
@@ -158,7 +160,10 @@ class DeclaredLostCloseTest extends ZkTestSupport {
             (rc, p, c, name, stat) -> lateCreate.complete(Code.get(rc)));
     assertThat(lateCreate.get(10, TimeUnit.SECONDS)).isEqualTo(Code.SESSIONEXPIRED);
     assertThat(raw().exists(late, false)).as("the late create never reached the server").isNull();
-    assertThat(handle(old).getState().isAlive()).as("the handle itself is still open").isTrue();
+    // The handle itself was still open when the loss was told. (Asked there, not here: it closes
+    // one margin after the declaration, and on a loaded machine the late create and the read
+    // above can take longer than that.)
+    assertThat(aliveWhenTold).as("the handle itself is still open").containsExactly(true);
     // and the old handle is closed, ending the session and its node, once the ensemble could have
     // expired it: no earlier than T after the last answered heartbeat, and not much later
     Awaitility.await().atMost(Duration.ofNanos(2 * timeout)).until(() -> deletedAt.get() != 0);
