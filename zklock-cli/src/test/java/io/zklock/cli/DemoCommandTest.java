@@ -5,12 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class DemoCommandTest {
 
+  // The demo starts six JVMs (three ZooKeeper servers, three workers) before its 12 s run and the
+  // fault schedule's end: 16-23 s in CI runs. Beside other builds (load 15-20 on two cores)
+  // the starts alone took 40 s of the default minute (the ensemble's quorum 18 s, the workers'
+  // hellos 22 s) and the test timed out with the run under way and nothing wrong. The command
+  // bounds its own waits (quorum 60 s, workers 2 min, the run its duration + 3 min) and ends by
+  // itself; three minutes are three times the minute that loaded run went past.
   @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void shortDemo_withAllFaults_ledgerConsistent_staleWriteRejected_lossReported(@TempDir Path dir)
       throws Exception {
     Path html = dir.resolve("timeline.html");
