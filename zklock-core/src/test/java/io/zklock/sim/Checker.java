@@ -572,10 +572,14 @@ final class Checker {
    * stand at the leader (an acknowledged delete was committed there first) while the client still
    * uses the session that made it ({@code clientSession}: its {@code ZkLocks}' session now, 0 if
    * none). A session the client has given up (expired, declared lost at zklock's deadline) may keep
-   * its nodes until the ensemble expires it: not judged. Nor is a cohort's release, which hands the
-   * lock to a local waiter and keeps the node by design. A multi-lock is judged by its first part.
+   * its nodes until the ensemble expires it: not judged; nor one whose ZooKeeper handle has ended
+   * ({@code handleEnded}): a 3.9 client that heard nothing for 4T/3 expires its session itself
+   * (ZOOKEEPER-4508) and answers what it had pending {@code SESSIONEXPIRED}, maybe before zklock's
+   * session has heard of that end, while the ensemble keeps the session until its own timeout. Nor
+   * is a cohort's release, which hands the lock to a local waiter and keeps the node by design. A
+   * multi-lock is judged by its first part.
    */
-  void released(Hold h, long clientSession) {
+  void released(Hold h, long clientSession, java.util.function.LongPredicate handleEnded) {
     if (h.foreign || h.path == null || h.czxid == 0 || isCohort(h.path)) {
       return;
     }
@@ -584,7 +588,9 @@ final class Checker {
       count("released.nodeGone");
       return;
     }
-    if (clientSession == 0 || n.ephemeralOwner != clientSession) {
+    if (clientSession == 0
+        || n.ephemeralOwner != clientSession
+        || handleEnded.test(n.ephemeralOwner)) {
       count("released.sessionOver");
       return;
     }

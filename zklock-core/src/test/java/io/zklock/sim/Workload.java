@@ -264,7 +264,10 @@ final class Workload {
           case 1 -> got.close();
           default -> waitFor(self, got.releaseAsync());
         }
-        w.checker.released(h, node.locks.sessionId());
+        w.checker.released(
+            h,
+            node.locks.sessionId(),
+            s -> node.handles.stream().anyMatch(c -> c.getSessionId() == s && c.closed()));
       } catch (ZkLockException | CompletionException e) {
         documented(h, Documented.Call.RELEASE, "release", e); // none is
       }
