@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -277,11 +279,23 @@ class ConnectionFaultsTest extends ZkTestSupport {
 
   @Test
   void semaphore_cancelDuringConnectionLoss_leavesNoNodes() throws Exception {
-    LockHandle lease = client().semaphore("sem", 1).acquire();
+    // the admission queue's directory made PERSISTENT beforehand: as the library makes it, a
+    // CONTAINER, the server reclaims it (within a second here) once the first client's admission
+    // node is gone; the proxied client's create then meets NONODE, and the directory's creation
+    // waits for that reply, which the proxy holds: its admission node would never reach the server
+    ZkLocks first = client(); // makes the namespace
+    createDir("sem");
+    String queue = dir("sem") + "/queue";
+    raw().create(queue, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    LockHandle lease = first.semaphore("sem", 1).acquire();
+    // the first client's admission is released after its lease is granted, in the background
+    await().atMost(Duration.ofSeconds(10)).until(() -> raw().getChildren(queue, false).isEmpty());
     ZkLocks locks = proxied();
     proxy.muteReplies();
     CompletableFuture<LockHandle> f = locks.semaphore("sem", 1).acquireAsync();
-    await().atMost(Duration.ofSeconds(10)).until(() -> lockNodes().size() >= 2);
+    // its admission node: applied by the server, unanswered (no lease can follow unanswered)
+    await().atMost(Duration.ofSeconds(10)).until(() -> raw().getChildren(queue, false).size() == 1);
+    assertThat(lockNodes()).hasSize(2);
 
     f.cancel(true);
     proxy.cut();
