@@ -16,6 +16,15 @@ final class BenchConfig {
   int asyncWaiters = 10_000;
   int heldLocks = 10_000;
 
+  /** The names of {@code distinct-1000} and {@code distinct-1000-one} unless {@code --names}. */
+  static final int DISTINCT_NAMES = 1_000;
+
+  /**
+   * Distinct lock names of {@code distinct-1000} and {@code distinct-1000-one} ({@code --names});
+   * the keys stay, the header and the JSON say the count when it is not {@link #DISTINCT_NAMES}.
+   */
+  int distinctNames = DISTINCT_NAMES;
+
   /**
    * fsync of the servers' logs: on, as ZooKeeper and etcd run in production ({@code --no-fsync}).
    */
@@ -94,6 +103,7 @@ final class BenchConfig {
         case "--no-peers" -> c.peers = false;
         case "--observe" -> c.observe = true;
         case "--held" -> c.heldLocks = positive(value(args, ++i, a), a);
+        case "--names" -> c.distinctNames = positive(value(args, ++i, a), a);
         case "--ensemble" -> c.servers = new ArrayList<>(List.of(ensemble(value(args, ++i, a), a)));
         case "--servers" -> {
           c.servers = new ArrayList<>();
@@ -208,7 +218,8 @@ final class BenchConfig {
       """
       usage: bench [--quick] [--rtt D[,D]] [--ensemble N | --servers 1,N] [--no-fsync] [--no-peers]
                    [--observe] [--scenarios a,b] [--impls a,b] [--json FILE] [--svg FILE] [--reps N]
-                   [--seconds S] [--warmup S] [--herd N] [--waiters N] [--held N] [--list]
+                   [--seconds S] [--warmup S] [--herd N] [--waiters N] [--held N] [--names N]
+                   [--list]
         --quick       short windows, 2 repetitions, no warm-up round, 60-session herd, 1,000 async
                       waiters, no added latency (about a minute)
         --rtt D[,D]   the round trips to measure under, e.g. 1ms or 0,1ms: every session of every
@@ -223,6 +234,8 @@ final class BenchConfig {
         --herd N      sessions of the large watch-event scenario (default 500)
         --waiters N   pending acquireAsync() of the async scenario (default 10,000)
         --held N      distinct locks one session holds at once in held-many (default 10,000)
+        --names N     distinct lock names of distinct-1000 and distinct-1000-one (default 1,000;
+                      the keys stay, the header and the JSON say N when it is not 1,000)
         --ensemble N  ZooKeeper as an N-server ensemble of child JVMs (N = 3, 5 or 7) instead of
                       the embedded standalone server; etcd runs N members too
         --servers L   server regimes to measure one after the other: 1 (standalone) and/or N

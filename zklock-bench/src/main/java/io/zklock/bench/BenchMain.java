@@ -83,6 +83,9 @@ public final class BenchMain {
             + " reps, round trips "
             + rttList(config)
             + loadAverage()
+            + (config.distinctNames != BenchConfig.DISTINCT_NAMES
+                ? ", " + distinctNames(config)
+                : "")
             + (config.observe ? ", zklock observed (Micrometer + JFR)" : ""));
     if (config.observe) {
       Observed.start();
@@ -303,6 +306,14 @@ public final class BenchMain {
             + " reps"
             + (config.quick ? " (quick)" : ""));
     m.put("round trips", rttList(config));
+    if (config.distinctNames != BenchConfig.DISTINCT_NAMES) {
+      m.put("distinct names", distinctNames(config));
+    }
     return m;
+  }
+
+  /** What a run with {@code --names} other than 1,000 says of its distinct-1000 scenarios. */
+  static String distinctNames(BenchConfig config) {
+    return "distinct-1000 and distinct-1000-one with " + config.distinctNames + " names, not 1,000";
   }
 }

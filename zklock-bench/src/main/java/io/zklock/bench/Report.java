@@ -456,6 +456,14 @@ final class Report {
     return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.6g", v);
   }
 
+  /** The scenario's title, and for distinct-1000* with {@code --names} not 1,000, the count. */
+  private String title(Scenario s) {
+    String names = machine.get("distinct names");
+    return names != null && s.name.startsWith("distinct-1000")
+        ? s.title + " [" + names + "]"
+        : s.title;
+  }
+
   String json() {
     StringBuilder sb = new StringBuilder("{\n  \"machine\": {");
     String sep = "";
@@ -472,7 +480,7 @@ final class Report {
       sb.append(", \"rtt\": ").append(q(r.rtt()));
       sb.append(", \"servers\": ").append(r.servers());
       sb.append(", \"fsync\": ").append(q(machine.getOrDefault("fsync", "?")));
-      sb.append(", \"title\": ").append(q(s.title));
+      sb.append(", \"title\": ").append(q(title(s)));
       sb.append(", \"unit\": ").append(q(s.unit));
       sb.append(", \"higherIsBetter\": ").append(s.higherIsBetter);
       sb.append(", \"baseline\": ").append(s.baseline == null ? "null" : q(s.baseline.label));

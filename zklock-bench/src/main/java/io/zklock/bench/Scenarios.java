@@ -171,9 +171,11 @@ final class Scenarios {
     };
   }
 
-  /** 1,000 locks, 8 sessions × 4 threads, each picking locks at random (same seeds for all). */
+  /**
+   * 1,000 locks ({@code --names}), 8 sessions × 4 threads, each picking locks at random (same seeds
+   * for all).
+   */
   static Scenario distinctLocks() {
-    int locks = 1000;
     int sessions = 8;
     int threads = 4;
     return new Scenario(
@@ -185,6 +187,7 @@ final class Scenarios {
         Impl.RAW) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {
+        int locks = env.config.distinctNames;
         List<BenchLock.Client> clients = env.connect(impl, sessions);
         try {
           List<Loop.Op> ops = new ArrayList<>();
@@ -223,12 +226,12 @@ final class Scenarios {
   /**
    * Per-entity locks as a service takes them: one client (one {@code ZkLocks}, one {@code
    * CuratorFramework}, one {@code RedissonClient}, one jetcd client and lease) shared by 32
-   * threads, each taking one of 1,000 locks at random (the same seeds for every implementation),
-   * Curator an {@code InterProcessMutex} per acquisition as its users do for per-entity names. The
-   * client has met every entity once before the window ({@link #meetEveryEntity}).
+   * threads, each taking one of 1,000 locks ({@code --names}) at random (the same seeds for every
+   * implementation), Curator an {@code InterProcessMutex} per acquisition as its users do for
+   * per-entity names. The client has met every entity once before the window ({@link
+   * #meetEveryEntity}).
    */
   static Scenario distinctLocksOneClient() {
-    int locks = 1000;
     int threads = SHARED_THREADS;
     return new Scenario(
         "distinct-1000-one",
@@ -239,6 +242,7 @@ final class Scenarios {
         Impl.CURATOR) {
       @Override
       Window measure(Impl impl, Env env) throws Exception {
+        int locks = env.config.distinctNames;
         BenchLock.Client client = impl.connectShared(env.endpoints(), threads);
         try {
           String prefix = "distinct-one/" + impl.label + "-";

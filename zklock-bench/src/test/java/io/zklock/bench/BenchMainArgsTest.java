@@ -37,4 +37,16 @@ class BenchMainArgsTest {
     assertThat(code[0]).as(out).isEqualTo(2);
     assertThat(out).contains("--no-such-option");
   }
+
+  @Test
+  void names_setsTheDistinctScenariosNameCount_zeroIsAUsageError() {
+    assertThat(BenchConfig.parse(new String[0]).distinctNames).isEqualTo(1_000);
+    assertThat(BenchConfig.parse(new String[] {"--names", "50"}).distinctNames).isEqualTo(50);
+
+    int[] code = new int[1];
+    String out = run(code, "--names", "0");
+
+    assertThat(code[0]).as(out).isEqualTo(2);
+    assertThat(out).contains("--names must be positive").contains("--names N");
+  }
 }
