@@ -11,14 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.function.BiConsumer;
-import org.apache.zookeeper.AsyncCallback;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
-import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.data.ClientInfo;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,117 +25,10 @@ import org.junit.jupiter.api.Test;
 class ReconnectedThenDeclaredLostTest {
   private static final long T_MS = 2000;
 
-  /** A client whose news and heartbeats the test delivers. */
-  private static final class Client implements ZkClient {
-    final long sessionId;
-    final BiConsumer<ZkClient, KeeperState> news;
-    final Queue<AsyncCallback.VoidCallback> syncs = new ArrayDeque<>();
-    final List<String> creates = new ArrayList<>();
-    final long began; // when its connect attempt began: at its opening
-    boolean closed;
-
-    Client(
-        long sessionId, ManualScheduler.FakeClock clock, BiConsumer<ZkClient, KeeperState> news) {
-      this.sessionId = sessionId;
-      this.news = news;
-      this.began = clock.nanoTime();
-    }
-
-    void tell(KeeperState s) {
-      news.accept(this, s);
-    }
-
-    /** Answers the heartbeats sent so far. */
-    void answerHeartbeats() {
-      while (!syncs.isEmpty()) {
-        syncs.poll().processResult(Code.OK.intValue(), "/", null);
-      }
-    }
-
-    @Override
-    public ZkOps ops() {
-      return new ZkOps() {
-        @Override
-        public void create(
-            String path,
-            byte[] data,
-            List<ACL> acl,
-            CreateMode mode,
-            AsyncCallback.Create2Callback cb) {
-          creates.add(path);
-        }
-
-        @Override
-        public void getChildren(String path, Watcher watcher, AsyncCallback.Children2Callback cb) {}
-
-        @Override
-        public void getData(String path, Watcher watcher, AsyncCallback.DataCallback cb) {}
-
-        @Override
-        public void exists(String path, Watcher watcher, AsyncCallback.StatCallback cb) {}
-
-        @Override
-        public void delete(String path, int version, AsyncCallback.VoidCallback cb) {}
-
-        @Override
-        public void getACL(String path, AsyncCallback.ACLCallback cb) {}
-
-        @Override
-        public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {}
-
-        @Override
-        public void removeWatches(
-            String path,
-            Watcher watcher,
-            Watcher.WatcherType type,
-            AsyncCallback.VoidCallback cb) {}
-
-        @Override
-        public void removeAllWatches(
-            String path, Watcher.WatcherType type, AsyncCallback.VoidCallback cb) {}
-
-        @Override
-        public void sync(String path, AsyncCallback.VoidCallback cb) {
-          syncs.add(cb);
-        }
-      };
-    }
-
-    @Override
-    public long sessionId() {
-      return sessionId;
-    }
-
-    @Override
-    public long connectBeganNanos() {
-      return began;
-    }
-
-    @Override
-    public int sessionTimeoutMillis() {
-      return (int) T_MS;
-    }
-
-    @Override
-    public List<ClientInfo> whoAmI() {
-      return null;
-    }
-
-    @Override
-    public boolean saslLogin() {
-      return false;
-    }
-
-    @Override
-    public void close() {
-      closed = true;
-    }
-  }
-
   private final ManualScheduler.FakeClock clock = new ManualScheduler.FakeClock();
   private final ManualScheduler scheduler = new ManualScheduler(clock);
   private final Queue<Runnable> events = new ArrayDeque<>(); // the session's serial executor
-  private final List<Client> clients = new ArrayList<>();
+  private final List<ScriptedClient> clients = new ArrayList<>();
   private final Session session =
       new Session(
           new SessionConfig(
@@ -158,7 +44,8 @@ class ReconnectedThenDeclaredLostTest {
               false,
               true),
           (config, sessionClock, news) -> {
-            Client c = new Client(0x100L + clients.size(), clock, news);
+            ScriptedClient c =
+                new ScriptedClient(0x100L + clients.size(), clock.nanoTime(), (int) T_MS, news);
             clients.add(c);
             return c;
           },
@@ -176,7 +63,7 @@ class ReconnectedThenDeclaredLostTest {
   @Test
   void aConnectionWhoseNewsComesAfterTheSessionWasDeclaredLost_isGivenToNobody() {
     session.startInBackground();
-    Client old = clients.get(0);
+    ScriptedClient old = clients.get(0);
     old.tell(KeeperState.SyncConnected);
     runEvents();
     old.answerHeartbeats(); // arms the deadline
@@ -202,7 +89,7 @@ class ReconnectedThenDeclaredLostTest {
     assertThat(waitedThrough).as("the waiter of the suspension").isEmpty();
 
     // and both are given the next session's, once it connects
-    Client next = clients.get(1);
+    ScriptedClient next = clients.get(1);
     next.tell(KeeperState.SyncConnected);
     runEvents();
     assertThat(waitedThrough).extracting(Session.Conn::sessionId).containsExactly(next.sessionId);

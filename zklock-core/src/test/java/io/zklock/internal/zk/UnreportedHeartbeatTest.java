@@ -12,14 +12,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.function.BiConsumer;
-import org.apache.zookeeper.AsyncCallback;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
-import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.data.ClientInfo;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,113 +27,10 @@ import org.junit.jupiter.api.Test;
 class UnreportedHeartbeatTest {
   private static final long T_MS = 2000;
 
-  /** A client whose connection news and heartbeat answers the test delivers. */
-  private static final class Client implements ZkClient {
-    final long sessionId;
-    final BiConsumer<ZkClient, KeeperState> news;
-    final Queue<AsyncCallback.VoidCallback> syncs = new ArrayDeque<>();
-    long began; // when the connect attempt that made its latest connection began
-
-    Client(long sessionId, long began, BiConsumer<ZkClient, KeeperState> news) {
-      this.sessionId = sessionId;
-      this.began = began;
-      this.news = news;
-    }
-
-    void tell(KeeperState s) {
-      news.accept(this, s);
-    }
-
-    /** Answers the heartbeats sent so far, now; returns how many. */
-    int answerHeartbeats() {
-      int n = 0;
-      while (!syncs.isEmpty()) {
-        syncs.poll().processResult(Code.OK.intValue(), "/", null);
-        n++;
-      }
-      return n;
-    }
-
-    @Override
-    public ZkOps ops() {
-      return new ZkOps() {
-        @Override
-        public void create(
-            String path,
-            byte[] data,
-            List<ACL> acl,
-            CreateMode mode,
-            AsyncCallback.Create2Callback cb) {}
-
-        @Override
-        public void getChildren(String path, Watcher watcher, AsyncCallback.Children2Callback cb) {}
-
-        @Override
-        public void getData(String path, Watcher watcher, AsyncCallback.DataCallback cb) {}
-
-        @Override
-        public void exists(String path, Watcher watcher, AsyncCallback.StatCallback cb) {}
-
-        @Override
-        public void delete(String path, int version, AsyncCallback.VoidCallback cb) {}
-
-        @Override
-        public void getACL(String path, AsyncCallback.ACLCallback cb) {}
-
-        @Override
-        public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback cb) {}
-
-        @Override
-        public void removeWatches(
-            String path,
-            Watcher watcher,
-            Watcher.WatcherType type,
-            AsyncCallback.VoidCallback cb) {}
-
-        @Override
-        public void removeAllWatches(
-            String path, Watcher.WatcherType type, AsyncCallback.VoidCallback cb) {}
-
-        @Override
-        public void sync(String path, AsyncCallback.VoidCallback cb) {
-          syncs.add(cb);
-        }
-      };
-    }
-
-    @Override
-    public long sessionId() {
-      return sessionId;
-    }
-
-    @Override
-    public long connectBeganNanos() {
-      return began;
-    }
-
-    @Override
-    public int sessionTimeoutMillis() {
-      return (int) T_MS;
-    }
-
-    @Override
-    public List<ClientInfo> whoAmI() {
-      return null;
-    }
-
-    @Override
-    public boolean saslLogin() {
-      return false;
-    }
-
-    @Override
-    public void close() {}
-  }
-
   private final ManualScheduler.FakeClock clock = new ManualScheduler.FakeClock();
   private final ManualScheduler scheduler = new ManualScheduler(clock);
   private final Queue<Runnable> events = new ArrayDeque<>(); // the session's serial executor
-  private final List<Client> clients = new ArrayList<>();
+  private final List<ScriptedClient> clients = new ArrayList<>();
   private final long start = clock.nanoTime();
   private final Session session =
       new Session(
@@ -157,7 +47,8 @@ class UnreportedHeartbeatTest {
               false,
               true),
           (config, sessionClock, news) -> {
-            Client c = new Client(0x100L + clients.size(), clock.nanoTime(), news);
+            ScriptedClient c =
+                new ScriptedClient(0x100L + clients.size(), clock.nanoTime(), (int) T_MS, news);
             clients.add(c);
             return c;
           },
@@ -181,7 +72,7 @@ class UnreportedHeartbeatTest {
   }
 
   /** Advances in steps of 10 ms, answering each heartbeat at once, until {@code untilMs}. */
-  private void answeringAtOnceUntil(Client c, long untilMs) {
+  private void answeringAtOnceUntil(ScriptedClient c, long untilMs) {
     c.answerHeartbeats();
     while (nowMs() < untilMs) {
       scheduler.advance(Duration.ofMillis(10));
@@ -198,9 +89,9 @@ class UnreportedHeartbeatTest {
     }
   }
 
-  private Client connected() {
+  private ScriptedClient connected() {
     session.startInBackground();
-    Client c = clients.get(0);
+    ScriptedClient c = clients.get(0);
     c.tell(KeeperState.SyncConnected);
     runEvents();
     assertThat(session.state()).isEqualTo(SessionState.CONNECTED);
@@ -218,7 +109,7 @@ class UnreportedHeartbeatTest {
   @Test
   void lastAnsweredThenNeverAgain_theDeadlineCountsFromTheLastHeartbeatProvenReported() {
     // Given a session whose heartbeats (every 200 ms) were each answered at once until 2.0 s
-    Client c = connected();
+    ScriptedClient c = connected();
     answeringAtOnceUntil(c, 2_000);
     // Then the instant counted from is the heartbeat of 1.4 s: the one of 2.0 s, sent 550 ms after
     // 1.4 s's answer, proves it; nothing proves the ones of 1.6, 1.8 and 2.0 s yet
@@ -237,7 +128,7 @@ class UnreportedHeartbeatTest {
   @Test
   void anAnswerTooSoonAfterTheLast_provesNothing_aLaterOneProvesIt() {
     // Given heartbeats answered at once until 1.0 s: the one of 0.4 s is proven by the one of 1.0 s
-    Client c = connected();
+    ScriptedClient c = connected();
     answeringAtOnceUntil(c, 1_000);
     assertThat(session.lastHeardNanos()).isEqualTo(ms(400));
     // When the heartbeats of 1.2 and 1.4 s are answered only at 1.45 s (slow answers)
@@ -261,7 +152,7 @@ class UnreportedHeartbeatTest {
   @Test
   void aConnectionMadeAgain_countsFromItsAttemptsStart_thenFromItsOwnProvenHeartbeats() {
     // Given heartbeats answered at once until 2.0 s (proven: 1.4 s)
-    Client c = connected();
+    ScriptedClient c = connected();
     answeringAtOnceUntil(c, 2_000);
     assertThat(session.lastHeardNanos()).isEqualTo(ms(1_400));
     // When the connection drops at 2.05 s, and the handle connects again (the same session) through
@@ -291,7 +182,7 @@ class UnreportedHeartbeatTest {
   @Test
   void aNewSession_countsFromItsConnectAttempt_untilAHeartbeatIsProven() {
     // Given a new session connected at 0 (its attempt began at 0), heartbeats answered at once
-    Client c = connected();
+    ScriptedClient c = connected();
     answeringAtOnceUntil(c, 500);
     // Then until a heartbeat is proven, the instant is the attempt's start (the leader made the
     // session no earlier)
