@@ -4,13 +4,11 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.Stat;
 
@@ -140,35 +138,7 @@ final class FastFloorClient extends RawZk implements BenchLock.Client {
     } else {
       children = zk.getChildren(dir, false);
     }
-    String mine = me.substring(dir.length() + 1);
-    String predecessor = null;
-    for (String child : children) {
-      // one sequence counter per directory, fixed-width: plain order is sequence order in a run
-      if (child.compareTo(mine) < 0 && (predecessor == null || child.compareTo(predecessor) > 0)) {
-        predecessor = child;
-      }
-    }
-    if (predecessor == null) {
-      return me;
-    }
-    CountDownLatch gone = new CountDownLatch(1);
-    Stat stat =
-        zk.exists(
-            dir + "/" + predecessor,
-            e -> {
-              if (e.getType() == Watcher.Event.EventType.NodeDeleted) {
-                gone.countDown();
-              }
-            });
-    if (stat != null) {
-      try {
-        gone.await();
-      } catch (InterruptedException e) {
-        zk.delete(me, -1, (rc, p, c) -> {}, null);
-        throw e;
-      }
-    }
-    return me;
+    return FloorClient.awaitTurn(zk, dir, me, children);
   }
 
   @Override

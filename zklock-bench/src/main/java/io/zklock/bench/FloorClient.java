@@ -9,6 +9,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -105,9 +106,20 @@ final class FloorClient extends RawZk implements BenchLock.Client {
             },
         null);
     String me = created.join();
+    return awaitTurn(zk, dir, me, listed.join());
+  }
+
+  /**
+   * The fair-queue wait after a listing that follows our create: our node {@code me} holds if no
+   * child of {@code dir} sorts before it; else one {@code exists} watch on the immediate
+   * predecessor, whose deletion is the grant. Returns {@code me} once it holds; on an interrupt,
+   * deletes it (in the background) and rethrows.
+   */
+  static String awaitTurn(ZooKeeper zk, String dir, String me, List<String> children)
+      throws KeeperException, InterruptedException {
     String mine = me.substring(dir.length() + 1);
     String predecessor = null;
-    for (String child : listed.join()) {
+    for (String child : children) {
       // one sequence counter per directory, fixed-width: plain order is sequence order in a run
       if (child.compareTo(mine) < 0 && (predecessor == null || child.compareTo(predecessor) > 0)) {
         predecessor = child;
