@@ -59,17 +59,10 @@ final class FastFloorClient extends RawZk implements BenchLock.Client {
     this.versioned = versioned;
   }
 
-  private final Map<String, BenchLock> perEntity = new ConcurrentHashMap<>();
-
   /** Made once per name: {@link #mutex} makes its directory with a blocking round trip first. */
   @Override
   public BenchLock perEntity(String name) throws Exception {
-    BenchLock l = perEntity.get(name);
-    if (l == null) {
-      l = mutex(name);
-      perEntity.putIfAbsent(name, l);
-    }
-    return l;
+    return madeOnce(name, this::mutex);
   }
 
   @Override
@@ -78,17 +71,7 @@ final class FastFloorClient extends RawZk implements BenchLock.Client {
     ensurePersistent(dir);
     return () -> {
       String me = queue(dir);
-      return new BenchLock.Held() {
-        @Override
-        public void release() throws Exception {
-          zk.delete(me, -1);
-        }
-
-        @Override
-        public void releaseAsync() {
-          zk.delete(me, -1, (rc, p, c) -> {}, null);
-        }
-      };
+      return rawHeld(me);
     };
   }
 

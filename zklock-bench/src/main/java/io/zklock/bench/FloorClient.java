@@ -39,18 +39,10 @@ final class FloorClient extends RawZk implements BenchLock.Client {
     super(connectString);
   }
 
-  private final java.util.Map<String, BenchLock> perEntity =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
   /** Made once per name: {@link #mutex} makes its directory with a blocking round trip first. */
   @Override
   public BenchLock perEntity(String name) throws Exception {
-    BenchLock l = perEntity.get(name);
-    if (l == null) {
-      l = mutex(name);
-      perEntity.putIfAbsent(name, l);
-    }
-    return l;
+    return madeOnce(name, this::mutex);
   }
 
   @Override
@@ -59,17 +51,7 @@ final class FloorClient extends RawZk implements BenchLock.Client {
     ensurePersistent(dir);
     return () -> {
       String me = queue(dir);
-      return new BenchLock.Held() {
-        @Override
-        public void release() throws Exception {
-          zk.delete(me, -1);
-        }
-
-        @Override
-        public void releaseAsync() {
-          zk.delete(me, -1, (rc, p, c) -> {}, null);
-        }
-      };
+      return rawHeld(me);
     };
   }
 

@@ -52,20 +52,6 @@ final class NaiveClient extends RawZk implements BenchLock.Client {
     };
   }
 
-  BenchLock.Held rawHeld(String path) {
-    return new BenchLock.Held() {
-      @Override
-      public void release() throws Exception {
-        zk.delete(path, -1);
-      }
-
-      @Override
-      public void releaseAsync() {
-        zk.delete(path, -1, (rc, p, c) -> {}, null);
-      }
-    };
-  }
-
   @Override
   public BenchLock readLock(String name) {
     throw new UnsupportedOperationException("the naive seed algorithm has no read-write lock");

@@ -20,18 +20,10 @@ final class RawClient extends RawZk implements BenchLock.Client {
     super(connectString);
   }
 
-  private final java.util.Map<String, BenchLock> perEntity =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
   /** Made once per name: {@link #mutex} makes its directory with a blocking round trip first. */
   @Override
   public BenchLock perEntity(String name) throws Exception {
-    BenchLock l = perEntity.get(name);
-    if (l == null) {
-      l = mutex(name);
-      perEntity.putIfAbsent(name, l);
-    }
-    return l;
+    return madeOnce(name, this::mutex);
   }
 
   @Override
@@ -45,17 +37,7 @@ final class RawClient extends RawZk implements BenchLock.Client {
               new byte[0],
               ZooDefs.Ids.OPEN_ACL_UNSAFE,
               CreateMode.EPHEMERAL_SEQUENTIAL);
-      return new BenchLock.Held() {
-        @Override
-        public void release() throws Exception {
-          zk.delete(me, -1);
-        }
-
-        @Override
-        public void releaseAsync() {
-          zk.delete(me, -1, (rc, p, c) -> {}, null);
-        }
-      };
+      return rawHeld(me);
     };
   }
 

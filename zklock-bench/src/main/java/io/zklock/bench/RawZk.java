@@ -1,6 +1,7 @@
 package io.zklock.bench;
 
 import java.io.IOException;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -57,6 +58,38 @@ class RawZk implements AutoCloseable {
       // fine
     }
     ENSURED.add(p);
+  }
+
+  /** A hold of the node {@code path}: releasing deletes it. */
+  BenchLock.Held rawHeld(String path) {
+    return new BenchLock.Held() {
+      @Override
+      public void release() throws Exception {
+        zk.delete(path, -1);
+      }
+
+      @Override
+      public void releaseAsync() {
+        zk.delete(path, -1, (rc, p, c) -> {}, null);
+      }
+    };
+  }
+
+  /** Makes a name's lock. */
+  interface LockMaker {
+    BenchLock make(String name) throws Exception;
+  }
+
+  private final Map<String, BenchLock> madeOnce = new ConcurrentHashMap<>();
+
+  /** The lock of {@code name}, made by {@code make} the first time it is asked for. */
+  BenchLock madeOnce(String name, LockMaker make) throws Exception {
+    BenchLock l = madeOnce.get(name);
+    if (l == null) {
+      l = make.make(name);
+      madeOnce.putIfAbsent(name, l);
+    }
+    return l;
   }
 
   @Override
