@@ -30,6 +30,13 @@ import org.junit.jupiter.api.Test;
  * create to the leader while both followers are paused (SIGSTOP), so the create is proposed but
  * cannot commit; the reply is lost and the only server the client can reach is a paused follower,
  * which, resumed, accepts the session before it has applied the create.
+ *
+ * <p>The trial tests the recovery only if the session survives it: a leader that gave up its paused
+ * followers (syncLimit), or a client that declared its session lost (zklock's deadline), would
+ * start a new session, whose request then waits, correctly, behind the old session's node until
+ * that session ends. So the leader keeps paused followers for 30 s, the sessions last 60 s (zklock
+ * declares one lost at the earliest about 30 s after its last answer), and each trial checks that
+ * its session is the one it started with.
  */
 @Tag(ServerFreePhase.SERVER_TAG)
 class LaggingServerRecoveryTest {
@@ -37,11 +44,13 @@ class LaggingServerRecoveryTest {
 
   @BeforeAll
   static void start() throws Exception {
-    // a 1 s tick: the leader keeps its followers for syncLimit (5 ticks) while both are paused
+    // a 1 s tick: the leader keeps its followers for syncLimit (30 ticks) while both are paused
     ensemble =
         EmbeddedZooKeeper.ensemble(3)
             .childProcesses()
             .tickTime(Duration.ofSeconds(1))
+            .syncLimit(Duration.ofSeconds(30))
+            .maxSessionTimeout(SESSION)
             .forceSync(true) // a follower acks a proposal only once it is on disk
             .start();
   }
@@ -65,6 +74,8 @@ class LaggingServerRecoveryTest {
 
   static final int TRIALS = 3;
 
+  static final Duration SESSION = Duration.ofSeconds(60);
+
   private void trial(String name) throws Exception {
     int leader = ensemble.awaitQuorum(Duration.ofSeconds(60));
     int lagging = (leader + 1) % 3;
@@ -77,12 +88,12 @@ class LaggingServerRecoveryTest {
     try (ZkLocks holder =
             ZkLocks.builder(ensemble.connectString(leader))
                 .namespace("/lagging")
-                .sessionTimeout(Duration.ofSeconds(20))
+                .sessionTimeout(SESSION)
                 .build();
         ZkLocks locks =
             ZkLocks.builder(FaultProxy.connectString(List.of(toLeader, toLagging)))
                 .namespace("/lagging")
-                .sessionTimeout(Duration.ofSeconds(20))
+                .sessionTimeout(SESSION)
                 .build();
         ZooKeeper raw = connect(ensemble.connectString(leader))) {
       LockHandle held = holder.mutex(name).acquire(); // keeps the lock's directory
@@ -128,12 +139,21 @@ class LaggingServerRecoveryTest {
         try {
           h = f.get(20, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
+          assertThat(locks.sessionId())
+              .as(
+                  "the trial's premise: its session survived (nodes %s, the request's session"
+                      + " 0x%s)",
+                  owners(raw, dir), Long.toHexString(session))
+              .isEqualTo(session);
           throw new AssertionError(
               "not granted within 20 s after the holder released; the lock's nodes: "
-                  + raw.getChildren(dir, false)
+                  + owners(raw, dir)
                   + " (a second node of one session waits behind its first: the recovery read"
                   + " a server that had not applied the create)");
         }
+        assertThat(locks.sessionId())
+            .as("the trial's premise: its session survived")
+            .isEqualTo(session);
         assertThat(raw.getChildren(dir, false))
             .as("the one node the lost create made, adopted; no second node")
             .containsExactly(h.path().substring(h.path().lastIndexOf('/') + 1));
@@ -147,12 +167,23 @@ class LaggingServerRecoveryTest {
     }
   }
 
+  /** Each node of {@code dir} with the session that owns it. */
+  private static List<String> owners(ZooKeeper raw, String dir) throws Exception {
+    List<String> out = new java.util.ArrayList<>();
+    for (String child : raw.getChildren(dir, false)) {
+      org.apache.zookeeper.data.Stat st = raw.exists(dir + "/" + child, false);
+      out.add(
+          child + (st == null ? " (gone)" : " of 0x" + Long.toHexString(st.getEphemeralOwner())));
+    }
+    return out;
+  }
+
   private static ZooKeeper connect(String connectString) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
         new ZooKeeper(
             connectString,
-            20_000,
+            (int) SESSION.toMillis(),
             e -> {
               if (e.getState() == KeeperState.SyncConnected) {
                 connected.countDown();

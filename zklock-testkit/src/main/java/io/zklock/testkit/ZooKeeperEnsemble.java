@@ -396,12 +396,20 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     return text.toString();
   }
 
+  /** syncLimit in ticks: the builder's, rounded up, or about 2 s worth (at least 5). */
+  static long syncLimitTicks(Builder config, long tickMillis) {
+    if (config.syncLimit == null) {
+      return Math.max(5, 2_000 / tickMillis);
+    }
+    return Math.max(1, (config.syncLimit.toMillis() + tickMillis - 1) / tickMillis);
+  }
+
   Properties configProperties(Server self) {
     Properties p = new Properties();
     long tick = config.tickTime.toMillis();
     p.setProperty("tickTime", Long.toString(tick));
     p.setProperty("initLimit", Long.toString(Math.max(10, 10_000 / tick)));
-    p.setProperty("syncLimit", Long.toString(Math.max(5, 2_000 / tick)));
+    p.setProperty("syncLimit", Long.toString(syncLimitTicks(config, tick)));
     p.setProperty("dataDir", self.dataDir().toAbsolutePath().toString());
     p.setProperty("clientPort", Integer.toString(self.clientPort));
     p.setProperty("clientPortAddress", Ports.LOOPBACK);
@@ -492,6 +500,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     List<String> jvmOptions = List.of();
     int maxClientConnections = -1;
     Duration maxSessionTimeout;
+    Duration syncLimit;
     String serverVersion;
     boolean peerLinks;
 
@@ -554,6 +563,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public Builder maxSessionTimeout(Duration timeout) {
       EmbeddedZooKeeper.Builder.requirePositive(timeout, "maxSessionTimeout");
       this.maxSessionTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How long a leader keeps a follower that does not answer, and a follower its silent leader
+     * ({@code syncLimit}, rounded up to whole ticks). Default: about 2 s worth of ticks, at least
+     * 5. A test that pauses followers longer than that while the leader must stay leader sets more.
+     */
+    public Builder syncLimit(Duration limit) {
+      EmbeddedZooKeeper.Builder.requirePositive(limit, "syncLimit");
+      this.syncLimit = limit;
       return this;
     }
 

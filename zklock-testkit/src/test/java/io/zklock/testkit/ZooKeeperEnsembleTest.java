@@ -14,6 +14,21 @@ import org.junit.jupiter.api.Test;
 class ZooKeeperEnsembleTest {
 
   @Test
+  void syncLimit_isAbout2sOfTicksByDefault_andTheBuildersRoundedUpToWholeTicks() {
+    ZooKeeperEnsemble.Builder b = EmbeddedZooKeeper.ensemble(3);
+    assertThat(ZooKeeperEnsemble.syncLimitTicks(b, 250)).isEqualTo(8);
+    assertThat(ZooKeeperEnsemble.syncLimitTicks(b, 1000)).isEqualTo(5);
+    b.syncLimit(Duration.ofSeconds(20));
+    assertThat(ZooKeeperEnsemble.syncLimitTicks(b, 1000)).isEqualTo(20);
+    b.syncLimit(Duration.ofMillis(2_100));
+    assertThat(ZooKeeperEnsemble.syncLimitTicks(b, 1000)).isEqualTo(3);
+    b.syncLimit(Duration.ofMillis(10));
+    assertThat(ZooKeeperEnsemble.syncLimitTicks(b, 1000)).isEqualTo(1);
+    assertThatThrownBy(() -> b.syncLimit(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void childProcesses_leaderKilled_restSurvivesAndKilledServerRejoins() throws Exception {
     try (ZooKeeperEnsemble ensemble = EmbeddedZooKeeper.ensemble(3).childProcesses().start();
         ZkClients.Recorded client = ZkClients.connect(ensemble.connectString(), 4000)) {
