@@ -62,6 +62,48 @@ public final class SessionDeadline {
   }
 
   /**
+   * How long after a new session connects a heartbeat of it can be proven reported to the leader
+   * ({@link HeardProof}), at the earliest, when its heartbeats go out on schedule: the first at the
+   * connection, then one every {@link #beatNanos beat}. The first is answered no earlier than it is
+   * sent; only a heartbeat sent at least {@link #reportNanos P} after that answer can prove it, and
+   * the first one sent that late on schedule is the ceil(P / beat)-th: three beats, 0.3 T, as P is
+   * 2.75 beats. Answers take time, so a real proof comes later still.
+   *
+   * @param timeoutNanos the negotiated session timeout T, positive
+   */
+  public static long firstProofNanos(long timeoutNanos) {
+    long beat = beatNanos(timeoutNanos);
+    return (reportNanos(timeoutNanos) + beat - 1) / beat * beat;
+  }
+
+  /**
+   * Whether a new session may be used: made by a connect attempt that began at {@code began}, it
+   * connected at {@code connectedAt}, and its deadline ({@link #dueNanos}, counted from {@code
+   * began}, all the leader is known to have heard of it) is more than {@link #firstProofNanos}
+   * away, so that a heartbeat can be proven before it. A session connected later is declared lost
+   * at that deadline whatever its heartbeats' answers (on schedule, nothing can be proven before
+   * it), after whatever was granted on it meanwhile; turned away at its connection, it ends sooner,
+   * before anything is granted on it, and the next session is opened sooner.
+   *
+   * <p><b>Why turn it away rather than prove sooner.</b> No timing of heartbeats can prove the
+   * first sooner than P after its answer: P bounds the leader's ping reaching the server, and the
+   * rule counts nothing before it. So a session connected later than its deadline less P can never
+   * be proven in time, whatever it sends, and only refusing it keeps its grants from being lost at
+   * once. The schedule's first proof, three beats, is T/40 later than P; a heartbeat sent at the
+   * first answer plus P could win that T/40 back at most, and the schedule spends it as room for
+   * the first answer instead (answered within T/40, the third heartbeat proves the first).
+   *
+   * <p>Not counted on: a heartbeat sent late (its timer ran late) may prove the first up to T/40
+   * sooner than the schedule, and a reconnection of the session proves its attempt's start; a
+   * session that only such luck would have kept is turned away, which costs one more connect.
+   *
+   * @param timeoutNanos the negotiated session timeout T, positive
+   */
+  public static boolean connectedInTime(long began, long connectedAt, long timeoutNanos) {
+    return dueNanos(began, timeoutNanos) - connectedAt > firstProofNanos(timeoutNanos);
+  }
+
+  /**
    * The earliest moment at which zklock may close the handle of a session it declared lost: {@code
    * heardSentAt + T}, the ensemble's earliest possible expiry. Closing the handle ends the session
    * on the ensemble at once if the handle is connected (its ephemeral nodes go, and the next waiter

@@ -53,11 +53,13 @@ import org.slf4j.LoggerFactory;
  * ZkClient#connectBeganNanos()}): the leader made the session no earlier, and a connect may be
  * answered long after that (a follower that lags behind the leader answers once it has applied the
  * session's creation, up to ZooKeeper's connect timeout, the asked T / number of servers, after the
- * attempt began). A new session whose deadline has passed by the time it connects is not used: its
- * handle is closed and another session is opened, with nothing sent on it and nobody told of it. At
- * {@code heardSentAt + T - margin} (see {@link SessionDeadline#marginNanos}) with nothing newer
- * proven, the session is declared lost exactly as if it had expired: held locks are lost with
- * {@link io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
+ * attempt began). A new session whose deadline is too near by the time it connects for a heartbeat
+ * to be proven before it ({@link SessionDeadline#connectedInTime}: three heartbeats away or nearer,
+ * 0.3 T) is not used: its handle is closed and another session is opened, with nothing sent on it
+ * and nobody told of it. At {@code heardSentAt + T - margin} (see {@link
+ * SessionDeadline#marginNanos}) with nothing newer proven, the session is declared lost exactly as
+ * if it had expired: held locks are lost with {@link
+ * io.zklock.LockLostException.Reason#SESSION_EXPIRED}, waiting requests queue again on a new
  * session, the old handle is closed in the background once the ensemble could have expired it
  * ({@link SessionDeadline#closeNanos}).
  */
@@ -471,7 +473,7 @@ public final class Session implements SessionPort {
               negotiatedMillis = zk.sessionTimeoutMillis();
               long timeout = TimeUnit.MILLISECONDS.toNanos(negotiatedMillis);
               long now = clock.nanoTime();
-              if (SessionDeadline.dueNanos(began, timeout) - now <= 0) {
+              if (!SessionDeadline.connectedInTime(began, now, timeout)) {
                 tooLate = TimeUnit.NANOSECONDS.toMillis(now - began);
                 news = connectedTooLate(zk);
                 break;
@@ -537,11 +539,14 @@ public final class Session implements SessionPort {
       log.warn(
           "ZooKeeper session 0x{} at '{}' connected {} ms after its connect attempt began, and the"
               + " ensemble may expire a new session {} ms after it made it: too late to be used"
-              + " safely; it is closed and a new session is being opened",
+              + " safely (no heartbeat could be proven before zklock's deadline, {} ms after the"
+              + " attempt began); it is closed and a new session is being opened",
           Long.toHexString(zk.sessionId()),
           config.connectString(),
           tooLate,
-          negotiatedMillis);
+          negotiatedMillis,
+          TimeUnit.NANOSECONDS.toMillis(
+              SessionDeadline.dueNanos(0L, TimeUnit.MILLISECONDS.toNanos(negotiatedMillis))));
     }
     if (news != null) {
       events.execute(news);
@@ -550,12 +555,14 @@ public final class Session implements SessionPort {
   }
 
   /**
-   * Called holding the lock: the new session of {@code zk} connected after its deadline, counted
-   * from the start of the connect attempt that made it, had passed: the ensemble may have expired
-   * it already (or may before a request's answer arrives), so no lock may be taken on it. It is not
-   * used: nothing is sent on it, no one hears of it (requests keep waiting for a connection, the
-   * state stays as it was), its handle is closed — at once, as no node can be on it — and a new
-   * session is opened. Returns the news to run on the serial executor.
+   * Called holding the lock: the new session of {@code zk} connected too late for a heartbeat of it
+   * to be proven before its deadline, counted from the start of the connect attempt that made it
+   * ({@link SessionDeadline#connectedInTime}): it would be declared lost then whatever it is
+   * answered, or the ensemble may have expired it already (or may before a request's answer
+   * arrives), so no lock may be taken on it. It is not used: nothing is sent on it, no one hears of
+   * it (requests keep waiting for a connection, the state stays as it was), its handle is closed —
+   * at once, as no node can be on it — and a new session is opened. Returns the news to run on the
+   * serial executor.
    */
   private Runnable connectedTooLate(ZkClient zk) {
     currentZk = null; // its later events are ignored

@@ -41,20 +41,25 @@ import org.junit.jupiter.api.Test;
  * makes a session when its connect request arrives, and a connect may be answered long after that
  * (a follower that lags behind the leader answers once it has applied the session's creation). So
  * the session's deadline counts from the start of the connect attempt that made it, not from the
- * first answer after {@code SyncConnected}: a session connected later than T − margin after its
- * attempt began is not used (no request goes out on it, nothing is granted on it) and another is
- * opened; one connected in time is used as before. Either way its deadline then counts from the
- * latest heartbeat proven reported to the leader (a later one on the same connection, sent T/4 +
- * T/40 after its answer, answered), or a reconnection's attempt start, whichever is later.
+ * first answer after {@code SyncConnected}, until a heartbeat of it is proven reported to the
+ * leader (a later one on the same connection, sent T/4 + T/40 after its answer, answered), or a
+ * reconnection's attempt start, whichever is later. A session connected so late that no heartbeat
+ * of it can be proven before that deadline (the first sent at the connection, the one that can
+ * prove it three heartbeats later) is not used (no request goes out on it, nothing is granted on
+ * it) and another is opened; one connected in time is used as before.
  *
  * <p>All on a manual clock and scheduler (no sleeping, no real timing): T = 4 s, so the margin is
- * 500 ms and a new session is due 3.5 s after its attempt began.
+ * 500 ms, a new session is due 3.5 s after its attempt began, heartbeats go every 400 ms, and a new
+ * session is used only if it connected less than 3.5 s - 1.2 s = 2.3 s after its attempt began.
  */
 class NewSessionDeadlineTest {
   private static final String NS = EngineFixture.NS;
   private static final String DIR = EngineFixture.DIR;
   private static final int T_MS = 4000;
   private static final long DUE_NANOS = TimeUnit.MILLISECONDS.toNanos(3500); // T - margin
+  // the earliest a heartbeat of a new session can be proven after its connection: the first one
+  // sent the report period (T/4 + T/40 = 1.1 s) after the connection, the third (every T/10)
+  private static final long FIRST_PROOF_NANOS = TimeUnit.MILLISECONDS.toNanos(1200);
 
   private final FakeZooKeeper zk = new FakeZooKeeper();
   private final ManualScheduler.FakeClock clock = new ManualScheduler.FakeClock();
@@ -183,26 +188,83 @@ class NewSessionDeadlineTest {
 
   @Test
   void
-      aNewSessionConnectedJustInTime_isUsed_butDueTMinusMarginAfterItsAttempt_untilAHeartbeatIsProven() {
-    // Given a session opening in the background
+      aNewSessionConnectedWhenItsDeadlineIsThreeHeartbeatsAway_isNotUsed_noHeartbeatCouldBeProvenInTime() {
+    // Given a session opening in the background and a mutex request waiting for its connection
     session.startInBackground();
+    CompletableFuture<LockHandle> acquired = acquire();
     FakeClient first = connector.opened(0);
     long began = clock.nanoTime();
 
-    // When the connect is answered 3.4 s after the attempt began, just in time, and its heartbeat
-    // at once: an answer through a follower does not prove that the leader heard of it
-    clock(3400);
+    // When the connect is answered 2.3 s after the attempt began, 1.2 s before the deadline counted
+    // from it: its first heartbeat would go out at 2.3 s, and the first one sent the report period
+    // (1.1 s) after its answer, the third after it (heartbeats every 400 ms), at 3.5 s, the
+    // deadline
+    clock(2300);
+    assertThat(DUE_NANOS - (clock.nanoTime() - began)).isEqualTo(FIRST_PROOF_NANOS);
     first.connect(0x1001, began);
     zk.deliverAll();
-    assertThat(told).containsExactly("CONNECTED:0x1001");
 
-    // Then it is declared lost 3.5 s after its attempt began, the leader's last proven news of it
-    clock(99);
+    // Then it is turned away as one connected past its deadline is: nothing sent on it, no one
+    // told,
+    // its handle closed, a second session opening
+    assertThat(sentBy(0x1001)).as("requests sent on the session connected too late").isEmpty();
+    assertThat(told).doesNotContain("CONNECTED:0x1001", "LOST:0x1001");
+    assertThat(session.state()).isEqualTo(SessionState.SUSPENDED);
+    assertThat(first.closed).isTrue();
+    assertThat(connector.clients).hasSize(2);
+    assertThat(acquired).isNotDone();
+
+    // and the request is granted on the second once it connects
+    FakeClient second = connector.opened(1);
+    long began2 = clock.nanoTime();
+    clock(40);
+    second.connect(0x1002, began2);
     zk.deliverAll();
+    assertThat(told).containsExactly("CONNECTED:0x1002");
+    assertThat(acquired).isCompleted();
+    assertThat(zk.stat(acquired.join().path()).getEphemeralOwner()).isEqualTo(0x1002);
+  }
+
+  @Test
+  void
+      aNewSessionConnectedANanosecondEarlier_isUsed_andItsThirdHeartbeatProvesItBeforeTheDeadline() {
+    // Given a session opening in the background and a mutex request waiting for its connection
+    session.startInBackground();
+    CompletableFuture<LockHandle> acquired = acquire();
+    FakeClient first = connector.opened(0);
+    long began = clock.nanoTime();
+
+    // When the connect is answered 1 ns less than 2.3 s after the attempt began, and every
+    // heartbeat at once
+    scheduler.advanceNanos(DUE_NANOS - FIRST_PROOF_NANOS - 1);
+    long connectedAt = clock.nanoTime();
+    first.connect(0x1001, began);
+    zk.deliverAll();
+
+    // Then the session is used: connected, the request granted on it
     assertThat(told).containsExactly("CONNECTED:0x1001");
-    clock(1);
-    assertThat(clock.nanoTime() - began).isEqualTo(DUE_NANOS);
-    assertThat(told).containsExactly("CONNECTED:0x1001", "LOST:0x1001");
+    assertThat(acquired).isCompleted();
+    assertThat(zk.stat(acquired.join().path()).getEphemeralOwner()).isEqualTo(0x1001);
+    assertThat(connector.clients).hasSize(1);
+    // and the heartbeat sent at 1.2 s after the connection, 1 ns before the deadline, answered at
+    // once, proves the one sent at the connection: the deadline moves on to 3.5 s after that
+    for (int i = 0; i < 3; i++) {
+      clock(400);
+      zk.deliverAll();
+    }
+    assertThat(clock.nanoTime() - began).isEqualTo(DUE_NANOS - 1);
+    scheduler.advanceNanos(1);
+    assertThat(told)
+        .as("at the deadline counted from the attempt")
+        .containsExactly("CONNECTED:0x1001");
+    // (heartbeats keep being answered at once until the deadline counted from the connection)
+    for (int i = 0; i < 5; i++) {
+      clock(400);
+      zk.deliverAll();
+    }
+    assertThat(clock.nanoTime() - connectedAt).isLessThan(DUE_NANOS);
+    assertThat(told).containsExactly("CONNECTED:0x1001");
+    assertThat(first.closed).isFalse();
   }
 
   @Test
@@ -212,11 +274,11 @@ class NewSessionDeadlineTest {
     FakeClient first = connector.opened(0);
     long began = clock.nanoTime();
 
-    // When its connect is answered 3 s after the attempt began, and then nothing more (its
-    // heartbeats wait unanswered)
-    clock(3000);
+    // When its connect is answered 2 s after the attempt began, in time, and then nothing more
+    // (its heartbeats wait unanswered)
+    clock(2000);
     first.connect(0x1001, began);
-    clock(499);
+    clock(1499);
     assertThat(told).containsExactly("CONNECTED:0x1001");
 
     // Then it is declared lost 3.5 s after the attempt began (not 3.5 s after it connected, nor
@@ -269,11 +331,11 @@ class NewSessionDeadlineTest {
     long began = clock.nanoTime();
     deferEvents = true;
 
-    // When the session connects just in time, 3.45 s after its attempt began, and its deadline
-    // passes 50 ms later, nothing answered, before the news of its connection has run
-    clock(3450);
+    // When the session connects in time, 2.2 s after its attempt began, and its deadline passes
+    // 1.3 s later, nothing answered, before the news of its connection has run
+    clock(2200);
     first.connect(0x1001, began);
-    clock(50);
+    clock(1300);
     assertThat(told).isEmpty();
 
     // Then, the news run, the request waits for the next session (it does not go round and round
