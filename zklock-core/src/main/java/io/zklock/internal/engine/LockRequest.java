@@ -224,7 +224,7 @@ public final class LockRequest implements Handle {
     if (!dirChecked && !ctx.dirs().trusted(protocol.dir())) {
       ctx.dirs()
           .verify(
-              conn,
+              conn.guarded(this::failed), // its callbacks run the request's code: under its guard
               protocol.dir(),
               persistentDir(),
               () -> send(conn, true),
@@ -1018,7 +1018,7 @@ public final class LockRequest implements Handle {
           dirSentAhead = false;
           ctx.dirs()
               .ensure(
-                  conn,
+                  conn.guarded(LockRequest.this::failed),
                   protocol.dir(),
                   persistentDir(),
                   err -> {

@@ -5,6 +5,7 @@ import io.zklock.LockLostException;
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.ErrorKind;
 import io.zklock.internal.zk.Blocking;
+import io.zklock.internal.zk.GuardedOps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -174,12 +176,18 @@ public final class Transaction implements GuardedTransaction {
               for (Spec s : ops) {
                 multi.add(s.op(now.acl()));
               }
+              // a throwable in its answer (on ZooKeeper's event thread, or the executor's) fails
+              // the
+              // commit rather than leaving it unanswered
+              Consumer<Throwable> failed = GuardedOps.failing(out, handle.path(), now.session());
               try {
-                conn.ops()
+                GuardedOps.of(conn.ops(), failed)
                     .multi(
                         multi,
                         (rc, p, c, results) -> {
-                          Runnable r = () -> answer(now, ops, rc, results, out);
+                          Runnable r =
+                              () ->
+                                  GuardedOps.run(() -> answer(now, ops, rc, results, out), failed);
                           try {
                             now.executor().execute(r);
                           } catch (java.util.concurrent.RejectedExecutionException closing) {

@@ -836,7 +836,7 @@ public final class Batcher {
         log.warn("a request could not be sent: {}", e.toString());
         try {
           p.unsendable();
-        } catch (RuntimeException e2) {
+        } catch (RuntimeException | Error e2) {
           log.error("a request's callback failed", e2);
         }
       } finally {
@@ -967,7 +967,9 @@ public final class Batcher {
         } else {
           c.fail(rc);
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // an Error too: ZooKeeper's event thread, running these callbacks one by one, would go on
+        // with the next, and so do we (each caller's own guard has seen what it could)
         log.error("a callback of a batched request failed", e);
       }
     }
@@ -1046,8 +1048,8 @@ public final class Batcher {
     for (int i = 0; i < p.calls.size(); i++) {
       try {
         p.calls.get(i).answer(codes[i], children.get(i));
-      } catch (RuntimeException e) {
-        log.error("a callback of a batched listing failed", e);
+      } catch (RuntimeException | Error e) {
+        log.error("a callback of a batched listing failed", e); // the others still hear theirs
       }
     }
   }

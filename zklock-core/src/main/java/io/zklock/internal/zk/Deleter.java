@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -51,7 +52,7 @@ public final class Deleter {
    */
   CompletableFuture<Void> delete(String path, long owner, Watcher ownWatcher) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    attempt(path, owner, ownWatcher, done, 0L, false, false, null);
+    attempt(path, owner, ownWatcher, done, 0L, false, false, null, false);
     return done;
   }
 
@@ -136,7 +137,7 @@ public final class Deleter {
     if (running == null) {
       done.whenComplete((v, t) -> deletingCreated.remove(path, mine));
     }
-    attempt(path, owner, ownWatcher, done, czxid, checkFirst, held, marker);
+    attempt(path, owner, ownWatcher, done, czxid, checkFirst, held, marker, false);
     return done;
   }
 
@@ -146,7 +147,8 @@ public final class Deleter {
   /**
    * One try. {@code czxid}: the node's creation zxid if its name is reused (0 if unique); {@code
    * check}: read it back first, because an earlier try met a connection loss; {@code held}: see
-   * {@link #releaseInFlight}.
+   * {@link #releaseInFlight}; {@code afterThrow}: an earlier try's callback threw ({@link
+   * #thrown}).
    */
   private void attempt(
       String path,
@@ -156,23 +158,28 @@ public final class Deleter {
       long czxid,
       boolean check,
       boolean held,
-      List<Op> marker) {
+      List<Op> marker,
+      boolean afterThrow) {
     // as soon as the owning session is over (expired, declared lost at zklock's session deadline,
     // or closed) the ephemeral node is gone or going with it: nothing waits past that deadline
     session.whenConnectedTo(
         owner,
         conn -> {
           if (check) {
-            conn.ops()
+            GuardedOps.of(
+                    conn.ops(),
+                    thrown(path, owner, ownWatcher, done, czxid, held, marker, afterThrow, null))
                 .exists(
                     path,
                     null,
                     (rc, p, ctx, stat) -> {
                       Code code = Code.get(rc);
                       if (code == Code.OK && stat != null && stat.getCzxid() == czxid) {
-                        attempt(path, owner, ownWatcher, done, czxid, false, held, marker);
+                        attempt(
+                            path, owner, ownWatcher, done, czxid, false, held, marker, afterThrow);
                       } else if (ErrorKind.retryWhenConnected(code)) {
-                        attempt(path, owner, ownWatcher, done, czxid, true, held, marker);
+                        attempt(
+                            path, owner, ownWatcher, done, czxid, true, held, marker, afterThrow);
                       } else {
                         done.complete(null); // gone, or someone else's now
                       }
@@ -185,6 +192,10 @@ public final class Deleter {
           CompletableFuture<Boolean> applied = new CompletableFuture<>();
           InFlight entry = new InFlight(applied, held);
           inFlight.put(path, entry);
+          ZkOps ops =
+              GuardedOps.of(
+                  conn.ops(),
+                  thrown(path, owner, null, done, czxid, held, marker, afterThrow, entry));
           if (ownWatcher != null) {
             // removeAllWatches, not removeWatches(path, watcher): the latter only checks the
             // server's watch and removes the client's, so the server would still fire it on our own
@@ -206,7 +217,7 @@ public final class Deleter {
                     break;
                   case RETRY_WHEN_CONNECTED:
                     // try again when the connection is back (watch already removed locally)
-                    attempt(path, owner, null, done, czxid, czxid != 0L, held, marker);
+                    attempt(path, owner, null, done, czxid, czxid != 0L, held, marker, afterThrow);
                     break;
                   case FINAL:
                   default:
@@ -222,14 +233,68 @@ public final class Deleter {
                 }
               };
           if (marker == null) {
-            conn.ops().delete(path, (rc, p, ctx) -> answered.accept(rc));
+            ops.delete(path, (rc, p, ctx) -> answered.accept(rc));
           } else {
-            List<Op> ops = new ArrayList<>(marker);
-            ops.add(Op.delete(path, -1));
-            conn.ops().multi(ops, (rc, p, ctx, results) -> answered.accept(multiCode(rc, results)));
+            List<Op> all = new ArrayList<>(marker);
+            all.add(Op.delete(path, -1));
+            ops.multi(all, (rc, p, ctx, results) -> answered.accept(multiCode(rc, results)));
           }
         },
         () -> done.complete(null)); // the session is over: its ephemeral nodes go with it
+  }
+
+  /**
+   * Where a throwable escaping a callback of a deletion's try goes ({@link GuardedOps}): a bug of
+   * zklock's, or an {@link Error}, on ZooKeeper's event thread, which would log it and drop it, and
+   * the deletion would never end (a {@code tryAcquire()} or a {@code release()} waiting for it for
+   * ever) nor delete its node. Logged once at ERROR; the deletion is tried once more from the start
+   * (the node read back first when its creation zxid is known: the throwable may have come after
+   * the server applied the delete); should that try throw too, the deletion fails with it, its node
+   * left to its session, as when the server refuses the delete. {@code ownWatcher}: the watch still
+   * to remove (null once the removal was sent); {@code entry}: the try's delete in flight, if it
+   * was sent: no longer in flight, and not taken as applied (a waiter reads instead).
+   */
+  private Consumer<Throwable> thrown(
+      String path,
+      long owner,
+      Watcher ownWatcher,
+      CompletableFuture<Void> done,
+      long czxid,
+      boolean held,
+      List<Op> marker,
+      boolean afterThrow,
+      InFlight entry) {
+    Consumer<Throwable> end =
+        onceMore(
+            afterThrow,
+            done,
+            path,
+            owner,
+            () -> attempt(path, owner, ownWatcher, done, czxid, czxid != 0L, held, marker, true));
+    return t -> {
+      if (entry != null) {
+        inFlight.remove(path, entry);
+        entry.applied().complete(false);
+      }
+      end.accept(t);
+    };
+  }
+
+  /**
+   * A deletion's guard ({@link #thrown}): the first throwable logged at ERROR and the deletion
+   * tried {@code again}; the next (from that try's callback, {@code afterThrow}, or as it is sent)
+   * fails {@code done}.
+   */
+  private static Consumer<Throwable> onceMore(
+      boolean afterThrow, CompletableFuture<Void> done, String path, long owner, Runnable again) {
+    if (afterThrow) {
+      return GuardedOps.failing(done, path, owner);
+    }
+    return t -> {
+      log.error(
+          "zklock's code failed on a reply of a deletion in {}; trying it once more", path, t);
+      GuardedOps.run(again, GuardedOps.failing(done, path, owner)); // it may throw as it sends
+    };
   }
 
   /** A multi's outcome: OK, or the code of the op that failed it. */
@@ -257,13 +322,17 @@ public final class Deleter {
    */
   public CompletableFuture<Void> deleteAttempt(String dir, String attemptId, long owner) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    deleteAttempt(dir, attemptId, owner, done);
+    deleteAttempt(dir, attemptId, owner, done, false);
     return done;
   }
 
-  /** One try of {@link #deleteAttempt}; {@code done} completes once no node of it is left. */
+  /**
+   * One try of {@link #deleteAttempt}; {@code done} completes once no node of it is left. A
+   * throwable escaping its callback is handled as a deletion's ({@link #thrown}): logged, the
+   * search made once more ({@code afterThrow}), then failed.
+   */
   private void deleteAttempt(
-      String dir, String attemptId, long owner, CompletableFuture<Void> done) {
+      String dir, String attemptId, long owner, CompletableFuture<Void> done, boolean afterThrow) {
     session.whenConnected(
         conn -> {
           if (conn.sessionId() != owner) {
@@ -271,14 +340,21 @@ public final class Deleter {
             return;
           }
           Sync.sync(conn, dir);
-          conn.ops()
+          Consumer<Throwable> thrown =
+              onceMore(
+                  afterThrow,
+                  done,
+                  dir,
+                  owner,
+                  () -> deleteAttempt(dir, attemptId, owner, done, true));
+          GuardedOps.of(conn.ops(), thrown)
               .getChildren(
                   dir,
                   null,
                   (rc, p, ctx, children, stat) -> {
                     Code code = Code.get(rc);
                     if (ErrorKind.retryWhenConnected(code)) {
-                      deleteAttempt(dir, attemptId, owner, done);
+                      deleteAttempt(dir, attemptId, owner, done, afterThrow);
                       return;
                     }
                     if (code != Code.OK) {

@@ -1,7 +1,9 @@
 package io.zklock.internal.zk;
 
+import io.zklock.ZkLockException;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.AsyncCallback;
@@ -42,6 +44,30 @@ public final class GuardedOps implements ZkOps {
   public static ZkOps of(ZkOps raw, Consumer<Throwable> failed) {
     Objects.requireNonNull(failed);
     return new GuardedOps(base(raw), failed);
+  }
+
+  /**
+   * {@code raw}'s calls for an operation whose one outcome is {@code done} (a deletion, a
+   * coordination call, a blocking read): a throwable escaping a callback fails it ({@link
+   * #failing}).
+   */
+  public static ZkOps of(ZkOps raw, CompletableFuture<?> done, String path, long session) {
+    return of(raw, failing(done, path, session));
+  }
+
+  /**
+   * Where the guard of an operation whose one outcome is {@code done} hands a throwable: logged
+   * once, at ERROR, and {@code done} failed with a {@link ZkLockException} naming {@code path} and
+   * {@code session} (0: none), whose cause it is; so whoever waits for {@code done} hears it
+   * instead of waiting for ever. A {@code done} already complete stays as it is.
+   */
+  public static Consumer<Throwable> failing(CompletableFuture<?> done, String path, long session) {
+    Objects.requireNonNull(done);
+    return t -> {
+      log.error("zklock's code failed on a reply or watch for {}; its operation fails", path, t);
+      done.completeExceptionally(
+          new ZkLockException("zklock's code failed on a reply or watch: " + t, path, session, t));
+    };
   }
 
   /** The calls below any guard: what {@code ops} sends on. */

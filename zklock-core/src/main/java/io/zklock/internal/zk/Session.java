@@ -100,6 +100,23 @@ public final class Session implements SessionPort {
       return ops;
     }
 
+    /**
+     * This connection, its calls guarded ({@link GuardedOps}): a throwable escaping a callback
+     * handed to them is given to {@code failed}. For code that takes a connection and calls on it
+     * for its caller ({@link Dirs}).
+     */
+    public Conn guarded(java.util.function.Consumer<Throwable> failed) {
+      return new Conn(client, sessionId, GuardedOps.of(ops, failed));
+    }
+
+    /**
+     * This connection, its calls guarded for an operation whose one outcome is {@code done}: a
+     * throwable escaping a callback fails it ({@link GuardedOps#failing}, naming {@code path}).
+     */
+    public Conn guarded(java.util.concurrent.CompletableFuture<?> done, String path) {
+      return guarded(GuardedOps.failing(done, path, sessionId));
+    }
+
     /** The client of this connection; null for fake calls. */
     ZkClient client() {
       return client;

@@ -3,10 +3,7 @@ package io.zklock.internal.engine;
 import static io.zklock.internal.engine.EngineFixture.DIR;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import io.zklock.GuardedTransaction;
 import io.zklock.LockHandle;
 import io.zklock.LockLostException;
 import io.zklock.ZkLockException;
@@ -18,6 +15,7 @@ import io.zklock.internal.protocol.Step;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.Ordering;
 import io.zklock.internal.rules.Waiting;
+import io.zklock.internal.zk.ZkOps;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -27,12 +25,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A throwable escaping zklock's code in a reply or watch of a request (a bug, or an {@link Error}
@@ -52,35 +49,12 @@ class CallbackFailureEngineTest {
   /** What escaped to the "event thread" (ZooKeeper's would log it and go on). */
   private final List<Throwable> escaped = new ArrayList<>();
 
-  private final ListAppender<ILoggingEvent> errors = new ListAppender<>();
-  private final Logger requestLog = (Logger) LoggerFactory.getLogger(LockRequest.class);
-
-  @BeforeEach
-  void captureLog() {
-    errors.start();
-    requestLog.addAppender(errors);
-    requestLog.setAdditive(
-        false); // what these cases log on purpose stays out of the build's output
-  }
-
-  @AfterEach
-  void releaseLog() {
-    requestLog.setAdditive(true);
-    requestLog.detachAppender(errors);
-  }
+  /** What these cases log on purpose, kept out of the build's output. */
+  @RegisterExtension final ErrorLog log = new ErrorLog();
 
   /** Delivers everything, as ZooKeeper's event thread runs callbacks: a throwable is caught. */
   private void deliver() {
-    for (int n = 0; n < 100_000; n++) {
-      try {
-        if (!zk.deliverNext()) {
-          return;
-        }
-      } catch (Throwable t) {
-        escaped.add(t);
-      }
-    }
-    throw new IllegalStateException("the fake does not settle");
+    escaped.addAll(zk.deliverAllCatching());
   }
 
   // ---------------------------------------------------------------- not granted
@@ -190,7 +164,140 @@ class CallbackFailureEngineTest {
     assertLoggedOnce(bug);
   }
 
+  // ---------------------------------------------------------------- around the request
+
+  @Test
+  void directoryCodeThrows_makingAMissingParent_failsTheRequest() {
+    // Given a lock directory missing with its parent, and the directories' code dying as it makes
+    // the parent (on the reply that found the directory's parent missing)
+    zk.delete(DIR);
+    zk.delete(EngineFixture.NS);
+    IllegalStateException bug = new IllegalStateException("a bug making the directories");
+    zk.throwOnNextCall("create", EngineFixture.NS, bug);
+    LockRequest r = queue(Ordering.forKind(NodeKind.MUTEX), x -> x);
+    CompletableFuture<LockHandle> acquired = r.start();
+
+    deliver();
+
+    // Then the request fails instead of waiting for a directory nobody makes
+    assertFailedWith(acquired, bug);
+    assertThat(r.state()).isEqualTo(State.WITHDRAWN);
+    assertThat(f.requests.size()).as("the request is no longer registered").isZero();
+    assertLoggedOnce(bug);
+  }
+
+  @Test
+  void deletionsCodeThrows_onAReleasesRetry_theDeletionIsTriedOnceMore() {
+    // Given a holder whose release's delete meets a connection loss, and the deleter's code dies
+    // on that reply (as it sends its retry's read)
+    LockRequest h = held();
+    OutOfMemoryError error = new OutOfMemoryError("no room for the retry");
+    zk.failNextRequest(Code.CONNECTIONLOSS);
+    zk.throwOnNextCall("exists", error);
+
+    // When it releases
+    CompletableFuture<Void> released = h.releaseAsync();
+    deliver();
+
+    // Then the deletion is tried once more: the release completes, the node is gone
+    assertThat(escaped).as("nothing escapes to ZooKeeper's event thread").isEmpty();
+    assertThat(released).as("the release is answered").isCompletedWithValue(null);
+    assertThat(f.nodes()).as("the node is deleted").isEmpty();
+    assertLoggedOnce(error);
+  }
+
+  @Test
+  void deletionsCodeThrowsTwice_theReleaseFails_andTheNextReleaseDeletesTheNode() {
+    LockRequest h = held();
+    IllegalStateException first = new IllegalStateException("a bug in the deleter");
+    IllegalStateException second = new IllegalStateException("the same bug again");
+    zk.failNextRequest(Code.CONNECTIONLOSS);
+    zk.throwOnNextCall("exists", first);
+    zk.throwOnNextCall("exists", second);
+
+    CompletableFuture<Void> released = h.releaseAsync();
+    deliver();
+
+    // Then the release fails with the second throwable (not waiting for ever), each logged once
+    assertThat(escaped).isEmpty();
+    assertThat(released).isCompletedExceptionally();
+    assertThat(released.handle((v, e) -> e).join())
+        .isInstanceOf(ZkLockException.class)
+        .hasCause(second);
+    log.assertLoggedOnceEach(first, second);
+    assertThat(f.nodes()).as("left to its session until the holder releases again").hasSize(1);
+
+    // When the holder releases again, as after a delete the server refused
+    CompletableFuture<Void> again = h.releaseAsync();
+    deliver();
+
+    assertThat(again).isCompletedWithValue(null);
+    assertThat(f.nodes()).isEmpty();
+  }
+
+  @Test
+  void batchedCallbackThrowsAnError_theOthersOfItsBatchAreStillAnswered() {
+    // Given three listings of one client, batched: the first alone, the next two together
+    EngineFixture g = EngineFixture.batched(1);
+    ZkOps ops = g.session.current().ops();
+    StackOverflowError error = new StackOverflowError("deep");
+    List<String> answered = new ArrayList<>();
+    ops.listChildren(DIR, (rc, p, c, children) -> answered.add("first"));
+    ops.listChildren(DIR, (rc, p, c, children) -> throwIt(error));
+    ops.listChildren(DIR, (rc, p, c, children) -> answered.add("third"));
+
+    // When the batch of the last two is answered
+    escaped.addAll(g.zk.deliverAllCatching());
+
+    // Then the third hears its answer though the second's callback threw an Error before it
+    assertThat(g.zk.multis()).as("the last two went in one read-only multi").hasSize(1);
+    assertThat(answered).containsExactly("first", "third");
+    assertThat(escaped).isEmpty();
+    assertLoggedOnce(error);
+  }
+
+  @Test
+  void guardedCommitsAnswerCannotBeHandedOn_theCommitFails() {
+    // Given a holder's guarded transaction whose answer cannot be handed to the library's executor
+    // (a thread that cannot be made: an Error)
+    LockRequest h = held();
+    OutOfMemoryError error = new OutOfMemoryError("unable to create native thread");
+    Transaction tx =
+        new Transaction(
+            h,
+            () -> {
+              Guard real = h.guard();
+              return new Guard(
+                  real.paths(),
+                  real.session(),
+                  real.port(),
+                  task -> throwIt(error),
+                  real.acl(),
+                  real.refusal());
+            });
+
+    // When it commits
+    CompletableFuture<List<GuardedTransaction.Result>> out =
+        tx.create(EngineFixture.NS + "/data", new byte[0]).commitAsync();
+    deliver();
+
+    // Then the commit fails with the Error as its cause, instead of never being answered
+    assertThat(escaped).isEmpty();
+    assertThat(out).isCompletedExceptionally();
+    assertThat(out.handle((v, e) -> e).join()).isInstanceOf(ZkLockException.class).hasCause(error);
+    assertLoggedOnce(error);
+  }
+
   // ---------------------------------------------------------------- helpers
+
+  /** A mutex held by a request of the fixture's client: its handle is the request. */
+  private LockRequest held() {
+    LockRequest r = queue(Ordering.forKind(NodeKind.MUTEX), x -> x);
+    CompletableFuture<LockHandle> acquired = r.start();
+    deliver();
+    assertThat(acquired).as("granted").isCompleted();
+    return r;
+  }
 
   private static <T> T throwIt(Throwable t) {
     if (t instanceof RuntimeException e) {
@@ -223,11 +330,7 @@ class CallbackFailureEngineTest {
   }
 
   private void assertLoggedOnce(Throwable t) {
-    assertThat(errors.list)
-        .filteredOn(e -> e.getLevel() == Level.ERROR)
-        .as("logged once, at ERROR")
-        .hasSize(1)
-        .allSatisfy(e -> assertThat(e.getThrowableProxy().getMessage()).isEqualTo(t.getMessage()));
+    log.assertLoggedOnceEach(t);
   }
 
   /**

@@ -193,6 +193,9 @@ public final class FakeZooKeeper implements ZkOps {
   private int dropNext;
   private final Deque<Code> failNext = new ArrayDeque<>();
 
+  /** Calls that throw when made, by their op's name ({@link #throwOnNextCall}). */
+  private final Map<String, Deque<Throwable>> throwOnCall = new HashMap<>();
+
   FakeZooKeeper() {
     tree.put("/", new Node(0, 0, false, new byte[0], 0L));
   }
@@ -247,6 +250,25 @@ public final class FakeZooKeeper implements ZkOps {
    */
   public void failNextRequest(Code code) {
     failNext.add(code);
+  }
+
+  /**
+   * The next call of {@code op} ("create", "delete", "exists", "getChildren", "multi"...) made on
+   * this server throws {@code t} instead of being sent: made from inside a callback, it is zklock's
+   * code on ZooKeeper's event thread failing at that point (a bug, or an {@link Error} such as
+   * {@link OutOfMemoryError}), which the thread catches and drops ({@code deliverNext} lets it out
+   * to the test).
+   */
+  public void throwOnNextCall(String op, Throwable t) {
+    throwOnCall.computeIfAbsent(op, k -> new ArrayDeque<>()).add(t);
+  }
+
+  /**
+   * As {@link #throwOnNextCall(String, Throwable)}, for the next call of {@code op} on {@code
+   * path}.
+   */
+  public void throwOnNextCall(String op, String path, Throwable t) {
+    throwOnNextCall(op + " " + path, t);
   }
 
   /**
@@ -378,6 +400,26 @@ public final class FakeZooKeeper implements ZkOps {
         throw new IllegalStateException("the fake does not settle: an event loop?");
       }
     }
+  }
+
+  /**
+   * Delivers everything, as ZooKeeper's event thread runs callbacks and watchers: a throwable one
+   * of them lets out is caught (ZooKeeper's thread logs it and goes on) and the next delivered.
+   *
+   * @return what escaped, in order
+   */
+  public List<Throwable> deliverAllCatching() {
+    List<Throwable> escaped = new ArrayList<>();
+    for (int n = 0; n < 100_000; n++) {
+      try {
+        if (!deliverNext()) {
+          return escaped;
+        }
+      } catch (Throwable t) {
+        escaped.add(t);
+      }
+    }
+    throw new IllegalStateException("the fake does not settle");
   }
 
   /** Delivers until nothing is left, callbacks' new requests included; returns how many. */
@@ -871,6 +913,17 @@ public final class FakeZooKeeper implements ZkOps {
         Watcher watcher,
         boolean childWatch,
         Function<Code, Runnable> apply) {
+      Deque<Throwable> toThrow = throwOnCall.get(op + " " + path);
+      if (toThrow == null || toThrow.isEmpty()) {
+        toThrow = throwOnCall.get(op);
+      }
+      if (toThrow != null && !toThrow.isEmpty()) {
+        Throwable t = toThrow.poll();
+        if (t instanceof RuntimeException e) {
+          throw e;
+        }
+        throw (Error) t;
+      }
       sent.add(new Sent(session, op, path));
       if (expired.contains(session)) {
         outbound.add(new Out(session, apply.apply(Code.SESSIONEXPIRED), null));
