@@ -70,7 +70,8 @@ public final class KazooPermitCount {
   }
 
   private void read(Session.Conn conn, CompletableFuture<Void> done) {
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .getData(
             dir,
             invalidate,
@@ -97,7 +98,8 @@ public final class KazooPermitCount {
   }
 
   private void create(Session.Conn conn, CompletableFuture<Void> done) {
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .create(
             dir,
             KazooSemaphore.countData(permits),
@@ -110,7 +112,7 @@ public final class KazooPermitCount {
               } else if (code == Code.NONODE) {
                 ctx.dirs()
                     .ensure(
-                        conn,
+                        conn.guarded(done, dir),
                         dir.substring(0, dir.lastIndexOf('/')),
                         err -> {
                           if (err != null) {
@@ -127,7 +129,8 @@ public final class KazooPermitCount {
 
   /** A path without data (kazoo's {@code ensure_path} ahead of its write, or a parent): ours. */
   private void claim(Session.Conn conn, int version, CompletableFuture<Void> done) {
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .setData(
             dir,
             KazooSemaphore.countData(permits),
@@ -143,7 +146,8 @@ public final class KazooPermitCount {
   }
 
   private void admissionDir(Session.Conn conn, CompletableFuture<Void> done) {
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .create(
             admissionDir,
             new byte[0],

@@ -163,7 +163,8 @@ public final class LatchImpl implements DistributedCountDownLatch {
     if (remaining == 0) {
       ops.add(Op.create(dir + "/" + OPEN, new byte[0], ctx.acl(), CreateMode.PERSISTENT));
     }
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .multi(
             ops,
             (rc, p, c, results) -> {
@@ -188,7 +189,8 @@ public final class LatchImpl implements DistributedCountDownLatch {
   }
 
   private void findMarker(Session.Conn conn, String marker, CompletableFuture<Void> done) {
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .exists(
             dir + "/" + marker,
             null,

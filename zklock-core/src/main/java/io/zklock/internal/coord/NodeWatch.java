@@ -2,6 +2,7 @@ package io.zklock.internal.coord;
 
 import io.zklock.ZkLockException;
 import io.zklock.internal.rules.ErrorKind;
+import io.zklock.internal.zk.GuardedOps;
 import io.zklock.internal.zk.Session;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -95,7 +96,9 @@ public final class NodeWatch implements Watcher {
                 return;
               }
               armedOn = conn;
-              conn.ops().exists(path, this, (rc, p, c, stat) -> checked(Code.get(rc)));
+              conn.guarded(done, path)
+                  .ops()
+                  .exists(path, this, (rc, p, c, stat) -> checked(Code.get(rc)));
             },
             () ->
                 done.completeExceptionally(
@@ -126,8 +129,17 @@ public final class NodeWatch implements Watcher {
     }
   }
 
+  /**
+   * Under the wait's guard: a throwable escaping the event's handling (on ZooKeeper's event thread,
+   * which would drop it) fails the wait ({@link GuardedOps#failing}). The watcher itself is this
+   * object, as a removal names it.
+   */
   @Override
   public void process(WatchedEvent event) {
+    GuardedOps.run(() -> handle(event), GuardedOps.failing(done, path, owner));
+  }
+
+  private void handle(WatchedEvent event) {
     if (done.isDone()) {
       return;
     }

@@ -179,7 +179,8 @@ final class StoredNumberDir {
   }
 
   private void read(Session.Conn conn, CompletableFuture<Read> done) {
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .getData(
             dir,
             watch,
@@ -217,7 +218,8 @@ final class StoredNumberDir {
   }
 
   private void create(Session.Conn conn, CompletableFuture<Read> done) {
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .create(
             dir,
             initial,
@@ -235,7 +237,7 @@ final class StoredNumberDir {
                 case NONODE:
                   ctx.dirs()
                       .ensure(
-                          conn,
+                          conn.guarded(done, dir),
                           dir.substring(0, dir.lastIndexOf('/')),
                           err -> {
                             if (err != null) {
@@ -253,7 +255,8 @@ final class StoredNumberDir {
 
   /** A directory without data (made as a parent by another use): claimed by a conditional write. */
   private void claim(Session.Conn conn, int version, CompletableFuture<Read> done) {
-    conn.ops()
+    conn.guarded(done, dir)
+        .ops()
         .setData(
             dir,
             initial,

@@ -39,7 +39,8 @@ public final class ZkCalls {
     ctx.session()
         .whenConnected(
             conn ->
-                conn.ops()
+                conn.guarded(done, path)
+                    .ops()
                     .multi(
                         ops,
                         (rc, p, c, results) -> {
@@ -63,7 +64,8 @@ public final class ZkCalls {
     ctx.session()
         .whenConnected(
             conn ->
-                conn.ops()
+                conn.guarded(done, path)
+                    .ops()
                     .create(
                         path,
                         data,
@@ -74,7 +76,7 @@ public final class ZkCalls {
                           if (code == Code.NONODE) {
                             ctx.dirs()
                                 .ensure(
-                                    conn,
+                                    conn.guarded(done, path),
                                     path.substring(0, path.lastIndexOf('/')),
                                     err -> {
                                       if (err != null) {
@@ -102,7 +104,8 @@ public final class ZkCalls {
     ctx.session()
         .whenConnected(
             conn ->
-                conn.ops()
+                conn.guarded(done, path)
+                    .ops()
                     .delete(
                         path,
                         (rc, p, c) -> {
@@ -126,7 +129,8 @@ public final class ZkCalls {
     ctx.session()
         .whenConnected(
             conn ->
-                conn.ops()
+                conn.guarded(done, path)
+                    .ops()
                     .exists(
                         path,
                         null,
@@ -153,7 +157,8 @@ public final class ZkCalls {
     ctx.session()
         .whenConnected(
             conn ->
-                conn.ops()
+                conn.guarded(done, path)
+                    .ops()
                     .getChildren(
                         path,
                         null,

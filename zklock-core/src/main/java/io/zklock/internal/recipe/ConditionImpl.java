@@ -155,7 +155,8 @@ final class ConditionImpl implements DistributedCondition {
         .session()
         .whenConnected(
             conn ->
-                conn.ops()
+                conn.guarded(done, dir)
+                    .ops()
                     .create(
                         dir + "/" + ConditionRule.WAITER_PREFIX + attempt + "-",
                         new byte[0],
@@ -169,7 +170,7 @@ final class ConditionImpl implements DistributedCondition {
                             ctx.requests()
                                 .dirs()
                                 .ensure(
-                                    conn,
+                                    conn.guarded(done, dir),
                                     dir,
                                     err -> {
                                       if (err != null) {

@@ -20,18 +20,7 @@ class PermitCountFakeTest {
   private final EngineFixture f = new EngineFixture();
 
   /** The coordination context of the fixture's instance: its fake session, without a lifecycle. */
-  private final CoordContext coord =
-      new CoordContext(
-          f.ctx.session(),
-          f.ctx.dirs(),
-          f.ctx.acl(),
-          f.ctx.ids(),
-          f.ctx.events(),
-          f.ctx.clock(),
-          f.ctx.executor(),
-          f.ctx.scheduler(),
-          null,
-          NS);
+  private final CoordContext coord = FakeCoord.of(f);
 
   private static byte[] count(int permits) {
     return ("{\"kind\":\"semaphore\",\"permits\":" + permits + "}")
