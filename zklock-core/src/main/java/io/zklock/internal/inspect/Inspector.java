@@ -13,6 +13,7 @@ import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.rules.Waiting;
 import io.zklock.internal.zk.Blocking;
 import io.zklock.internal.zk.BlockingOps;
+import io.zklock.internal.zk.GuardedOps;
 import io.zklock.internal.zk.Lifecycle;
 import io.zklock.internal.zk.Session;
 import io.zklock.internal.zk.SessionConfig;
@@ -472,27 +473,29 @@ public final class Inspector {
     for (String n : names) {
       CompletableFuture<Inspection.Read> f = new CompletableFuture<>();
       String path = dir + "/" + n;
-      zk.getData(
-          path,
-          null,
-          (rc, p, c, data, stat) -> {
-            Code code = Code.get(rc);
-            if (code == Code.OK) {
-              f.complete(
-                  new Inspection.Read(
-                      n,
-                      path,
-                      stat.getCzxid(),
-                      stat.getCtime(),
-                      stat.getEphemeralOwner(),
-                      stat.getVersion(),
-                      parse(data)));
-            } else if (code == Code.NONODE) {
-              f.complete(null); // released between the listing and the read
-            } else {
-              f.completeExceptionally(KeeperException.create(code, p));
-            }
-          });
+      // a throwable in the answer's handling fails the read, rather than the inspection waiting
+      GuardedOps.of(zk, f, path, 0L)
+          .getData(
+              path,
+              null,
+              (rc, p, c, data, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK) {
+                  f.complete(
+                      new Inspection.Read(
+                          n,
+                          path,
+                          stat.getCzxid(),
+                          stat.getCtime(),
+                          stat.getEphemeralOwner(),
+                          stat.getVersion(),
+                          parse(data)));
+                } else if (code == Code.NONODE) {
+                  f.complete(null); // released between the listing and the read
+                } else {
+                  f.completeExceptionally(KeeperException.create(code, p));
+                }
+              });
       out.add(f);
     }
     return out;

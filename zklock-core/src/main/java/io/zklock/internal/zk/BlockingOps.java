@@ -33,38 +33,41 @@ public final class BlockingOps {
   public String create(String path, byte[] data, List<ACL> acl, CreateMode mode)
       throws KeeperException, InterruptedException {
     CompletableFuture<String> f = new CompletableFuture<>();
-    ops.create(path, data, acl, mode, (rc, p, c, name, stat) -> answer(f, rc, p, name));
+    guarded(f, path)
+        .create(path, data, acl, mode, (rc, p, c, name, stat) -> answer(f, rc, p, name));
     return await(f);
   }
 
   /** The stat of {@code path}, or null if there is no such node. */
   public Stat exists(String path) throws KeeperException, InterruptedException {
     CompletableFuture<Stat> f = new CompletableFuture<>();
-    ops.exists(
-        path,
-        null,
-        (rc, p, c, stat) -> {
-          if (Code.get(rc) == Code.NONODE) {
-            f.complete(null);
-          } else {
-            answer(f, rc, p, stat);
-          }
-        });
+    guarded(f, path)
+        .exists(
+            path,
+            null,
+            (rc, p, c, stat) -> {
+              if (Code.get(rc) == Code.NONODE) {
+                f.complete(null);
+              } else {
+                answer(f, rc, p, stat);
+              }
+            });
     return await(f);
   }
 
   /** The data of {@code path}; its stat is copied into {@code stat} if not null. */
   public byte[] getData(String path, Stat stat) throws KeeperException, InterruptedException {
     CompletableFuture<byte[]> f = new CompletableFuture<>();
-    ops.getData(
-        path,
-        null,
-        (rc, p, c, data, s) -> {
-          if (Code.get(rc) == Code.OK && stat != null && s != null) {
-            copy(s, stat);
-          }
-          answer(f, rc, p, data);
-        });
+    guarded(f, path)
+        .getData(
+            path,
+            null,
+            (rc, p, c, data, s) -> {
+              if (Code.get(rc) == Code.OK && stat != null && s != null) {
+                copy(s, stat);
+              }
+              answer(f, rc, p, data);
+            });
     return await(f);
   }
 
@@ -72,15 +75,16 @@ public final class BlockingOps {
   public List<String> getChildren(String path, Stat stat)
       throws KeeperException, InterruptedException {
     CompletableFuture<List<String>> f = new CompletableFuture<>();
-    ops.getChildren(
-        path,
-        null,
-        (rc, p, c, children, s) -> {
-          if (Code.get(rc) == Code.OK && stat != null && s != null) {
-            copy(s, stat);
-          }
-          answer(f, rc, p, children);
-        });
+    guarded(f, path)
+        .getChildren(
+            path,
+            null,
+            (rc, p, c, children, s) -> {
+              if (Code.get(rc) == Code.OK && stat != null && s != null) {
+                copy(s, stat);
+              }
+              answer(f, rc, p, children);
+            });
     return await(f);
   }
 
@@ -88,22 +92,32 @@ public final class BlockingOps {
   public Stat setData(String path, byte[] data, int version)
       throws KeeperException, InterruptedException {
     CompletableFuture<Stat> f = new CompletableFuture<>();
-    ops.setData(path, data, version, (rc, p, c, stat) -> answer(f, rc, p, stat));
+    guarded(f, path).setData(path, data, version, (rc, p, c, stat) -> answer(f, rc, p, stat));
     return await(f);
   }
 
   /** Deletes {@code path} if its version is {@code version} ({@code -1}: any). */
   public void delete(String path, int version) throws KeeperException, InterruptedException {
     CompletableFuture<Boolean> f = new CompletableFuture<>();
-    ops.delete(path, version, (rc, p, c) -> answer(f, rc, p, Boolean.TRUE));
+    guarded(f, path).delete(path, version, (rc, p, c) -> answer(f, rc, p, Boolean.TRUE));
     await(f);
   }
 
   /** Applies {@code ops} as one transaction; fails with the first failed op's code. */
   public List<OpResult> multi(List<Op> transaction) throws KeeperException, InterruptedException {
     CompletableFuture<List<OpResult>> f = new CompletableFuture<>();
-    ops.multi(transaction, (rc, p, c, results) -> answer(f, rc, p, results));
+    guarded(f, transaction.isEmpty() ? null : transaction.get(0).getPath())
+        .multi(transaction, (rc, p, c, results) -> answer(f, rc, p, results));
     return await(f);
+  }
+
+  /**
+   * The calls for one blocking call whose answer is {@code f}: a throwable escaping its callback
+   * (on ZooKeeper's event thread, which would drop it) fails {@code f}, so the caller does not wait
+   * for ever ({@link GuardedOps#failing}).
+   */
+  private ZkOps guarded(CompletableFuture<?> f, String path) {
+    return GuardedOps.of(ops, f, path, 0L);
   }
 
   private static <T> void answer(CompletableFuture<T> f, int rc, String path, T value) {
@@ -121,6 +135,9 @@ public final class BlockingOps {
     } catch (ExecutionException e) {
       if (e.getCause() instanceof KeeperException k) {
         throw k;
+      }
+      if (e.getCause() instanceof io.zklock.ZkLockException z) {
+        throw z; // a callback threw (guarded)
       }
       throw new IllegalStateException(e.getCause());
     }
