@@ -42,6 +42,7 @@ final class Checker {
     long session;
     int permits = 1;
     long endedAt = -1; // release started, or ended without a grant
+    long releasedAt = -1; // its release returned
     String outcome = "waiting";
     long lostAt = -1;
     String lostReason;
@@ -411,6 +412,7 @@ final class Checker {
       createdCzxid.put(c.path(), zxid);
       createdOwner.put(c.path(), c.ephemeralOwner());
       ownerByNode.put(nodeKey(c.path(), zxid), c.ephemeralOwner());
+      createdAt.put(nodeKey(c.path(), zxid), sim.now());
     } else if (t instanceof Txn.Delete d) {
       SimTree.Node n = tree.get(d.path());
       if (n != null) {
@@ -580,6 +582,7 @@ final class Checker {
    * multi-lock is judged by its first part.
    */
   void released(Hold h, long clientSession, java.util.function.LongPredicate handleEnded) {
+    h.releasedAt = sim.now();
     if (h.foreign || h.path == null || h.czxid == 0 || isCohort(h.path)) {
       return;
     }
@@ -758,6 +761,8 @@ final class Checker {
   }
 
   /** Sessions the world expired by force (a fault), and when: no client can be told in time. */
+  private final Map<String, Long> createdAt = new HashMap<>(); // node -> committed at the leader
+
   private final Map<Long, Long> forcedExpiry = new HashMap<>();
 
   void forcedExpiry(long session) {
@@ -953,6 +958,152 @@ final class Checker {
       }
       count("stall.freeWithAWaiter"); // steps seen free with a waiter owed (a handoff's instants)
     }
+  }
+
+  /**
+   * The lock directories whose nodes {@link #orphans} judges (empty: not judged in this run; the
+   * runs of the lock focuses set them).
+   */
+  List<String> orphanDirs = List.of();
+
+  /** The network, to tell a working connection from one cut off (ORPHAN). */
+  Net net;
+
+  /** How long a node may stand unowned on a connection that works all along (ORPHAN). */
+  static final long ORPHAN_BOUND = 2 * Sim.SEC;
+
+  /** Client and directory -> {since when more nodes than requests stand, its connection}. */
+  private final Map<String, long[]> surplusSince = new HashMap<>();
+
+  /**
+   * ORPHAN: a request that ended (withdrawn: timed out, cancelled, interrupted, busy; or released)
+   * leaves no lock node behind on a session its client still uses: not even one whose create's fate
+   * it did not know (the reply lost with the connection) when it gave up. Such a node is one that
+   * later requests queue behind for the session's life; zklock searches for it by its attempt id
+   * and deletes it as soon as the client is connected ({@code LockRequest#withdraw}, {@code
+   * Deleter#deleteAttempt}). CLEAN sees only what is left at quiescence, STALL only a free lock
+   * once the faults are over: neither sees a node left standing for seconds and gone before, nor
+   * one whose session a later fault ended. So, every 50 ms, per zklock client whose current session
+   * is connected, in each directory of the run's lock: the nodes of that session at the leader are
+   * at most the client's requests that may own one (waiting, or granted and not yet released: a
+   * cohort's requests share one node, a semaphore's request has one in its admission queue and one
+   * lease). More may stand while a withdrawal's delete is on its way, but not for {@link
+   * #ORPHAN_BOUND} on a connection that works all along: the same connection, its process running,
+   * its server serving, reached, neither cut off from the others nor applying the log late, and a
+   * leader that can commit. Anything else starts the count again (a request cannot reach the
+   * ensemble then, and that is not the rule's to judge).
+   */
+  void orphans(List<ZkNode> clients) {
+    if (orphanDirs.isEmpty()) {
+      return;
+    }
+    long now = sim.now();
+    SimTree t = ens.truth();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    boolean commits = ens.leaderHasQuorum();
+    for (ZkNode n : clients) {
+      SimZkClient c = n.current();
+      long s = n.locks.sessionId();
+      if (!commits || c == null || s == 0 || c.getSessionId() != s || !works(n, c)) {
+        continue;
+      }
+      java.util.Set<String> mine = t.ephemerals().get(s);
+      if (mine == null || mine.isEmpty()) {
+        continue;
+      }
+      Map<String, List<String>> byDir = new TreeMap<>();
+      for (String p : mine) {
+        for (String d : orphanDirs) {
+          if (p.startsWith(d + "/")) {
+            byDir.computeIfAbsent(SimTree.parent(p), k -> new ArrayList<>()).add(p);
+            break;
+          }
+        }
+      }
+      if (byDir.isEmpty()) {
+        continue;
+      }
+      int owners = 0;
+      for (Hold h : holds.values()) {
+        if (!h.foreign
+            && h.process == n.process
+            && (h.waiting() || (h.granted() && h.releasedAt < 0))) {
+          owners++;
+        }
+      }
+      for (Map.Entry<String, List<String>> e : byDir.entrySet()) {
+        if (e.getValue().size() <= owners) {
+          continue;
+        }
+        String key = n.name + " " + e.getKey();
+        seen.add(key);
+        long[] since = surplusSince.get(key);
+        if (since == null || since[1] != c.connections()) {
+          since = new long[] {now, c.connections()};
+          surplusSince.put(key, since);
+          count("orphan.surplusSeen"); // a withdrawal's or release's delete on its way, mostly
+        }
+        long standing = now - since[0];
+        counters.merge("orphan.surplusMaxMicros", standing / 1000, Math::max);
+        if (standing > ORPHAN_BOUND) {
+          failOrphan(n, s, e.getKey(), e.getValue(), owners, standing);
+        }
+      }
+    }
+    surplusSince.keySet().retainAll(seen);
+  }
+
+  /**
+   * Whether {@code c}, the handle of {@code n}, works now: connected, its process running, its
+   * server up, serving and reached, neither cut off from the others nor applying the log late.
+   */
+  private boolean works(ZkNode n, SimZkClient c) {
+    int id = c.serverId();
+    if (!c.connected() || c.closed() || n.process.paused() || id < 0) {
+      return false;
+    }
+    SimServer server = ens.servers[id];
+    return server.alive
+        && server.serving
+        && !server.lagging()
+        && !ens.isolated(id)
+        && (net == null || !net.isCut(n.process.name(), id, sim.now()));
+  }
+
+  private void failOrphan(
+      ZkNode n, long session, String dir, List<String> paths, int owners, long standing) {
+    SimTree t = ens.truth();
+    List<String> nodes = new ArrayList<>();
+    for (String p : paths) {
+      SimTree.Node nd = t.get(p);
+      Long made = nd == null ? null : createdAt.get(nodeKey(p, nd.czxid));
+      nodes.add(SimTree.name(p) + (made == null ? "" : " (made at " + Trace.fmt(made) + ")"));
+    }
+    List<Hold> lately = new ArrayList<>();
+    for (Hold h : holds.values()) {
+      if (!h.foreign && h.process == n.process) {
+        lately.add(h);
+      }
+    }
+    fail(
+        "ORPHAN",
+        n.name
+            + "'s session 0x"
+            + Long.toHexString(session)
+            + " has "
+            + paths.size()
+            + " nodes in "
+            + dir
+            + " for "
+            + owners
+            + " of its requests that may own one, for "
+            + Trace.fmt(standing)
+            + " s on a connection that works (bound "
+            + Trace.fmt(ORPHAN_BOUND)
+            + " s): "
+            + nodes
+            + "; its latest requests: "
+            + lately.subList(Math.max(0, lately.size() - 6), lately.size()));
   }
 
   /** PROGRESS: once the faults stopped, a request still waiting after {@code bound} is stuck. */

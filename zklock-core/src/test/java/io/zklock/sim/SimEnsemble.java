@@ -147,6 +147,11 @@ public final class SimEnsemble {
     return n > servers.length / 2;
   }
 
+  /** Whether server {@code i} is cut off from the others now. */
+  boolean isolated(int i) {
+    return isolated[i];
+  }
+
   /** Whether the leader can commit now: it is up and reaches a quorum. */
   boolean leaderHasQuorum() {
     boolean[] in = component();

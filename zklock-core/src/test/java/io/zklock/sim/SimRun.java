@@ -160,6 +160,14 @@ final class SimRun {
       }
     }
     w.checker.quietFrom = quiet;
+    // ORPHAN judges the lock focuses' directories (-Dsim.orphan=false: not at all, to show what
+    // the other rules see without it)
+    if (!plan.coordination()
+        && !"false".equals(System.getProperty("sim.orphan"))
+        && plan.focus != Plan.Focus.ELECTION
+        && plan.focus != Plan.Focus.CURATOR_ELECTION) {
+      w.checker.orphanDirs = List.of("/zklock/" + Workload.LOCK, "/zklock/" + Workload.LOCK + "-b");
+    }
     if (plan.focus == Plan.Focus.SAME_SESSION) {
       w.handoffReads(clients.get(0), "/zklock/" + Workload.LOCK);
     }

@@ -58,6 +58,12 @@ final class SimServer implements Sim.Owner {
   boolean serving;
   long extraLag; // a lagging follower's added delay
   private long lastApplyAt;
+
+  /** Whether it applies the log late now: a lag, or entries it is still due to apply late. */
+  boolean lagging() {
+    return extraLag > 0 || lastApplyAt > sim.now();
+  }
+
   final LinkedHashSet<Link> links = new LinkedHashSet<>();
   final WatchTable data = new WatchTable();
   final WatchTable child = new WatchTable();

@@ -33,6 +33,7 @@ final class SimWorld implements AutoCloseable {
     this.net = new Net(sim);
     this.ens = new SimEnsemble(sim, net, servers, tickMs, containerCheckMs);
     this.checker = new Checker(sim, ens);
+    this.checker.net = net;
     this.events = new EventChecker(sim);
     this.clocks = sim.split();
     ens.onCommit =
@@ -245,6 +246,7 @@ final class SimWorld implements AutoCloseable {
           public void run() {
             checker.periodic();
             checker.stall();
+            checker.orphans(nodes);
             checker.progress(progressBound);
             sim.after(50 * Sim.MS, Sim.WORLD, "check", this);
           }

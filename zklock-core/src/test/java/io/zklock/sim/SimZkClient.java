@@ -194,6 +194,13 @@ public final class SimZkClient implements ZkOps {
     return state == State.CONNECTED;
   }
 
+  private int connections; // connections made so far (the checker tells one from the next)
+
+  /** How many times this handle has connected: a new value means a new connection. */
+  int connections() {
+    return connections;
+  }
+
   /**
    * {@code ZooKeeper.close()}, without blocking the caller: ends the session (a connected handle
    * sends closeSession, which deletes its ephemerals at once) and fails whatever is left.
@@ -387,6 +394,7 @@ public final class SimZkClient implements ZkOps {
     lastIndex = current;
     firstConnect = false;
     state = State.CONNECTED;
+    connections++;
     linkUp = true;
     trace(
         "connected to s"
