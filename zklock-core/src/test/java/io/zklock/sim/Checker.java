@@ -43,6 +43,7 @@ final class Checker {
     int permits = 1;
     long endedAt = -1; // release started, or ended without a grant
     long releasedAt = -1; // its release returned
+    boolean stalledByCurator; // ended here, not in the library: it still waits there (PROGRESS)
     String outcome = "waiting";
     long lostAt = -1;
     String lostReason;
@@ -987,11 +988,12 @@ final class Checker {
    * is connected, in each directory of the run's lock: the nodes of that session at the leader are
    * at most the client's requests that may own one (waiting, or granted and not yet released: a
    * cohort's requests share one node, a semaphore's request has one in its admission queue and one
-   * lease). More may stand while a withdrawal's delete is on its way, but not for {@link
-   * #ORPHAN_BOUND} on a connection that works all along: the same connection, its process running,
-   * its server serving, reached, neither cut off from the others nor applying the log late, and a
-   * leader that can commit. Anything else starts the count again (a request cannot reach the
-   * ensemble then, and that is not the rule's to judge).
+   * lease; a request whose wait PROGRESS excused, behind a Curator client's lease without
+   * admission, still waits in the library). More may stand while a withdrawal's delete is on its
+   * way, but not for {@link #ORPHAN_BOUND} on a connection that works all along: the same
+   * connection, its process running, its server serving, reached, neither cut off from the others
+   * nor applying the log late, and a leader that can commit. Anything else starts the count again
+   * (a request cannot reach the ensemble then, and that is not the rule's to judge).
    */
   void orphans(List<ZkNode> clients) {
     if (orphanDirs.isEmpty()) {
@@ -1027,8 +1029,8 @@ final class Checker {
       for (Hold h : holds.values()) {
         if (!h.foreign
             && h.process == n.process
-            && (h.waiting() || (h.granted() && h.releasedAt < 0))) {
-          owners++;
+            && (h.waiting() || h.stalledByCurator || (h.granted() && h.releasedAt < 0))) {
+          owners++; // a request PROGRESS excused still waits in the library, its nodes with it
         }
       }
       for (Map.Entry<String, List<String>> e : byDir.entrySet()) {
@@ -1117,6 +1119,7 @@ final class Checker {
           && now - Math.max(h.requestedAt, quietFrom) > bound
           && oversubscribedByCurator.contains(h.lock)) {
         count("progress.excused.curatorLeaseWithoutAdmission");
+        h.stalledByCurator = true;
         h.cancelled = true;
         h.endedAt = now;
         h.outcome = "stalled by Curator's lease without admission";
