@@ -352,7 +352,8 @@ public final class Election implements LeaderElection {
           new io.zklock.ZkLockException(
               "not connected: cannot read the leader", queue.dir(), 0L, null));
     } else {
-      readLeader(conn, 0, out);
+      // every read below on a guarded connection: a throwable in their replies fails the read
+      readLeader(conn.guarded(out, queue.dir()), 0, out);
     }
     return out;
   }

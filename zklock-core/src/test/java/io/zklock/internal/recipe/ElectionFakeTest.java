@@ -7,15 +7,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zklock.ZkLockException;
 import io.zklock.internal.engine.EngineFixture;
+import io.zklock.internal.engine.ErrorLog;
 import io.zklock.internal.rules.NodeKind;
 import io.zklock.internal.rules.QueueNode;
 import io.zklock.internal.zk.Lifecycle;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The election's read of who leads ({@code LeaderElection.leader()}), without a server: through the
@@ -23,6 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class ElectionFakeTest {
   private final EngineFixture f = new EngineFixture();
+  @RegisterExtension final ErrorLog log = new ErrorLog();
   private final Election election =
       new Election(
           new RecipeContext(f.ctx, null, new Lifecycle(null, null), NS, null), "orders", "me");
@@ -54,6 +58,24 @@ class ElectionFakeTest {
     f.settle();
 
     assertThat(read).isCompletedWithValue(Optional.of("first"));
+  }
+
+  @Test
+  void codeThrows_readingTheHead_theReadFails_insteadOfNeverAnswering() {
+    // Given a leader, and zklock's code dying on the listing's reply as it reads the head (a call
+    // made on ZooKeeper's event thread, which would drop the throwable)
+    joins("first");
+    CompletableFuture<Optional<String>> read = election.readLeader();
+    StackOverflowError error = new StackOverflowError("deep");
+    f.zk.throwOnNextCall("getData", error);
+
+    List<Throwable> escaped = f.zk.deliverAllCatching();
+
+    // Then leader() hears it, logged once at ERROR
+    assertThat(escaped).as("nothing escapes to ZooKeeper's event thread").isEmpty();
+    assertThat(read).isCompletedExceptionally();
+    assertThat(read.handle((v, e) -> e).join()).isInstanceOf(ZkLockException.class).hasCause(error);
+    log.assertLoggedOnceEach(error);
   }
 
   @Test
