@@ -16,6 +16,8 @@ package io.zklock.internal.rules;
  * <p>So a call is held only when both hold: at least {@code atOnceBelow} packets are in flight (a
  * lone thread's create, its listing and its release's delete never wait), and at least {@code
  * holdFrom} calls are outstanding, in flight or queued. Below either, what is queued goes at once.
+ * While a reply's callbacks run, the window counts as full: what that reply's callbacks, and the
+ * threads they wake, issue meanwhile goes in the send the reply earned, once they have run.
  */
 public final class BatchHold {
   private BatchHold() {}
@@ -30,6 +32,19 @@ public final class BatchHold {
    */
   public static boolean holds(
       int packetsInFlight, int atOnceBelow, int callsOutstanding, int holdFrom) {
-    return packetsInFlight >= atOnceBelow && callsOutstanding >= holdFrom;
+    return holds(packetsInFlight, atOnceBelow, callsOutstanding, holdFrom, false);
+  }
+
+  /**
+   * As {@link #holds(int, int, int, int)}, and while a reply's callbacks run ({@code answering}):
+   * the flush that reply earned comes after its callbacks, so a call issued meanwhile (the release
+   * of a thread its listing just granted) waits for that flush, whatever the window, rather than
+   * going alone or for the reply after.
+   *
+   * @param answering whether a reply's callbacks are running
+   */
+  public static boolean holds(
+      int packetsInFlight, int atOnceBelow, int callsOutstanding, int holdFrom, boolean answering) {
+    return (answering || packetsInFlight >= atOnceBelow) && callsOutstanding >= holdFrom;
   }
 }

@@ -42,8 +42,11 @@ import org.slf4j.LoggerFactory;
  * at once too, whatever is in flight, if nothing queued is on that directory: one round trip serves
  * both, as unbatched. Otherwise the call waits for the next reply, which sends everything pending
  * (if none comes for {@link #STALL_MILLIS}, the calls go anyway): the writes in one multi, then the
- * listings in one read-only multi, then every other call in the order issued. It waits only while
- * enough calls are outstanding for a batch to repay the wait ({@link BatchHold}, {@link
+ * listings in one read-only multi, then every other call in the order issued. A multi's or a
+ * listing's reply sends them once its callbacks have run, and a call issued while they run waits
+ * for that send: the release of a thread the reply just granted goes with it, not with a later
+ * reply (with two flushes in flight, the other's: half a round trip later, on average). It waits
+ * only while enough calls are outstanding for a batch to repay the wait ({@link BatchHold}, {@link
  * #HOLD_FROM}): with fewer, what is queued goes at once, so a client with a few threads at work
  * sends as unbatched.
  *
@@ -146,6 +149,12 @@ public final class Batcher {
   private final ScheduledExecutorService stallTimer;
   private long replies; // guarded by this: packets answered so far
   private boolean stallCheck; // guarded by this: a stall check is scheduled
+
+  /**
+   * Replies whose callbacks are running (guarded by this): the send each earned waits for them, so
+   * that what they and the threads they wake issue meanwhile goes with it.
+   */
+  private int answering;
 
   // guarded by this
   private final ArrayDeque<Call> pending = new ArrayDeque<>();
@@ -552,7 +561,8 @@ public final class Batcher {
     synchronized (this) {
       if (pending.isEmpty()
           && inFlight < atOnceBelow
-          && !(call instanceof Barrier && openMultis > 0)) {
+          && !(call instanceof Barrier && openMultis > 0)
+          && !BatchHold.holds(inFlight, atOnceBelow, callsInFlight + 1, holdFrom, answering > 0)) {
         if (call instanceof Create c && !knownDirs.containsKey(parentOf(c.path))) {
           c.unseen = true;
         }
@@ -594,7 +604,8 @@ public final class Batcher {
    * BatchHold}): the calls outstanding are those in flight and those queued.
    */
   private boolean holds() {
-    return BatchHold.holds(inFlight, atOnceBelow, callsInFlight + pending.size(), holdFrom);
+    return BatchHold.holds(
+        inFlight, atOnceBelow, callsInFlight + pending.size(), holdFrom, answering > 0);
   }
 
   /**
@@ -953,26 +964,46 @@ public final class Batcher {
           }
         }
       }
+      if (opFailed) {
+        flush();
+      } else {
+        answering++; // what waited for this reply goes once its callbacks have run
+      }
+    }
+    if (opFailed) {
+      drain();
+      return; // each op hears the answer of its retry
+    }
+    try {
+      for (int i = 0; i < calls.size(); i++) {
+        WriteCall c = calls.get(i);
+        try {
+          if (results != null && results.size() == calls.size()) {
+            c.answer(results.get(i), null);
+          } else {
+            c.fail(rc);
+          }
+        } catch (RuntimeException | Error e) {
+          // an Error too: ZooKeeper's event thread, running these callbacks one by one, would go on
+          // with the next, and so do we (each caller's own guard has seen what it could)
+          log.error("a callback of a batched request failed", e);
+        }
+      }
+    } finally {
+      callbacksRan();
+    }
+  }
+
+  /**
+   * The callbacks of a reply ran: sends what waited for that reply, with what they and the threads
+   * they woke issued meanwhile.
+   */
+  private void callbacksRan() {
+    synchronized (this) {
+      answering--;
       flush();
     }
     drain();
-    if (opFailed) {
-      return; // each op hears the answer of its retry
-    }
-    for (int i = 0; i < calls.size(); i++) {
-      WriteCall c = calls.get(i);
-      try {
-        if (results != null && results.size() == calls.size()) {
-          c.answer(results.get(i), null);
-        } else {
-          c.fail(rc);
-        }
-      } catch (RuntimeException | Error e) {
-        // an Error too: ZooKeeper's event thread, running these callbacks one by one, would go on
-        // with the next, and so do we (each caller's own guard has seen what it could)
-        log.error("a callback of a batched request failed", e);
-      }
-    }
   }
 
   private void readMultiAnswered(ListingPacket p, int rc, List<OpResult> results) {
@@ -1027,6 +1058,7 @@ public final class Batcher {
         for (int i = p.calls.size() - 1; i >= 0; i--) {
           pending.addFirst(p.calls.get(i));
         }
+        flush();
       } else {
         for (int i = 0; i < p.calls.size(); i++) {
           List<String> c = children.get(i);
@@ -1038,19 +1070,23 @@ public final class Batcher {
             knownDirs.put(p.calls.get(i).path, bytes);
           }
         }
+        answering++; // what waited for this reply goes once its callbacks have run
       }
-      flush();
     }
-    drain();
     if (stale) {
+      drain();
       return;
     }
-    for (int i = 0; i < p.calls.size(); i++) {
-      try {
-        p.calls.get(i).answer(codes[i], children.get(i));
-      } catch (RuntimeException | Error e) {
-        log.error("a callback of a batched listing failed", e); // the others still hear theirs
+    try {
+      for (int i = 0; i < p.calls.size(); i++) {
+        try {
+          p.calls.get(i).answer(codes[i], children.get(i));
+        } catch (RuntimeException | Error e) {
+          log.error("a callback of a batched listing failed", e); // the others still hear theirs
+        }
       }
+    } finally {
+      callbacksRan();
     }
   }
 

@@ -231,6 +231,36 @@ class BatchedEngineTest {
   }
 
   /** {@code locks} acquired and released one after the other on {@code g}: directories known. */
+  @Test
+  void aReleaseIssuedWhileAReplyIsAnswered_goesInTheFlushThatReplyEarned() {
+    warm(3);
+    Started first = f.acquireIn(dir(0));
+    Started second = f.acquireIn(dir(1));
+    Started third = f.acquireIn(dir(2));
+    // the first caller releases the moment it is granted, inside its listing's reply: as a thread
+    // woken by a reply releases while that reply's other callbacks still run
+    first.future().thenAccept(LockHandle::releaseAsync);
+    assertThat(zk.sent().stream().map(FakeZooKeeper.Sent::op))
+        .containsExactly("create", "getChildren");
+    zk.clearSent();
+    int before = zk.multis().size();
+
+    zk.deliverNext(); // the first create: its listing is still in flight, the others wait for it
+    assertThat(zk.sent()).isEmpty();
+    zk.deliverNext(); // the first listing: granted, and released within the reply
+    assertThat(zk.sent().stream().map(FakeZooKeeper.Sent::op))
+        .as("the held creates and the release's delete in one multi, then the held listings")
+        .containsExactly("multi", "multi");
+    f.settle();
+
+    assertThat(multisSince(before))
+        .as("the delete was not held for the reply after")
+        .containsExactly(new Multi(false, 3, Code.OK), new Multi(true, 2, Code.OK));
+    assertThat(zk.children(dir(0))).isEmpty();
+    assertThat(second.state()).isEqualTo(State.HELD);
+    assertThat(third.state()).isEqualTo(State.HELD);
+  }
+
   private static void warm(EngineFixture g, int locks) {
     for (int i = 0; i < locks; i++) {
       Started s = g.acquireIn(dir(i));

@@ -68,4 +68,35 @@ class BatchHoldPropertiesTest {
     assertThat(BatchHold.holds(inFlight, atOnceBelow, outstanding, 0))
         .isEqualTo(inFlight >= atOnceBelow);
   }
+
+  @Property(tries = 300)
+  void whileAReplyIsAnswered_enoughCallsOutstanding_waitForItsFlush_whateverTheWindow(
+      @ForAll @IntRange(min = 0, max = 100) int inFlight,
+      @ForAll @IntRange(min = 1, max = 10) int atOnceBelow,
+      @ForAll @IntRange(min = 0, max = 1_000) int extraOutstanding,
+      @ForAll @IntRange(min = 0, max = 64) int holdFrom) {
+    assertThat(BatchHold.holds(inFlight, atOnceBelow, holdFrom + extraOutstanding, holdFrom, true))
+        .isTrue();
+  }
+
+  @Property(tries = 300)
+  void whileAReplyIsAnswered_aClientWithFewCallsOutstanding_stillNeverWaits(
+      @ForAll @IntRange(min = 0, max = 100) int inFlight,
+      @ForAll @IntRange(min = 1, max = 10) int atOnceBelow,
+      @ForAll @IntRange(min = 1, max = 64) int holdFrom,
+      @ForAll @IntRange(min = 1, max = 64) int fewer) {
+    int outstanding = Math.max(0, holdFrom - fewer);
+    assertThat(BatchHold.holds(inFlight, atOnceBelow, outstanding, holdFrom, true)).isFalse();
+  }
+
+  @Property(tries = 300)
+  void aReplyBeingAnswered_neverTurnsAHoldIntoASend(
+      @ForAll @IntRange(min = 0, max = 100) int inFlight,
+      @ForAll @IntRange(min = 1, max = 10) int atOnceBelow,
+      @ForAll @IntRange(min = 0, max = 1_000) int outstanding,
+      @ForAll @IntRange(min = 0, max = 64) int holdFrom) {
+    if (BatchHold.holds(inFlight, atOnceBelow, outstanding, holdFrom)) {
+      assertThat(BatchHold.holds(inFlight, atOnceBelow, outstanding, holdFrom, true)).isTrue();
+    }
+  }
 }
