@@ -324,7 +324,9 @@ class ZkLocksAutoConfigurationTest {
             "zklock.tls.trust-store=" + certs.trustStore(),
             "zklock.tls.trust-store-password=" + certs.password(),
             "zklock.tls.key-store=" + certs.clientKeyStore(),
-            "zklock.tls.key-store-password=" + certs.password())
+            "zklock.tls.key-store-password=" + certs.password(),
+            // a TLS handshake on a build machine at load 30 took more than the default 10 s
+            "zklock.connect-timeout=60s")
         .run(
             ctx -> {
               ZkLocks locks = ctx.getBean(ZkLocks.class);
