@@ -136,23 +136,9 @@ class NewSessionDeadlineTest {
     first.connect(0x1001, began);
 
     // Then nothing is sent on that session (no heartbeat, no create: nothing can be granted on it),
-    // no one hears of it, its handle is closed and a second session is being opened
-    assertThat(sentBy(0x1001)).as("requests sent on the session connected too late").isEmpty();
-    assertThat(told).doesNotContain("CONNECTED:0x1001", "LOST:0x1001");
-    assertThat(session.state()).isEqualTo(SessionState.SUSPENDED);
-    assertThat(first.closed).isTrue();
-    assertThat(connector.clients).hasSize(2);
-    assertThat(acquired).isNotDone();
-
-    // and when the second connects in time, the request is granted on it
-    FakeClient second = connector.opened(1);
-    long began2 = clock.nanoTime();
-    clock(40);
-    second.connect(0x1002, began2);
-    zk.deliverAll();
-    assertThat(told).containsExactly("CONNECTED:0x1002");
-    assertThat(acquired).isCompleted();
-    assertThat(zk.stat(acquired.join().path()).getEphemeralOwner()).isEqualTo(0x1002);
+    // no one hears of it, its handle is closed and a second session is being opened; when the
+    // second connects in time, the request is granted on it
+    assertTurnedAway_thenGrantedOnASecondSession(first, acquired);
   }
 
   @Test
@@ -205,8 +191,17 @@ class NewSessionDeadlineTest {
     zk.deliverAll();
 
     // Then it is turned away as one connected past its deadline is: nothing sent on it, no one
-    // told,
-    // its handle closed, a second session opening
+    // told, its handle closed, a second session opening; the request is granted on the second
+    assertTurnedAway_thenGrantedOnASecondSession(first, acquired);
+  }
+
+  /**
+   * Session 0x1001 ({@code first}) was turned away: nothing sent on it, no one told, its handle
+   * closed, a second session opening and the request still waiting; the second, connected in time,
+   * is used and the request granted on it.
+   */
+  private void assertTurnedAway_thenGrantedOnASecondSession(
+      FakeClient first, CompletableFuture<LockHandle> acquired) {
     assertThat(sentBy(0x1001)).as("requests sent on the session connected too late").isEmpty();
     assertThat(told).doesNotContain("CONNECTED:0x1001", "LOST:0x1001");
     assertThat(session.state()).isEqualTo(SessionState.SUSPENDED);
@@ -214,7 +209,6 @@ class NewSessionDeadlineTest {
     assertThat(connector.clients).hasSize(2);
     assertThat(acquired).isNotDone();
 
-    // and the request is granted on the second once it connects
     FakeClient second = connector.opened(1);
     long began2 = clock.nanoTime();
     clock(40);
