@@ -912,14 +912,17 @@ public final class Checker {
    * expires), the lock must not stay stuck: within {@code limit} = session timeout + bound someone
    * else is granted it, or someone else holds it (a live holder ahead in the queue may rightly keep
    * a waiter waiting). The deadline moves on while other faults keep happening: each client fault
-   * that starts, and each ensemble fault that ends, before the deadline sets it to that moment +
-   * limit (a paused or killed waiter ahead in the queue blocks until its own session expires; an
-   * election delays every expiry). A violation needs a witness: another, unfaulted client that
-   * requested the lock more than a second before the deadline and still waited at it.
+   * that starts before the deadline sets it to that moment + limit (a paused or killed waiter ahead
+   * in the queue blocks until its own session expires), and each ensemble fault that starts before
+   * the deadline sets it to the fault's end + limit, even if it ends after the deadline (an
+   * election delays every grant and every expiry). A violation needs a witness: another, unfaulted
+   * client that requested the lock more than a second before the deadline and still waited at it.
    */
   private void checkHandover() {
     long limit = config.sessionTimeout().toNanos() + config.handoverBound().toNanos();
-    List<long[]> anchors = new ArrayList<>(); // times that restart the clock
+    // times that restart the clock: {the time, the fault's start (the anchor counts if it began
+    // before the deadline)}
+    List<long[]> anchors = new ArrayList<>();
     Map<String, Long> openZk = new HashMap<>();
     for (Event e : faults) {
       boolean zk = e.get("target").startsWith("zk");
@@ -927,14 +930,16 @@ public final class Checker {
         if (zk) {
           openZk.put(e.get("target"), e.t());
         } else {
-          anchors.add(new long[] {e.t()});
+          anchors.add(new long[] {e.t(), e.t()});
         }
       } else if (zk) {
-        openZk.remove(e.get("target"));
-        anchors.add(new long[] {e.t()});
+        Long began = openZk.remove(e.get("target"));
+        anchors.add(new long[] {e.t(), began == null ? e.t() : began});
       }
     }
-    // in time order already: faults are, and each anchor is its fault event's time
+    // in time order already: faults are, and each anchor is its fault event's time (an anchor
+    // skipped because its fault began after the deadline then stood is covered by any later one
+    // that moves the deadline past that beginning: it ends no earlier)
     Map<String, List<Handle>> byDir = new HashMap<>();
     for (Handle h : handles.values()) {
       if (h.side != null && h.side != Side.SEMAPHORE && h.requestT >= 0) {
@@ -961,7 +966,7 @@ public final class Checker {
       long deadline = death + limit;
       for (long[] a : anchors) {
         // an anchor at or before the death moves nothing: it is at most death + limit
-        if (a[0] <= deadline) {
+        if (a[1] <= deadline) {
           deadline = Math.max(deadline, a[0] + limit);
         }
       }

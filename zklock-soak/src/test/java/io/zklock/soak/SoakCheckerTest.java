@@ -1553,6 +1553,33 @@ class SoakCheckerTest {
   }
 
   @Test
+  void handover_anEnsembleFaultUnderWayAtTheDeadline_movesItToItsEndPlusTheLimit() {
+    // A soak run (seed 586019) saw it: the holder's death at 62.2 s set the deadline at 70.2 s; the
+    // leader was killed at 67.2 s, and with no leader until after 74.4 s nothing could be granted
+    killedHolderAndAWaiter(); // death at 2, limit 8: the deadline at 10
+    ev(9, "FAULT_START", "kind", "KILL_LEADER", "target", "zk2");
+    ev(16, "FAULT_END", "kind", "KILL_LEADER", "target", "zk2");
+    grant("b", "b/1", 23.9, 12);
+    ev(24.5, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(24.6, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(30, "b");
+    assertThat(check().violations()).as("granted by the fault's end + 8").isEmpty();
+
+    log.removeIf(
+        e ->
+            "b".equals(e.get("proc"))
+                && List.of("GRANT", "RELEASE_START", "RELEASE_DONE", "CLOSED", "PROC_EXIT")
+                    .contains(e.ev()));
+    grant("b", "b/1", 24.5, 12);
+    ev(25, "RELEASE_START", "proc", "b", "h", "b/1", "held", true);
+    ev(25.1, "RELEASE_DONE", "proc", "b", "h", "b/1");
+    close(30, "b");
+    assertThat(check().violations())
+        .as("granted after the fault's end + 8")
+        .anyMatch(v -> v.contains("nothing in soak/mutex"));
+  }
+
+  @Test
   void handover_aFaultBeginningAtTheDeadlineMovesIt() {
     killedHolderAndAWaiter();
     ev(10, "FAULT_START", "kind", "CUT_CLIENT", "target", "c");
